@@ -1,0 +1,90 @@
+"""The terminal face of a run: task output prefixed by task (coloured on a terminal),
+``\\r`` progress shown in place on a terminal and dropped in files and pipes (the finished line
+still arrives), and TensorDeck's own lifecycle messages."""
+
+from __future__ import annotations
+
+import threading
+from typing import TextIO
+
+from core.events import (
+    Event,
+    RunFinished,
+    RunStarted,
+    RunStopping,
+    TaskExited,
+    TaskOutput,
+    TaskRestarting,
+    TaskStarted,
+)
+
+_COLORS = ("36", "33", "35", "32", "34", "91", "96", "93")
+_CLEAR_LINE = "\r\x1b[K"
+
+
+def task_name(key: str) -> str:
+    """``worker:1`` -> ``worker-1``."""
+    return key.replace(":", "-")
+
+
+class ConsoleSink:
+    """An event sink writing to a text stream; thread-safe."""
+
+    def __init__(self, stream: TextIO, task_keys: list[str] | tuple[str, ...],
+                 color: bool | None = None) -> None:
+        self._out = stream
+        self._tty = stream.isatty() if hasattr(stream, "isatty") else False
+        self._color = self._tty if color is None else color
+        width = max((len(task_name(k)) for k in task_keys), default=6) + 2
+        self._prefix = {}
+        for i, key in enumerate(task_keys):
+            label = f"[{task_name(key)}]".ljust(width) + " "
+            if self._color:
+                label = f"\x1b[{_COLORS[i % len(_COLORS)]}m{label}\x1b[0m"
+            self._prefix[key] = label
+        self._lock = threading.Lock()
+        self._progress_on_screen = False
+
+    def _say(self, text: str) -> str:
+        return f"\x1b[2mtensordeck: {text}\x1b[0m\n" if self._color else f"tensordeck: {text}\n"
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, TaskOutput):
+            text = self._output(event)
+        elif isinstance(event, TaskStarted):
+            text = self._say(f"{task_name(event.task)} started (pid {event.pid})")
+        elif isinstance(event, TaskExited):
+            text = self._say(f"{task_name(event.task)} exited with code {event.exit_code} "
+                             f"({event.state.value})")
+        elif isinstance(event, TaskRestarting):
+            text = self._say(f"{task_name(event.task)} restarts in {event.delay:g} s "
+                             f"(attempt {event.attempt})")
+        elif isinstance(event, RunStopping):
+            text = self._say(f"stopping: {event.reason}")
+        elif isinstance(event, RunStarted):
+            text = self._say(f"run folder {event.run_dir}")
+        elif isinstance(event, RunFinished):
+            text = self._say(f"run {event.status.value} (exit code {event.exit_code})")
+        else:
+            return
+        if not text:
+            return
+        with self._lock:
+            if self._progress_on_screen and not isinstance(event, TaskOutput):
+                text = _CLEAR_LINE + text
+                self._progress_on_screen = False
+            self._out.write(text)
+            self._out.flush()
+
+    def _output(self, event: TaskOutput) -> str:
+        prefix = self._prefix.get(event.task) or f"[{task_name(event.task)}] "
+        text = ""
+        if event.lines:
+            text = prefix + ("\n" + prefix).join(event.lines) + "\n"
+            if self._progress_on_screen:
+                text = _CLEAR_LINE + text
+                self._progress_on_screen = False
+        if event.progress and self._tty:
+            text += _CLEAR_LINE + prefix + event.progress
+            self._progress_on_screen = True
+        return text

@@ -1,0 +1,102 @@
+"""The one ordered stream of events a run produces, consumed by the terminal, the run folder
+and the window alike.
+
+Per task the order is guaranteed: ``TaskStarted``, its ``TaskOutput`` batches, then its
+``TaskExited`` (output is drained before the exit is reported). Output arrives in batches of
+lines, one batch per read from the task's pipe, because per-line events cannot keep up with a
+task that floods its output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from enum import Enum
+
+
+class TaskState(str, Enum):
+    """Where a task is. Transitions::
+
+        PENDING -> RUNNING -> SUCCEEDED | FAILED | STOPPED
+        FAILED  -> RESTARTING -> RUNNING          (restart policy on_failure, within max_restarts)
+
+    STOPPED means TensorDeck ended the task (ps tasks at the end of a run, every task on Ctrl+C
+    or after another task failed): it is not a failure, whatever its exit code.
+    """
+
+    PENDING = "pending"
+    RUNNING = "running"
+    RESTARTING = "restarting"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+
+class RunStatus(str, Enum):
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True)
+class Event:
+    time: float
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def to_json(self) -> dict:
+        return {"event": self.kind, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    run_dir: str
+    tasks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TaskStarted(Event):
+    task: str
+    pid: int
+    attempt: int
+
+
+@dataclass(frozen=True)
+class TaskOutput(Event):
+    """Complete lines the task printed, and its current progress line (a ``\\r`` update that has
+    not ended with a newline yet), if any."""
+
+    task: str
+    lines: tuple[str, ...]
+    progress: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskExited(Event):
+    task: str
+    exit_code: int
+    state: TaskState
+
+
+@dataclass(frozen=True)
+class TaskRestarting(Event):
+    task: str
+    attempt: int
+    delay: float
+
+
+@dataclass(frozen=True)
+class RunStopping(Event):
+    reason: str
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    status: RunStatus
+    exit_code: int
+
+
+EventSink = Callable[[Event], None]

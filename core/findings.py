@@ -1,0 +1,63 @@
+"""What the doctor (and the launcher's pre-run checks) report: findings with evidence and fixes.
+
+A fix is kept as structured steps, not only prose, so the window can offer "copy" and "run"
+for each command and the CLI can print them verbatim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class FixStep:
+    """One step of a fix: what to do, and the exact command when there is one."""
+
+    text: str
+    command: str | None = None
+    #: Where the command runs: "cmd", "powershell", "bash", "conda" (an Anaconda Prompt), "any".
+    shell: str = "any"
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "command": self.command, "shell": self.shell}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A diagnosis: stable ``id``, ``severity``, one-line ``title``, the ``evidence`` that shows
+    it (a file, a version, a log line) and the ``steps`` that fix it."""
+
+    id: str
+    severity: Severity
+    title: str
+    evidence: str
+    steps: tuple[FixStep, ...] = field(default_factory=tuple)
+
+    @property
+    def fix(self) -> str:
+        """The fix as text: each step, with its command indented under it."""
+        lines = []
+        for step in self.steps:
+            lines.append(step.text)
+            if step.command:
+                lines.extend("    " + c for c in step.command.splitlines())
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "severity": self.severity,
+            "title": self.title,
+            "evidence": self.evidence,
+            "fix": self.fix,
+            "steps": [s.to_json() for s in self.steps],
+        }
+
+
+def sort_findings(findings: list[Finding]) -> list[Finding]:
+    """Most important first: errors, then warnings, then info; stable within a severity."""
+    return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])

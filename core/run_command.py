@@ -1,0 +1,76 @@
+"""``tensordeck --run`` / ``run`` / ``validate``: the headless face of a run."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from core.config import ConfigError, load_config
+from core.topology import RunPlan, plan_run
+
+EXIT_CONFIG = 2
+
+
+def _report_config_error(exc: ConfigError) -> int:
+    for problem in exc.problems:
+        print(f"{exc.source}: {problem}", file=sys.stderr)
+    print("tensordeck: nothing was started.", file=sys.stderr)
+    return EXIT_CONFIG
+
+
+def _prepare(file: str, run_dir: str | None) -> RunPlan:
+    cfg = load_config(file)
+    return plan_run(cfg, Path(file), run_dir=run_dir)
+
+
+def validate_command(file: str) -> int:
+    try:
+        plan = _prepare(file, None)
+    except ConfigError as exc:
+        return _report_config_error(exc)
+    plan.release_ports()
+    print(f"{file}: ok ({len(plan.tasks)} task{'s' if len(plan.tasks) != 1 else ''}, "
+          f"strategy {plan.config.strategy})")
+    return 0
+
+
+def describe_plan(plan: RunPlan) -> str:
+    """What --dry-run prints: per task, the command line and the variables TensorDeck sets."""
+    out = [f"run folder: {plan.run_dir}", f"interpreter: {plan.python}"]
+    if plan.cluster:
+        out.append("cluster: " + ", ".join(f"{k}={v}" for k, v in plan.cluster.items()))
+    for task in plan.tasks:
+        out.append(f"\n[{task.name}]" + (f" listens on {task.address}" if task.address else ""))
+        out.append("  command: " + " ".join(shlex.quote(a) for a in task.argv))
+        for key in sorted(task.env):
+            out.append(f"  {key}={task.env[key]}")
+    return "\n".join(out)
+
+
+def run_command(file: str, *, run_dir: str | None = None, dry_run: bool = False) -> int:
+    from core.console import ConsoleSink
+    from core.run import Run
+    from core.supervisor import install_signal_handlers
+
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")  # task output may not fit a cp1252 console
+    try:
+        plan = _prepare(file, run_dir)
+    except ConfigError as exc:
+        return _report_config_error(exc)
+    if dry_run:
+        plan.release_ports()
+        print(describe_plan(plan))
+        return 0
+    run = Run(plan, ConsoleSink(sys.stdout, [t.key for t in plan.tasks]))
+    restore = install_signal_handlers(run.supervisor)
+    try:
+        result = run.execute()
+    finally:
+        restore()
+    seconds = result.ended_at - result.started_at
+    print(f"tensordeck: {plan.config.name} {result.status.value} in {seconds:.1f} s "
+          f"({result.reason}); run folder: {run.dir}", file=sys.stderr)
+    return result.exit_code
