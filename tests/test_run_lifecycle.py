@@ -1,0 +1,227 @@
+"""Runs of real processes (plain Python tasks, no TensorFlow): completion, failure, restarts,
+signals, orphans, and complete logs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+
+from tests.conftest import REPO, only_run_dir, read_summary, tensordeck, wait_no_leftovers
+
+# A task that behaves by role: ps serves forever (like server.join()), workers print and exit.
+SERVERS_AND_WORKERS = """
+import os, sys, time
+role, index = os.environ["TENSORDECK_TASK"].split(":")
+print(f"{role} {index} up", flush=True)
+if role == "ps":
+    time.sleep(600)
+for step in range(3):
+    print(f"step {step}/3", end="\\r" if step < 2 else "\\n")
+    time.sleep(0.05)
+code = int(os.environ.get("FAIL_" + role.upper() + index, "0"))
+print("done", code)
+sys.exit(code)
+"""
+
+
+def states(summary: dict) -> dict[str, tuple[str, int]]:
+    return {t["task"]: (t["state"], t["exit_code"]) for t in summary["tasks"]}
+
+
+def test_success_stops_the_ps_and_keeps_every_log(job):
+    config = job(SERVERS_AND_WORKERS)
+    result = tensordeck("--run", str(config))
+    assert result.returncode == 0, result.stderr
+    run_dir = only_run_dir(config)
+    summary = read_summary(run_dir)
+    assert summary["status"] == "succeeded" and summary["exit_code"] == 0
+    assert states(summary) == {"ps:0": ("stopped", 143), "worker:0": ("succeeded", 0),
+                               "worker:1": ("succeeded", 0)}
+    for task in summary["tasks"]:
+        assert task["pid"] and task["port"] and task["started_at"] <= task["ended_at"]
+    assert (run_dir / "logs" / "worker-1.log").read_bytes() == (
+        b"worker 1 up\nstep 0/3\rstep 1/3\rstep 2/3\ndone 0\n")
+    # The terminal shows the finished progress line once, prefixed; the \r states are dropped.
+    assert "[worker-1] step 2/3\n" in result.stdout and "step 0/3" not in result.stdout
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "RunStarted" and kinds[-1] == "RunFinished"
+    assert kinds.count("TaskStarted") == 3 and kinds.count("TaskExited") == 3
+    resolved = json.loads((run_dir / "config.json").read_text())
+    assert [t["task"] for t in resolved["tasks"]] == ["ps:0", "worker:0", "worker:1"]
+    assert not wait_no_leftovers(run_dir)
+
+
+def test_worker_failure_fails_the_run_with_its_code(job):
+    config = job(SERVERS_AND_WORKERS, env={"FAIL_WORKER1": "7"})
+    result = tensordeck("--run", str(config))
+    assert result.returncode == 7
+    run_dir = only_run_dir(config)
+    summary = read_summary(run_dir)
+    assert summary["status"] == "failed" and summary["exit_code"] == 7
+    assert states(summary)["worker:1"] == ("failed", 7)
+    assert states(summary)["ps:0"] == ("stopped", 143)
+    assert "worker-1 exited with code 7" in summary["reason"]
+    assert not wait_no_leftovers(run_dir)
+
+
+def test_on_failure_restarts_then_succeeds(job, tmp_path):
+    script = """
+import os, sys, pathlib
+marker = pathlib.Path(os.environ["TENSORDECK_RUN_DIR"]) / "tried"
+if os.environ["TENSORDECK_TASK"] == "worker:0" and not marker.exists():
+    marker.write_text("x")
+    print("first attempt fails")
+    sys.exit(3)
+print("ok")
+"""
+    config = job(script, strategy="multi_worker_mirrored", tasks=[{"role": "worker", "count": 2}],
+                 restart={"policy": "on_failure", "max_restarts": 2, "backoff_seconds": 0.1})
+    result = tensordeck("--run", str(config))
+    assert result.returncode == 0, result.stdout + result.stderr
+    run_dir = only_run_dir(config)
+    worker0 = read_summary(run_dir)["tasks"][0]
+    assert (worker0["state"], worker0["restarts"], worker0["exit_code"]) == ("succeeded", 1, 0)
+    log = (run_dir / "logs" / "worker-0.log").read_text()
+    assert log.startswith("first attempt fails\n--- tensordeck: restart 1 of worker-0 ---\nok\n")
+    kinds = [json.loads(line)["event"] for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    assert kinds.count("TaskRestarting") == 1
+
+
+def test_restarts_exhausted_fail_with_the_last_code(job):
+    config = job("import sys; print('boom'); sys.exit(5)", strategy="single", tasks=[{"role": "worker"}],
+                 restart={"policy": "on_failure", "max_restarts": 2, "backoff_seconds": 0})
+    result = tensordeck("--run", str(config))
+    assert result.returncode == 5
+    task = read_summary(only_run_dir(config))["tasks"][0]
+    assert (task["state"], task["restarts"]) == ("failed", 2)
+    assert (only_run_dir(config) / "logs" / "worker-0.log").read_text().count("boom") == 3
+
+
+def test_task_killed_by_signal_exits_128_plus_n(job):
+    config = job("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", strategy="single",
+                 tasks=[{"role": "worker"}])
+    assert tensordeck("--run", str(config)).returncode == 137
+
+
+def test_leftover_that_ignores_sigterm_is_killed_after_grace(job):
+    script = """
+import os, signal, time
+if os.environ["TENSORDECK_TASK"] == "evaluator:0":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    print("evaluating forever", flush=True)
+    time.sleep(600)
+print("chief done")
+"""
+    config = job(script, strategy="multi_worker_mirrored", stop_grace_seconds=0.5,
+                 tasks=[{"role": "chief"}, {"role": "evaluator"}])
+    started = time.monotonic()
+    result = tensordeck("--run", str(config))
+    assert result.returncode == 0
+    assert time.monotonic() - started < 30
+    summary = read_summary(only_run_dir(config))
+    assert states(summary)["evaluator:0"] == ("stopped", 137)
+    assert not wait_no_leftovers(only_run_dir(config))
+
+
+def _start_cli(config) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "core", "--run", str(config)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _wait_for_tasks(config, count: int, timeout: float = 30) -> None:
+    """Wait until ``count`` tasks of the run have printed something (reading their logs)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        runs = config.parent / "runs"
+        if runs.exists():
+            logs = list(runs.glob("*/logs/*.log"))
+            if len([p for p in logs if p.stat().st_size]) >= count:
+                return
+        time.sleep(0.1)
+    raise AssertionError("tasks did not start")
+
+
+HANG = """
+import os, subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])  # a grandchild
+print("serving", flush=True)
+time.sleep(600)
+"""
+
+
+def test_ctrl_c_and_sigterm_stop_everything(job):
+    for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+        config = job(HANG)
+        proc = _start_cli(config)
+        _wait_for_tasks(config, 3)
+        proc.send_signal(sig)
+        out, _ = proc.communicate(timeout=30)
+        assert proc.returncode == code, out
+        run_dir = only_run_dir(config)
+        summary = read_summary(run_dir)
+        assert summary["status"] == "interrupted" and summary["exit_code"] == code
+        assert {s for s, _ in states(summary).values()} == {"stopped"}
+        assert not wait_no_leftovers(run_dir)
+        shutil.rmtree(run_dir.parent)
+
+
+def test_kill_9_of_the_launcher_leaves_nothing(job):
+    config = job(HANG)
+    proc = _start_cli(config)
+    _wait_for_tasks(config, 3)
+    run_dir = only_run_dir(config)
+    assert len(psutil.Process(proc.pid).children(recursive=True)) >= 3
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert not wait_no_leftovers(run_dir, timeout=5)
+    assert read_summary(run_dir)["status"] == "running"  # the launcher never finished it
+
+
+def test_flood_every_line_reaches_log_and_terminal(job):
+    lines = 200_000
+    config = job(f"import sys\nw = sys.stdout.write\nfor i in range({lines}): w(f'line {{i}}\\n')\n",
+                 strategy="single", tasks=[{"role": "worker"}])
+    result = tensordeck("--run", str(config))
+    assert result.returncode == 0
+    log = (only_run_dir(config) / "logs" / "worker-0.log").read_text().splitlines()
+    assert log == [f"line {i}" for i in range(lines)]
+    shown = [line for line in result.stdout.splitlines() if line.startswith("[worker-0]")]
+    assert shown == [f"[worker-0] line {i}" for i in range(lines)]
+
+
+def test_missing_interpreter_at_start_is_a_failed_task_not_a_crash(job, tmp_path):
+    """A config whose interpreter vanishes between validation and start: the run fails cleanly."""
+    fake = tmp_path / "python-gone"
+    fake.write_text("#!/bin/sh\nexit 0\n")  # exists but is not executable
+    config = job("print('x')", strategy="single", tasks=[{"role": "worker"}], python=str(fake))
+    result = tensordeck("--run", str(config))
+    assert result.returncode == 127
+    summary = read_summary(only_run_dir(config))
+    assert states(summary)["worker:0"] == ("failed", 127)
+    assert "cannot start" in (only_run_dir(config) / "logs" / "worker-0.log").read_text()
+
+
+def test_dry_run_prints_commands_and_starts_nothing(job):
+    config = job(SERVERS_AND_WORKERS)
+    result = tensordeck("--run", str(config), "--dry-run")
+    assert result.returncode == 0
+    assert "[worker-1] listens on localhost:" in result.stdout
+    assert "--job_name=worker --task_index=1 --ps_hosts=localhost:" in result.stdout
+    assert "TENSORDECK_TASK=worker:1" in result.stdout and "CUDA_VISIBLE_DEVICES=-1" in result.stdout
+    assert not (config.parent / "runs").exists()
+
+
+def test_run_dir_option(job, tmp_path):
+    config = job("print('hi')", strategy="single", tasks=[{"role": "worker"}])
+    out = tmp_path / "elsewhere"
+    assert tensordeck("--run", str(config), "--run-dir", str(out)).returncode == 0
+    assert read_summary(out)["status"] == "succeeded"
+    assert (out / "logs" / "worker-0.log").read_text() == "hi\n"

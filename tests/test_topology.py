@@ -1,0 +1,141 @@
+"""Per-task command, environment, TF_CONFIG and flags produced from a config."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from core.config import ConfigError, parse_config
+from core.topology import default_run_dir, plan_run, resolve_cross_device_ops
+
+
+def plan(tmp_path: Path, base_env: dict | None = None, cores: int = 8, **data):
+    (tmp_path / "train.py").write_text("")
+    cfg = parse_config({"name": "job", "script": "train.py", **data})
+    result = plan_run(cfg, tmp_path / "job.json", base_env=base_env or {}, cores=cores)
+    result.release_ports()
+    return result
+
+
+def by_key(p):
+    return {t.key: t for t in p.tasks}
+
+
+PS_TASKS = [{"role": "chief"}, {"role": "worker", "count": 2}, {"role": "ps", "port": 23100},
+            {"role": "evaluator"}]
+
+
+def test_parameter_server_tf_config(tmp_path):
+    p = plan(tmp_path, strategy="parameter_server", tasks=PS_TASKS)
+    tasks = by_key(p)
+    assert list(tasks) == ["ps:0", "worker:0", "worker:1", "chief:0", "evaluator:0"]
+    assert tasks["ps:0"].port == 23100
+    ports = [t.port for t in p.tasks if t.role != "evaluator"]
+    assert len(set(ports)) == 4 and all(ports)
+    assert set(p.cluster) == {"chief", "worker", "ps"}  # the evaluator is not in the cluster
+    assert p.cluster["worker"] == [tasks["worker:0"].address, tasks["worker:1"].address]
+    for key, task in tasks.items():
+        tf_config = json.loads(task.env["TF_CONFIG"])
+        assert tf_config["cluster"] == p.cluster
+        assert tf_config["task"] == {"type": task.role, "index": task.index}
+        assert task.env["TENSORDECK_TASK"] == key
+        assert task.env["TENSORDECK_RUN_DIR"] == str(p.run_dir)
+        assert task.argv == [p.python, str(tmp_path / "train.py")]
+    assert tasks["evaluator:0"].port is None
+
+
+def test_between_graph_appends_legacy_flags(tmp_path):
+    p = plan(tmp_path, strategy="between_graph", args=["--steps", "5"],
+             tasks=[{"role": "ps", "port": 23200}, {"role": "worker", "count": 2, "port": 23201}])
+    worker1 = by_key(p)["worker:1"]
+    assert worker1.argv[2:] == ["--steps", "5", "--job_name=worker", "--task_index=1",
+                                "--ps_hosts=localhost:23200",
+                                "--worker_hosts=localhost:23201,localhost:23202"]
+    assert "TF_CONFIG" not in worker1.env
+
+
+def test_placeholders_replace_appended_flags(tmp_path):
+    p = plan(tmp_path, strategy="between_graph", cluster_spec="both",
+             args=["--role={job_name}", "--i", "{task_index}", "--ps={ps_hosts}", "--out={run_dir}/x"],
+             tasks=[{"role": "ps", "port": 23300}, {"role": "worker", "port": 23301}])
+    worker = by_key(p)["worker:0"]
+    assert worker.argv[2:] == ["--role=worker", "--i", "0", "--ps=localhost:23300",
+                               f"--out={p.run_dir}/x"]
+    assert json.loads(worker.env["TF_CONFIG"])["task"] == {"type": "worker", "index": 0}
+
+
+def test_thread_budget_shares_cores_unless_the_user_chose(tmp_path):
+    p = plan(tmp_path, cores=8, strategy="parameter_server", tasks=PS_TASKS[:3])
+    env = p.tasks[0].env
+    assert (env["TF_NUM_INTRAOP_THREADS"], env["TF_NUM_INTEROP_THREADS"], env["OMP_NUM_THREADS"]) \
+        == ("2", "1", "2")  # 8 cores / 4 tasks
+    assert env["PYTHONUNBUFFERED"] == "1" and env["PYTHONUTF8"] == "1"
+    p = plan(tmp_path, cores=2, base_env={"OMP_NUM_THREADS": "3"}, strategy="single",
+             env={"TF_NUM_INTRAOP_THREADS": "7"})
+    env = p.tasks[0].env
+    assert env["TF_NUM_INTRAOP_THREADS"] == "7" and "OMP_NUM_THREADS" not in env
+    assert env["TF_NUM_INTEROP_THREADS"] == "1"
+
+
+def test_gpu_visibility(tmp_path):
+    p = plan(tmp_path, strategy="parameter_server", tasks=[
+        {"role": "chief", "gpus": []}, {"role": "worker", "count": 2, "gpus": [0, 1]},
+        {"role": "ps"}])
+    tasks = by_key(p)
+    assert tasks["ps:0"].env["CUDA_VISIBLE_DEVICES"] == "-1"  # ps default: no GPU
+    assert tasks["chief:0"].env["CUDA_VISIBLE_DEVICES"] == "-1"
+    assert tasks["worker:1"].env["CUDA_VISIBLE_DEVICES"] == "0,1"
+    assert "TF_FORCE_GPU_ALLOW_GROWTH" not in tasks["worker:1"].env
+    p = plan(tmp_path, strategy="multi_worker_mirrored", tasks=[{"role": "worker", "count": 2}])
+    worker = p.tasks[0]
+    assert "CUDA_VISIBLE_DEVICES" not in worker.env
+    assert worker.env["TF_FORCE_GPU_ALLOW_GROWTH"] == "true"  # two processes share the GPUs
+
+
+def test_single_process_strategies_have_no_cluster(tmp_path):
+    p = plan(tmp_path, strategy="mirrored", cross_device_ops="reduction_to_one_device")
+    (task,) = p.tasks
+    assert task.port is None and p.cluster == {} and "TF_CONFIG" not in task.env
+    assert task.env["TENSORDECK_CROSS_DEVICE_OPS"] == "reduction_to_one_device"
+
+
+def test_cross_device_ops_auto_is_explicit_on_windows():
+    assert resolve_cross_device_ops("auto", "win32") == "hierarchical_copy"
+    assert resolve_cross_device_ops("auto", "linux") == "auto"
+    assert resolve_cross_device_ops("nccl", "win32") == "nccl"
+
+
+def test_named_port_in_use_is_reported_per_entry(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("0.0.0.0", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(ConfigError) as info:
+            plan(tmp_path, strategy="between_graph",
+                 tasks=[{"role": "ps"}, {"role": "worker", "port": port}])
+    assert [str(p) for p in info.value.problems] == [
+        f"tasks[1].port: port {port} is in use by another program; free it, or choose another "
+        "port (or omit 'port' to let TensorDeck pick a free one)"]
+
+
+def test_run_dir_default_and_override(tmp_path):
+    first = default_run_dir(tmp_path / "job.json", "demo", now=0)
+    assert first.parent == tmp_path / "runs" and first.name.endswith("-demo")
+    first.mkdir(parents=True)
+    assert default_run_dir(tmp_path / "job.json", "demo", now=0).name == first.name + "-2"
+    p = plan(tmp_path, strategy="single", run_dir="out/here")
+    assert p.run_dir == tmp_path / "out" / "here"
+
+
+def test_python_as_env_folder_or_missing(tmp_path):
+    env = tmp_path / "envs" / "tf"
+    (env / "bin").mkdir(parents=True)
+    (env / "bin" / "python").write_text("")
+    assert plan(tmp_path, strategy="single", python="envs/tf").python == str(env / "bin" / "python")
+    with pytest.raises(ConfigError, match="python: .*does not exist"):
+        plan(tmp_path, strategy="single", python="envs/none/python")
+    with pytest.raises(ConfigError, match="'no-such-python3' is not on PATH"):
+        plan(tmp_path, strategy="single", python="no-such-python3")
