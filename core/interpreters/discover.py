@@ -1,0 +1,229 @@
+"""Find the Python interpreters a user could train with, without starting any of them.
+
+Sources, in order (the first one to find an interpreter names its ``kind``): the running
+interpreter (never the frozen app's own exe), the user's own list, an activated venv
+(VIRTUAL_ENV), conda (``conda env list --json``, ``~/.conda/environments.txt``, the usual
+Anaconda/Miniconda/Miniforge folders), the Windows ``py`` launcher (``py -0p``), then PATH.
+A conda env or venv found on PATH or by the launcher is reported as ``conda``/``venv``.
+
+Only two programs are ever run, each with a short timeout: ``conda`` (its answer is cached for
+the process) and, on Windows, ``py``. Without them discovery is a few ``stat`` calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from core.interpreters.layout import env_layout, python_in
+from core.paths import user_config_dir
+
+CONDA_TIMEOUT = 8.0
+PY_LAUNCHER_TIMEOUT = 5.0
+_CONDA_ROOTS = ("anaconda3", "miniconda3", "miniforge3", "mambaforge", "Anaconda3", "Miniconda3")
+_conda_cache: dict[str, list[str]] = {}
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """A Python found on this machine. ``kind``: current, user, conda, venv, py-launcher, path."""
+
+    path: str
+    kind: str
+    #: The conda env's name ("base" for the root) when it is one.
+    env_name: str | None = None
+    #: The environment folder (conda env, venv, or the install folder).
+    prefix: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _store() -> Path:
+    return user_config_dir() / "interpreters.json"
+
+
+def user_interpreters() -> list[str]:
+    """The paths the user added, in the order added."""
+    try:
+        data = json.loads(_store().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise ValueError(
+            f"{_store()} is not a readable interpreter list ({exc}); delete it to start over"
+        ) from exc
+    return [str(p) for p in data.get("interpreters", [])]
+
+
+def _save(paths: list[str]) -> None:
+    store = _store()
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text(json.dumps({"interpreters": paths}, indent=2), encoding="utf-8")
+
+
+def add_user_interpreter(path: str) -> str:
+    """Remember ``path`` (a python executable, or an environment folder containing one)."""
+    candidate = Path(path).expanduser()
+    if candidate.is_dir():
+        candidate = python_in(candidate)
+    if not candidate.is_file():
+        raise ValueError(
+            f"{path} is not a Python executable or an environment folder with one "
+            f"(expected e.g. {python_in(Path('ENV'))})"
+        )
+    resolved = os.path.abspath(candidate)
+    paths = user_interpreters()
+    if resolved not in paths:
+        _save([*paths, resolved])
+    return resolved
+
+
+def remove_user_interpreter(path: str) -> bool:
+    """Forget ``path``; False when it was not in the list."""
+    resolved = os.path.abspath(Path(path).expanduser())
+    paths = user_interpreters()
+    if resolved not in paths:
+        return False
+    _save([p for p in paths if p != resolved])
+    return True
+
+
+def conda_executable(env: Mapping[str, str]) -> str | None:
+    """conda as the shell would find it: CONDA_EXE (set by `conda init` shells), else PATH."""
+    exe = env.get("CONDA_EXE")
+    if exe and os.path.isfile(exe):
+        return exe
+    return shutil.which("conda", path=env.get("PATH"))
+
+
+def conda_env_prefixes(conda: str) -> list[str]:
+    """``conda env list --json`` (cached per conda executable; [] when conda fails)."""
+    if conda not in _conda_cache:
+        try:
+            done = subprocess.run(
+                [conda, "env", "list", "--json"],
+                capture_output=True, text=True, timeout=CONDA_TIMEOUT, check=False,
+            )
+            _conda_cache[conda] = json.loads(done.stdout).get("envs", [])
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            _conda_cache[conda] = []
+    return _conda_cache[conda]
+
+
+def _conda_prefixes(env: Mapping[str, str], home: Path, platform: str,
+                    use_conda: bool) -> Iterator[Path]:
+    conda = conda_executable(env) if use_conda else None
+    if conda:
+        yield from map(Path, conda_env_prefixes(conda))
+    try:
+        listed = (home / ".conda" / "environments.txt").read_text(encoding="utf-8")
+        yield from (Path(line.strip()) for line in listed.splitlines() if line.strip())
+    except OSError:
+        pass  # no such file: conda never ran for this user
+    roots = [home / name for name in _CONDA_ROOTS]
+    if platform == "win32":
+        for var in ("ProgramData", "LOCALAPPDATA"):
+            if env.get(var):
+                roots += [Path(env[var]) / name for name in _CONDA_ROOTS]
+    else:
+        roots += [Path("/opt/conda"), *(Path("/opt") / name for name in _CONDA_ROOTS)]
+    for root in roots:
+        if (root / "conda-meta").is_dir():
+            yield root
+            envs = root / "envs"
+            if envs.is_dir():
+                yield from sorted(p for p in envs.iterdir() if (p / "conda-meta").is_dir())
+
+
+_PY_LAUNCHER_LINE = re.compile(r"^\s*-\S+(?:\s+\*)?\s+(?P<path>\S.*?)\s*$")
+
+
+def parse_py_launcher(text: str) -> list[str]:
+    """Paths from ``py -0p`` output, old (`` -3.11-64 *  C:\\...``) and new (`` -V:3.11 *``)."""
+    paths = []
+    for line in text.splitlines():
+        match = _PY_LAUNCHER_LINE.match(line)
+        if match and match["path"].lower().endswith(".exe"):
+            paths.append(match["path"])
+    return paths
+
+
+def _py_launcher() -> list[str]:
+    py = shutil.which("py")
+    if py is None:
+        return []
+    try:
+        done = subprocess.run([py, "-0p"], capture_output=True, text=True,
+                              timeout=PY_LAUNCHER_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return parse_py_launcher(done.stdout)
+
+
+def _on_path(env: Mapping[str, str], platform: str) -> Iterator[str]:
+    names = ("python.exe",) if platform == "win32" else ("python3", "python")
+    for folder in env.get("PATH", "").split(os.pathsep):
+        # WindowsApps holds the Store's "python.exe" aliases that open the Store instead.
+        if not folder or "windowsapps" in folder.lower():
+            continue
+        for name in names:
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate):
+                yield candidate
+
+
+def _identity(path: str, platform: str) -> tuple[str, str]:
+    """Same interpreter and same environment: symlinks to one binary outside a venv are one
+    interpreter, but a venv's symlinked python is its own environment."""
+    layout = env_layout(path, platform)
+    return (
+        os.path.normcase(os.path.realpath(path)),
+        os.path.normcase(str(layout.prefix)) if layout.kind == "venv" else "",
+    )
+
+
+def discover_interpreters(
+    *,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+    platform: str = sys.platform,
+    use_conda: bool = True,
+) -> list[Interpreter]:
+    """Every interpreter found, deduplicated, in source order. ``use_conda=False`` skips
+    running conda (the folders conda uses are still read)."""
+    env = os.environ if env is None else env
+    home = Path.home() if home is None else home
+    found: list[tuple[str, str]] = []
+    if not getattr(sys, "frozen", False):  # a frozen app's sys.executable is the app itself
+        found.append((sys.executable, "current"))
+    found += [(p, "user") for p in user_interpreters()]
+    if env.get("VIRTUAL_ENV"):
+        found.append((str(python_in(Path(env["VIRTUAL_ENV"]), platform)), "venv"))
+    found += [(str(python_in(p, platform)), "conda")
+              for p in _conda_prefixes(env, home, platform, use_conda)]
+    if platform == "win32":
+        found += [(p, "py-launcher") for p in _py_launcher()]
+    found += [(p, "path") for p in _on_path(env, platform)]
+
+    seen: set[tuple[str, str]] = set()
+    result = []
+    for path, source in found:
+        path = os.path.abspath(path)
+        if not os.path.isfile(path):
+            continue
+        key = _identity(path, platform)
+        if key in seen:
+            continue
+        seen.add(key)
+        layout = env_layout(path, platform)
+        kind = source if source in ("current", "user") or layout.kind == "plain" else layout.kind
+        result.append(Interpreter(path, kind, layout.name, str(layout.prefix)))
+    return result

@@ -1,0 +1,302 @@
+"""Look inside a training interpreter from a child process, never from TensorDeck's own.
+
+Two children, each with a timeout:
+
+1. metadata (``child_metadata.py``, ~0.1 s): Python version and bitness, installed TF-related
+   distributions, TF's ``build_info`` read from the file (CUDA/cuDNN versions, DLL names), the
+   native module's path. It does not import TensorFlow.
+2. ``import tensorflow`` (``child_import.py``, seconds), only when asked and TF is installed,
+   with ``TF_CPP_MIN_LOG_LEVEL=0`` and ``TF_CPP_MAX_VLOG_LEVEL=1``: on TF 2.21 level 1 is the
+   lowest that prints the per-library ``dso_loader.cc ... Could not load dynamic library`` lines
+   (level 0: 9 stderr lines, none of them; level 1: 19; level 2: 22, measured on CPU).
+
+Both run the way a task would: with :func:`activation_env` (so a conda env's ``Library\\bin``
+is on PATH) and without ``-I``, which would hide user site-packages (``pip install --user``
+TF) and PYTHONPATH that the training run will see. The working folder is a fresh empty one,
+so nothing in it can shadow a package.
+
+A crash (segfault, Windows 0xC000001D illegal instruction) or a hang (the whole child tree is
+killed at the timeout) is a result, never an exception.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from core.interpreters.activation import activation_env, clean_base_env
+
+MARK = "@@tensordeck-probe@@ "
+METADATA_TIMEOUT = 60.0
+TF_DISTRIBUTIONS = (
+    "tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tensorflow-macos",
+    "tf-nightly", "tf-nightly-gpu", "tf-nightly-cpu",
+)
+_FINGERPRINTED = ("tensorflow", "tf_nightly", "keras", "tf_keras")
+#: Windows NTSTATUS exit codes a crashing TF import produces, and what they mean.
+_WINDOWS_CRASHES = {
+    0xC000001D: "illegal instruction: the CPU lacks an instruction this TF build needs "
+    "(usually AVX/AVX2)",
+    0xC0000005: "access violation (a native library crashed)",
+    0xC0000409: "stack buffer overrun / fail-fast (a native library aborted)",
+    0xC0000135: "a required DLL was not found when the process started",
+}
+
+
+@dataclass
+class ProbeResult:
+    """What probing one interpreter found. ``ok``: the interpreter ran and, when the import
+    was attempted, TF imported. ``error``: the first failure, one line. ``tf_version`` comes
+    from the import when it ran, else from the installed distribution's metadata."""
+
+    python: str
+    ok: bool = False
+    error: str | None = None
+    python_version: str | None = None
+    bits: int | None = None
+    platform: str | None = None
+    executable: str | None = None
+    prefix: str | None = None
+    is_conda: bool = False
+    is_venv: bool = False
+    site_packages: list[str] = field(default_factory=list)
+    packages: dict[str, str] = field(default_factory=dict)
+    tf_package_dir: str | None = None
+    tf_build_info: dict | None = None
+    tf_native_module: str | None = None
+    import_attempted: bool = False
+    import_ok: bool = False
+    import_error: str | None = None
+    tf_version: str | None = None
+    keras_version: str | None = None
+    devices: list[str] = field(default_factory=list)
+    gpus: list[str] = field(default_factory=list)
+    built_with_cuda: bool | None = None
+    import_returncode: int | None = None
+    import_stdout: str = ""
+    import_stderr: str = ""
+    timed_out: bool = False
+    import_seconds: float | None = None
+    metadata_seconds: float | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> ProbeResult:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class _Run:
+    returncode: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    seconds: float
+
+    def payload(self) -> dict | None:
+        for line in reversed(self.stdout.splitlines()):
+            if line.startswith(MARK):
+                return json.loads(line[len(MARK):])
+        return None
+
+
+def _child_source(name: str) -> str:
+    return Path(__file__).with_name(name).read_text(encoding="utf-8")
+
+
+def _kill_tree(pid: int) -> None:
+    try:
+        parent = psutil.Process(pid)
+        victims = [*parent.children(recursive=True), parent]
+    except psutil.NoSuchProcess:
+        return
+    for proc in victims:
+        with contextlib.suppress(psutil.NoSuchProcess):  # already gone: what we wanted
+            proc.kill()
+    psutil.wait_procs(victims, timeout=5)
+
+
+def _run_child(python: str, source: str, env: dict[str, str], timeout: float) -> _Run:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="tensordeck-probe-") as cwd:
+        popen_extra: dict[str, Any] = (
+            {"creationflags": subprocess.CREATE_NO_WINDOW} if sys.platform == "win32"
+            else {"start_new_session": True}  # no Ctrl+C from the terminal into the probe
+        )
+        proc = subprocess.Popen(
+            [python, "-c", source], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen_extra,
+        )
+        timed_out = False
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_tree(proc.pid)
+            try:
+                out, err = proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:  # a grandchild left the tree and holds the pipes
+                for pipe in (proc.stdout, proc.stderr):
+                    pipe.close()
+                out, err = b"", b"(output lost: a process outside the probe kept its pipes open)"
+    return _Run(
+        returncode=None if timed_out else proc.returncode,
+        stdout=out.decode("utf-8", "replace"),
+        stderr=err.decode("utf-8", "replace"),
+        timed_out=timed_out,
+        seconds=time.monotonic() - started,
+    )
+
+
+def describe_exit(returncode: int) -> str:
+    """A child's exit status in words: a POSIX signal, a Windows crash code, or the number."""
+    if returncode < 0:
+        import signal
+
+        try:
+            return f"killed by signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    code = returncode & 0xFFFFFFFF
+    if code in _WINDOWS_CRASHES:
+        return f"crashed with 0x{code:08X}: {_WINDOWS_CRASHES[code]}"
+    return f"exited with status {returncode}"
+
+
+def probe_env(python: str) -> dict[str, str]:
+    """The environment both probe children get: the task's, plus unbuffered UTF-8 output."""
+    env = activation_env(python, clean_base_env())
+    env.update(PYTHONUTF8="1", PYTHONIOENCODING="utf-8", PYTHONUNBUFFERED="1")
+    return env
+
+
+def probe_interpreter(
+    python: str, *, import_tf: bool = True, timeout: float = 120.0
+) -> ProbeResult:
+    """Probe ``python`` (metadata always; the TF import when ``import_tf`` and TF is there)."""
+    result = ProbeResult(python=python)
+    if not os.path.isfile(python):
+        result.error = f"{python} does not exist or is not a file"
+        return result
+    env = probe_env(python)
+    try:
+        meta = _run_child(python, _child_source("child_metadata.py"), env,
+                          min(timeout, METADATA_TIMEOUT))
+    except OSError as exc:
+        result.error = f"cannot run {python}: {exc}"
+        return result
+    result.metadata_seconds = meta.seconds
+    data = meta.payload() if not meta.timed_out else None
+    if data is None:
+        result.timed_out = meta.timed_out
+        why = "did not answer in time" if meta.timed_out else describe_exit(meta.returncode or 0)
+        tail = meta.stderr.strip().splitlines()[-1:] or [""]
+        result.error = f"{python} {why} while reading its packages. {tail[0]}".strip()
+        return result
+    for key, value in data.items():
+        if hasattr(result, key):
+            setattr(result, key, value)
+    result.tf_version = next(
+        (result.packages[d] for d in TF_DISTRIBUTIONS if d in result.packages), None
+    )
+    if import_tf and result.tf_package_dir:
+        _import_tensorflow(result, python, env, timeout)
+    result.ok = result.error is None
+    return result
+
+
+def _import_tensorflow(result: ProbeResult, python: str, env: dict[str, str],
+                       timeout: float) -> None:
+    env = {**env, "TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_MAX_VLOG_LEVEL": "1"}
+    run = _run_child(python, _child_source("child_import.py"), env, timeout)
+    result.import_attempted = True
+    result.import_returncode = run.returncode
+    result.import_stdout, result.import_stderr = run.stdout, run.stderr
+    result.import_seconds = run.seconds
+    result.timed_out = run.timed_out
+    data = run.payload() or {}
+    for key in ("tf_version", "keras_version", "devices", "gpus", "built_with_cuda",
+                "import_error"):
+        if data.get(key) is not None:
+            setattr(result, key, data[key])
+    if run.timed_out:
+        result.error = f"import tensorflow did not finish in {timeout:g} s (killed)"
+    elif result.import_error:
+        result.error = result.import_error
+    elif run.returncode != 0 or not data:
+        result.error = f"import tensorflow {describe_exit(run.returncode or 0)}"
+    result.import_ok = result.error is None
+
+
+# -- cache -------------------------------------------------------------------------------------
+
+
+def _cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("TensorDeck", appauthor=False)) / "probes"
+
+
+def fingerprint(python: str, site_packages: list[str]) -> str:
+    """Changes when the interpreter, its installed packages or the library search path change.
+
+    A site-packages folder's mtime moves whenever a distribution is installed or removed (its
+    ``*.dist-info`` folder comes or goes); the TF dist-info folders' own mtimes catch
+    reinstalls in place; PATH/LD_LIBRARY_PATH/CUDA_PATH decide which DLLs TF finds.
+    """
+    parts = []
+    for path in [python, *site_packages]:
+        try:
+            st = os.stat(path)
+            parts.append(f"{path}:{st.st_mtime_ns}:{st.st_size}")
+        except OSError:
+            parts.append(f"{path}:missing")
+    for folder in site_packages:
+        try:
+            names = sorted(n for n in os.listdir(folder)
+                           if n.lower().startswith(_FINGERPRINTED) and n.endswith(".dist-info"))
+        except OSError:
+            continue
+        parts += [f"{n}:{os.stat(os.path.join(folder, n)).st_mtime_ns}" for n in names]
+    env = probe_env(python)
+    parts += [f"{k}={env.get(k, '')}" for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_PATH")]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def cached_probe(python: str, import_tf: bool = True, *, timeout: float = 120.0) -> ProbeResult:
+    """:func:`probe_interpreter`, answered from the user cache while :func:`fingerprint` holds.
+
+    A result that includes the import also answers a request without it. Timed-out probes
+    are not cached: a hang may be a one-off (a cold disk, an antivirus scan).
+    """
+    python = os.path.abspath(python)
+    path = _cache_dir() / (hashlib.sha256(python.encode()).hexdigest()[:24] + ".json")
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        cached = ProbeResult.from_json(entry["result"])
+        usable = cached.import_attempted or not import_tf or not cached.tf_package_dir
+        if usable and entry["fingerprint"] == fingerprint(python, cached.site_packages):
+            return cached
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # no cache yet, or one from another version: probe afresh
+    result = probe_interpreter(python, import_tf=import_tf, timeout=timeout)
+    if not result.timed_out and result.python_version:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        entry = {"fingerprint": fingerprint(python, result.site_packages),
+                 "result": result.to_json()}
+        path.write_text(json.dumps(entry), encoding="utf-8")
+    return result
