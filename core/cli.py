@@ -48,15 +48,29 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("schema", help="print the JSON Schema of config files")
 
     p = sub.add_parser("doctor", help="diagnose GPUs, drivers and TensorFlow installs")
-    p.add_argument("--python", action="append", metavar="PATH", default=[],
-                   help="training interpreter to check (repeatable; default: all found)")
-    p.add_argument("--explain", metavar="FILE",
-                   help="diagnose a captured error output instead ('-' reads stdin)")
-    p.add_argument("--platform", choices=["windows", "linux", "wsl"],
-                   help="with --explain: where the output came from, when known")
-    p.add_argument("--tf-version", metavar="X.Y", help="with --explain: TensorFlow version, when known")
-    p.add_argument("--no-import", action="store_true",
-                   help="skip the 'import tensorflow' probe (fast)")
+    p.add_argument(
+        "--python",
+        action="append",
+        metavar="PATH",
+        default=[],
+        help="training interpreter to check (repeatable; default: all found)",
+    )
+    p.add_argument(
+        "--explain",
+        metavar="FILE",
+        help="diagnose a captured error output instead ('-' reads stdin)",
+    )
+    p.add_argument(
+        "--platform",
+        choices=["windows", "linux", "wsl"],
+        help="with --explain: where the output came from, when known",
+    )
+    p.add_argument(
+        "--tf-version", metavar="X.Y", help="with --explain: TensorFlow version, when known"
+    )
+    p.add_argument(
+        "--no-import", action="store_true", help="skip the 'import tensorflow' probe (fast)"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = sub.add_parser("gpus", help="list NVIDIA GPUs (NVML)")
@@ -67,8 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-dir", metavar="DIR", help="write the run folder here")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="print each task's command and environment; start nothing")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print each task's command and environment; start nothing",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,7 +16,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 Role = Literal["chief", "worker", "ps", "evaluator"]
-Strategy = Literal["single", "mirrored", "multi_worker_mirrored", "parameter_server", "between_graph"]
+Strategy = Literal[
+    "single", "mirrored", "multi_worker_mirrored", "parameter_server", "between_graph"
+]
 ClusterSpec = Literal["tf_config", "flags", "both"]
 CrossDeviceOps = Literal["auto", "nccl", "hierarchical_copy", "reduction_to_one_device"]
 
@@ -68,7 +70,9 @@ class TaskGroup(_Strict):
         description="GPU indexes visible to each task of this entry (CUDA_VISIBLE_DEVICES). "
         "[] hides every GPU. Omitted: ps tasks see none, other tasks see every GPU.",
     )
-    host: str = Field("localhost", description="Machine that runs the tasks (this machine for now).")
+    host: str = Field(
+        "localhost", description="Machine that runs the tasks (this machine for now)."
+    )
 
     @field_validator("gpus")
     @classmethod
@@ -113,7 +117,9 @@ class RestartPolicy(_Strict):
 class JobConfig(_Strict):
     """A TensorDeck job: what to run, as which tasks, with which environment."""
 
-    schema_ref: str | None = Field(None, alias="$schema", description="Editors' schema link; ignored.")
+    schema_ref: str | None = Field(
+        None, alias="$schema", description="Editors' schema link; ignored."
+    )
     name: str = Field(description="Job name; used in the run folder's name.")
     strategy: Strategy = Field(
         description="single, mirrored (one process, several GPUs), multi_worker_mirrored, "
@@ -204,8 +210,12 @@ def _task_mix_problems(cfg: JobConfig) -> list[ConfigProblem]:
             add(f"a cluster has at most one {role}; list it once")
     s = cfg.strategy
     if s in SINGLE_PROCESS:
-        if len(cfg.tasks) != 1 or cfg.tasks[0].count != 1 or cfg.tasks[0].role not in ("worker", "chief"):
-            add(f"strategy '{s}' runs one process: use a single task {{\"role\": \"worker\"}}")
+        if (
+            len(cfg.tasks) != 1
+            or cfg.tasks[0].count != 1
+            or cfg.tasks[0].role not in ("worker", "chief")
+        ):
+            add(f'strategy \'{s}\' runs one process: use a single task {{"role": "worker"}}')
     elif s == "multi_worker_mirrored":
         if n("worker") + n("chief") < 1:
             add("multi_worker_mirrored needs at least one worker")
@@ -239,20 +249,26 @@ def _port_problems(cfg: JobConfig) -> list[ConfigProblem]:
         last = group.port + group.count - 1
         if last > 65535:
             problems.append(
-                ConfigProblem(where=f"tasks[{i}].port", message=f"{group.count} tasks from port "
-                              f"{group.port} run past 65535")
+                ConfigProblem(
+                    where=f"tasks[{i}].port",
+                    message=f"{group.count} tasks from port {group.port} run past 65535",
+                )
             )
         for port in range(group.port, min(last, 65535) + 1):
             if port in taken:
-                problems.append(ConfigProblem(
-                    where=f"tasks[{i}].port",
-                    message=f"port {port} is also used by {taken[port]}; every task needs its own port",
-                ))
+                problems.append(
+                    ConfigProblem(
+                        where=f"tasks[{i}].port",
+                        message=f"port {port} is also used by {taken[port]}; "
+                        "every task needs its own port",
+                    )
+                )
             taken[port] = f"tasks[{i}]"
     return problems
 
 
 # --- error messages ------------------------------------------------------------------------
+
 
 def _where(loc: tuple) -> str:
     out = ""
@@ -267,9 +283,14 @@ def _where(loc: tuple) -> str:
 
 
 _TYPE_WORDS = {
-    "int_type": "an integer", "string_type": "a string", "list_type": "a list",
-    "dict_type": "an object", "float_type": "a number", "bool_type": "true or false",
-    "model_type": "an object", "int_from_float": "an integer",
+    "int_type": "an integer",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "an object",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "model_type": "an object",
+    "int_from_float": "an integer",
 }
 
 
@@ -286,13 +307,22 @@ def _message(err: dict, model_fields: dict[tuple, list[str]]) -> str:
     if kind == "literal_error":
         return f"must be one of: {ctx.get('expected', '')}".replace("'", "")
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
-        op = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=",
-              "less_than": "<"}[kind]
+        op = {
+            "greater_than_equal": ">=",
+            "greater_than": ">",
+            "less_than_equal": "<=",
+            "less_than": "<",
+        }[kind]
         bound = next(iter(ctx.values()))
         return f"must be {op} {bound}"
     if kind in _TYPE_WORDS:
-        return f"must be {_TYPE_WORDS[kind]}, not {type(err.get('input')).__name__}".replace(
-            "NoneType", "null").replace("not str", "not a string").replace("not dict", "not an object")
+        return (
+            f"must be {_TYPE_WORDS[kind]}, not {type(err.get('input')).__name__}".replace(
+                "NoneType", "null"
+            )
+            .replace("not str", "not a string")
+            .replace("not dict", "not an object")
+        )
     if kind == "value_error":
         return str(ctx.get("error", err["msg"]))
     return err["msg"]
@@ -313,8 +343,9 @@ def parse_config(data: object, source: str = "config") -> JobConfig:
         cfg = JobConfig.model_validate(data)
     except ValidationError as exc:
         fields = _field_names()
-        problems = [ConfigProblem(where=_where(e["loc"]), message=_message(e, fields))
-                    for e in exc.errors()]
+        problems = [
+            ConfigProblem(where=_where(e["loc"]), message=_message(e, fields)) for e in exc.errors()
+        ]
         raise ConfigError(source, problems) from None
     problems = _task_mix_problems(cfg) + _port_problems(cfg)
     if problems:
@@ -323,19 +354,28 @@ def parse_config(data: object, source: str = "config") -> JobConfig:
 
 
 def load_config(path: str | Path) -> JobConfig:
-    """Read and validate a config file. Raises :class:`ConfigError` (file, JSON or field problems)."""
+    """Read and validate a config file; :class:`ConfigError` for file, JSON or field problems."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ConfigError(str(path), [ConfigProblem(where="", message="no such file")]) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), [ConfigProblem(where="", message=f"cannot read: {exc}")]) from None
+        raise ConfigError(
+            str(path), [ConfigProblem(where="", message=f"cannot read: {exc}")]
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(str(path), [ConfigProblem(
-            where="", message=f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")]) from None
+        raise ConfigError(
+            str(path),
+            [
+                ConfigProblem(
+                    where="",
+                    message=f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                )
+            ],
+        ) from None
     return parse_config(data, str(path))
 
 

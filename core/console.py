@@ -30,8 +30,9 @@ def task_name(key: str) -> str:
 class ConsoleSink:
     """An event sink writing to a text stream; thread-safe."""
 
-    def __init__(self, stream: TextIO, task_keys: list[str] | tuple[str, ...],
-                 color: bool | None = None) -> None:
+    def __init__(
+        self, stream: TextIO, task_keys: list[str] | tuple[str, ...], color: bool | None = None
+    ) -> None:
         self._out = stream
         self._tty = stream.isatty() if hasattr(stream, "isatty") else False
         self._color = self._tty if color is None else color
@@ -54,11 +55,13 @@ class ConsoleSink:
         elif isinstance(event, TaskStarted):
             text = self._say(f"{task_name(event.task)} started (pid {event.pid})")
         elif isinstance(event, TaskExited):
-            text = self._say(f"{task_name(event.task)} exited with code {event.exit_code} "
-                             f"({event.state.value})")
+            text = self._say(
+                f"{task_name(event.task)} exited with code {event.exit_code} ({event.state.value})"
+            )
         elif isinstance(event, TaskRestarting):
-            text = self._say(f"{task_name(event.task)} restarts in {event.delay:g} s "
-                             f"(attempt {event.attempt})")
+            text = self._say(
+                f"{task_name(event.task)} restarts in {event.delay:g} s (attempt {event.attempt})"
+            )
         elif isinstance(event, RunStopping):
             text = self._say(f"stopping: {event.reason}")
         elif isinstance(event, RunStarted):

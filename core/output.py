@@ -17,7 +17,7 @@ def _last_state(segment: str) -> str:
     """The visible text of a line redrawn with ``\\r``: its last non-empty state (a trailing
     ``\\r`` is a CRLF line end, not a redraw)."""
     segment = segment.rstrip("\r")
-    return segment[segment.rfind("\r") + 1:]
+    return segment[segment.rfind("\r") + 1 :]
 
 
 class LineSplitter:

@@ -9,7 +9,11 @@ from pathlib import Path
 def resource(*parts: str) -> Path:
     """Path of a shipped data file under ``resources/`` (source tree, wheel or frozen app)."""
     frozen_root = getattr(sys, "_MEIPASS", None)
-    base = Path(frozen_root) / "resources" if frozen_root else Path(__file__).resolve().parent.parent / "resources"
+    base = (
+        Path(frozen_root) / "resources"
+        if frozen_root
+        else Path(__file__).resolve().parent.parent / "resources"
+    )
     return base.joinpath(*parts)
 
 

@@ -48,8 +48,10 @@ def port_problem(port: int) -> str | None:
         if exc.errno in _IN_USE:
             return f"port {port} is in use by another program"
         if exc.errno in _DENIED:
-            return (f"port {port} cannot be bound (reserved or privileged; on Windows see "
-                    "'netsh interface ipv4 show excludedportrange protocol=tcp')")
+            return (
+                f"port {port} cannot be bound (reserved or privileged; on Windows see "
+                "'netsh interface ipv4 show excludedportrange protocol=tcp')"
+            )
         return f"port {port} cannot be bound: {exc.strerror or exc}"
     return None
 

@@ -32,6 +32,7 @@ def exit_status(returncode: int) -> int:
 
 # --- Linux parent-death signal --------------------------------------------------------------
 
+
 def _pdeathsig_preexec():
     """A preexec function that asks Linux to SIGKILL the child when its parent thread dies."""
     if not sys.platform.startswith("linux"):
@@ -56,6 +57,7 @@ _PREEXEC = _pdeathsig_preexec()
 
 # --- Windows Job Objects ----------------------------------------------------------------------
 
+
 class _WindowsJob:
     """A Job Object that kills its processes when its last handle closes."""
 
@@ -72,29 +74,50 @@ class _WindowsJob:
             raise ctypes.WinError(ctypes.get_last_error())
 
         class IoCounters(ctypes.Structure):
-            _fields_ = [(n, ctypes.c_ulonglong) for n in (
-                "ReadOperationCount", "WriteOperationCount", "OtherOperationCount",
-                "ReadTransferCount", "WriteTransferCount", "OtherTransferCount")]
+            _fields_ = [
+                (n, ctypes.c_ulonglong)
+                for n in (
+                    "ReadOperationCount",
+                    "WriteOperationCount",
+                    "OtherOperationCount",
+                    "ReadTransferCount",
+                    "WriteTransferCount",
+                    "OtherTransferCount",
+                )
+            ]
 
         class BasicLimits(ctypes.Structure):
             _fields_ = [
-                ("PerProcessUserTimeLimit", ctypes.c_int64), ("PerJobUserTimeLimit", ctypes.c_int64),
-                ("LimitFlags", wintypes.DWORD), ("MinimumWorkingSetSize", ctypes.c_size_t),
-                ("MaximumWorkingSetSize", ctypes.c_size_t), ("ActiveProcessLimit", wintypes.DWORD),
-                ("Affinity", ctypes.c_size_t), ("PriorityClass", wintypes.DWORD),
-                ("SchedulingClass", wintypes.DWORD)]
+                ("PerProcessUserTimeLimit", ctypes.c_int64),
+                ("PerJobUserTimeLimit", ctypes.c_int64),
+                ("LimitFlags", wintypes.DWORD),
+                ("MinimumWorkingSetSize", ctypes.c_size_t),
+                ("MaximumWorkingSetSize", ctypes.c_size_t),
+                ("ActiveProcessLimit", wintypes.DWORD),
+                ("Affinity", ctypes.c_size_t),
+                ("PriorityClass", wintypes.DWORD),
+                ("SchedulingClass", wintypes.DWORD),
+            ]
 
         class ExtendedLimits(ctypes.Structure):
             _fields_ = [
-                ("BasicLimitInformation", BasicLimits), ("IoInfo", IoCounters),
-                ("ProcessMemoryLimit", ctypes.c_size_t), ("JobMemoryLimit", ctypes.c_size_t),
-                ("PeakProcessMemoryUsed", ctypes.c_size_t), ("PeakJobMemoryUsed", ctypes.c_size_t)]
+                ("BasicLimitInformation", BasicLimits),
+                ("IoInfo", IoCounters),
+                ("ProcessMemoryLimit", ctypes.c_size_t),
+                ("JobMemoryLimit", ctypes.c_size_t),
+                ("PeakProcessMemoryUsed", ctypes.c_size_t),
+                ("PeakJobMemoryUsed", ctypes.c_size_t),
+            ]
 
         info = ExtendedLimits()
         info.BasicLimitInformation.LimitFlags = 0x2000  # JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
         job_object_extended_limit_information = 9
-        if not k32.SetInformationJobObject(self.handle, job_object_extended_limit_information,
-                                           ctypes.byref(info), ctypes.sizeof(info)):
+        if not k32.SetInformationJobObject(
+            self.handle,
+            job_object_extended_limit_information,
+            ctypes.byref(info),
+            ctypes.sizeof(info),
+        ):
             raise ctypes.WinError(ctypes.get_last_error())
 
     def adopt_and_resume(self, process: subprocess.Popen) -> None:
@@ -116,29 +139,44 @@ class _WindowsJob:
 
 # --- the task process -------------------------------------------------------------------------
 
+
 class TaskProcess:
     """A running task and its whole process tree."""
 
-    def __init__(self, argv: Sequence[str], env: Mapping[str, str], cwd: str | None = None,
-                 watchdog: Watchdog | None = None) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str | None = None,
+        watchdog: Watchdog | None = None,
+    ) -> None:
         self._job: _WindowsJob | None = None
         self._watchdog = watchdog
-        common = dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                      env=dict(env), cwd=cwd, bufsize=0)
+        common = dict(
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=dict(env),
+            cwd=cwd,
+            bufsize=0,
+        )
         if IS_WINDOWS:
             create_suspended = 0x4
             self._job = _WindowsJob()
             self.popen = subprocess.Popen(
-                list(argv), creationflags=subprocess.CREATE_NEW_PROCESS_GROUP | create_suspended,
-                **common)
+                list(argv),
+                creationflags=subprocess.CREATE_NEW_PROCESS_GROUP | create_suspended,
+                **common,
+            )
             try:
                 self._job.adopt_and_resume(self.popen)
             except OSError:
                 self.popen.kill()
                 raise
         else:
-            self.popen = subprocess.Popen(list(argv), start_new_session=True,
-                                          preexec_fn=_PREEXEC, **common)
+            self.popen = subprocess.Popen(
+                list(argv), start_new_session=True, preexec_fn=_PREEXEC, **common
+            )
             if watchdog:
                 watchdog.watch(self.popen.pid)
         self.pid = self.popen.pid
@@ -201,8 +239,12 @@ class Watchdog:
 
     def __init__(self, python: str = sys.executable) -> None:
         self._proc = subprocess.Popen(
-            [python, "-I", "-S", "-c", _WATCHDOG_CODE], stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            [python, "-I", "-S", "-c", _WATCHDOG_CODE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
     def _send(self, line: str) -> None:
         with suppress(OSError, ValueError):
@@ -217,12 +259,11 @@ class Watchdog:
         self._send(f"-{pgid}\n")
 
     def close(self) -> None:
-        """Normal end: every task was already stopped, so the watchdog has nothing to kill."""
+        """Normal end: every task was already stopped, so the watchdog has nothing to kill and
+        exits by itself (not waited for: that would only add its start-up time to every run)."""
         with suppress(OSError, ValueError):
             assert self._proc.stdin is not None
             self._proc.stdin.close()
-        with suppress(subprocess.TimeoutExpired):
-            self._proc.wait(timeout=5)
 
 
 def make_watchdog() -> Watchdog | None:

@@ -61,11 +61,19 @@ class Run:
         _write_json(self.dir / "summary.json", self._summary(None))
 
     def _summary(self, result: RunResult | None) -> dict:
-        head = {"name": self.plan.config.name, "strategy": self.plan.config.strategy,
-                "run_dir": str(self.dir), "config_path": str(self.plan.config_path)}
+        head = {
+            "name": self.plan.config.name,
+            "strategy": self.plan.config.strategy,
+            "run_dir": str(self.dir),
+            "config_path": str(self.plan.config_path),
+        }
         if result is None:
-            return {**head, "status": RunStatus.RUNNING.value, "exit_code": None,
-                    "tasks": [t.to_json() for t in self.supervisor.tasks]}
+            return {
+                **head,
+                "status": RunStatus.RUNNING.value,
+                "exit_code": None,
+                "tasks": [t.to_json() for t in self.supervisor.tasks],
+            }
         return {**head, **result.to_json()}
 
     def execute(self) -> RunResult:

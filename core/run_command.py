@@ -30,8 +30,10 @@ def validate_command(file: str) -> int:
     except ConfigError as exc:
         return _report_config_error(exc)
     plan.release_ports()
-    print(f"{file}: ok ({len(plan.tasks)} task{'s' if len(plan.tasks) != 1 else ''}, "
-          f"strategy {plan.config.strategy})")
+    print(
+        f"{file}: ok ({len(plan.tasks)} task{'s' if len(plan.tasks) != 1 else ''}, "
+        f"strategy {plan.config.strategy})"
+    )
     return 0
 
 
@@ -71,6 +73,9 @@ def run_command(file: str, *, run_dir: str | None = None, dry_run: bool = False)
     finally:
         restore()
     seconds = result.ended_at - result.started_at
-    print(f"tensordeck: {plan.config.name} {result.status.value} in {seconds:.1f} s "
-          f"({result.reason}); run folder: {run.dir}", file=sys.stderr)
+    print(
+        f"tensordeck: {plan.config.name} {result.status.value} in {seconds:.1f} s "
+        f"({result.reason}); run folder: {run.dir}",
+        file=sys.stderr,
+    )
     return result.exit_code

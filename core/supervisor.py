@@ -72,11 +72,21 @@ class TaskRecord:
 
     def to_json(self) -> dict:
         p = self.plan
-        return {"task": p.key, "role": p.role, "index": p.index, "host": p.host, "port": p.port,
-                "gpus": p.gpus, "state": self.state.value, "pid": self.pid,
-                "exit_code": self.exit_code, "restarts": self.restarts,
-                "started_at": self.started_at, "ended_at": self.ended_at,
-                "log": str(self.log_path)}
+        return {
+            "task": p.key,
+            "role": p.role,
+            "index": p.index,
+            "host": p.host,
+            "port": p.port,
+            "gpus": p.gpus,
+            "state": self.state.value,
+            "pid": self.pid,
+            "exit_code": self.exit_code,
+            "restarts": self.restarts,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "log": str(self.log_path),
+        }
 
 
 @dataclass
@@ -89,20 +99,31 @@ class RunResult:
     tasks: list[TaskRecord]
 
     def to_json(self) -> dict:
-        return {"status": self.status.value, "exit_code": self.exit_code, "reason": self.reason,
-                "started_at": self.started_at, "ended_at": self.ended_at,
-                "duration_seconds": round(self.ended_at - self.started_at, 3),
-                "tasks": [t.to_json() for t in self.tasks]}
+        return {
+            "status": self.status.value,
+            "exit_code": self.exit_code,
+            "reason": self.reason,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "duration_seconds": round(self.ended_at - self.started_at, 3),
+            "tasks": [t.to_json() for t in self.tasks],
+        }
 
 
 class Supervisor:
     """Runs a :class:`RunPlan` to its end. ``sink`` receives every event; it is called from the
     loop thread and from reader threads, so it must be thread-safe."""
 
-    def __init__(self, plan: RunPlan, sink: EventSink, log_dir: Path, *,
-                 clock: Callable[[], float] = time.monotonic,
-                 wall: Callable[[], float] = time.time,
-                 watchdog_factory: Callable[[], Watchdog | None] = make_watchdog) -> None:
+    def __init__(
+        self,
+        plan: RunPlan,
+        sink: EventSink,
+        log_dir: Path,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        watchdog_factory: Callable[[], Watchdog | None] = make_watchdog,
+    ) -> None:
         self.plan = plan
         self._sink = sink
         self._clock = clock
@@ -127,7 +148,9 @@ class Supervisor:
 
     def run(self) -> RunResult:
         started = self._wall()
-        self._emit(RunStarted(started, str(self.plan.run_dir), tuple(t.plan.key for t in self.tasks)))
+        self._emit(
+            RunStarted(started, str(self.plan.run_dir), tuple(t.plan.key for t in self.tasks))
+        )
         self._watchdog = self._watchdog_factory()
         self.plan.release_ports()
         try:
@@ -177,8 +200,12 @@ class Supervisor:
         if task.attempt > 1:
             log.write(f"--- tensordeck: restart {task.restarts} of {task.plan.name} ---\n".encode())
         try:
-            task.proc = TaskProcess(task.plan.argv, self.plan.task_env(task.plan),
-                                    cwd=str(self.plan.script.parent), watchdog=self._watchdog)
+            task.proc = TaskProcess(
+                task.plan.argv,
+                self.plan.task_env(task.plan),
+                cwd=str(self.plan.script.parent),
+                watchdog=self._watchdog,
+            )
         except OSError as exc:
             log.write(f"tensordeck: cannot start {task.plan.argv[0]}: {exc}\n".encode())
             log.close()
@@ -189,8 +216,12 @@ class Supervisor:
         task.pid = task.proc.pid
         task.started_at = task.started_at or self._wall()
         self._emit(TaskStarted(self._wall(), task.plan.key, task.pid, task.attempt))
-        task.reader = threading.Thread(target=self._read, args=(task, task.proc, task.attempt, log),
-                                       name=f"read-{task.plan.name}", daemon=True)
+        task.reader = threading.Thread(
+            target=self._read,
+            args=(task, task.proc, task.attempt, log),
+            name=f"read-{task.plan.name}",
+            daemon=True,
+        )
         task.reader.start()
 
     def _read(self, task: TaskRecord, proc: TaskProcess, attempt: int, log) -> None:
@@ -239,24 +270,28 @@ class Supervisor:
             state = TaskState.STOPPED
         else:
             state = TaskState.SUCCEEDED if code == 0 else TaskState.FAILED
-        if state is TaskState.FAILED and self._outcome is None and task.plan.role in CRITICAL_ROLES:
-            if self._policy.policy == "on_failure" and task.restarts < self._policy.max_restarts:
-                delay = min(MAX_BACKOFF_SECONDS, self._policy.backoff_seconds * 2 ** task.restarts)
-                task.restarts += 1
-                task.state = TaskState.RESTARTING
-                task.restart_at = self._clock() + delay
-                self._emit(TaskExited(self._wall(), key, code, TaskState.FAILED))
-                self._emit(TaskRestarting(self._wall(), key, task.attempt + 1, delay))
-                return
+        critical_failure = state is TaskState.FAILED and task.plan.role in CRITICAL_ROLES
+        if critical_failure and self._outcome is None and self._may_restart(task):
+            delay = min(MAX_BACKOFF_SECONDS, self._policy.backoff_seconds * 2**task.restarts)
+            task.restarts += 1
+            task.state = TaskState.RESTARTING
+            task.restart_at = self._clock() + delay
+            self._emit(TaskExited(self._wall(), key, code, TaskState.FAILED))
+            self._emit(TaskRestarting(self._wall(), key, task.attempt + 1, delay))
+            return
         task.state = state
         self._emit(TaskExited(self._wall(), key, code, state))
         if self._outcome is not None:
             return
-        if state is TaskState.FAILED and task.plan.role in CRITICAL_ROLES:
-            self._end(RunStatus.FAILED, code, f"{task.plan.name} exited with code {code}",
-                      stop_now=True)
+        if critical_failure:
+            self._end(
+                RunStatus.FAILED, code, f"{task.plan.name} exited with code {code}", stop_now=True
+            )
         elif self._run_complete():
             self._end(RunStatus.SUCCEEDED, 0, "completed", stop_now=False)
+
+    def _may_restart(self, task: TaskRecord) -> bool:
+        return self._policy.policy == "on_failure" and task.restarts < self._policy.max_restarts
 
     def _run_complete(self) -> bool:
         chief = [t for t in self.tasks if t.plan.role == "chief"]
@@ -266,7 +301,9 @@ class Supervisor:
     def _is_server(self, task: TaskRecord) -> bool:
         """Tasks that only serve and never exit by themselves."""
         role = task.plan.role
-        return role == "ps" or (role == "worker" and self.plan.config.strategy == "parameter_server")
+        return role == "ps" or (
+            role == "worker" and self.plan.config.strategy == "parameter_server"
+        )
 
     def _on_stop_request(self, reason: str, exit_code: int) -> None:
         if self._outcome is not None:
@@ -301,8 +338,13 @@ class Supervisor:
     def _on_tick(self, now: float) -> None:
         for task in self.tasks:
             if task.restart_at is not None and now >= task.restart_at and self._outcome is None:
-                self._emit(TaskOutput(self._wall(), task.plan.key,
-                                      (f"tensordeck: restarting (attempt {task.attempt + 1})",)))
+                self._emit(
+                    TaskOutput(
+                        self._wall(),
+                        task.plan.key,
+                        (f"tensordeck: restarting (attempt {task.attempt + 1})",),
+                    )
+                )
                 self._spawn(task)
                 continue
             if task.state is not TaskState.RUNNING or task.proc is None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig
+from core.paths import resource
 from core.ports import PortReservation, port_problem
 
 #: Start order: servers first, so that clients find them listening sooner.
@@ -89,8 +90,16 @@ class RunPlan:
             "run_dir": str(self.run_dir),
             "cluster": self.cluster,
             "tasks": [
-                {"task": t.key, "role": t.role, "index": t.index, "host": t.host, "port": t.port,
-                 "gpus": t.gpus, "argv": t.argv, "env": t.env}
+                {
+                    "task": t.key,
+                    "role": t.role,
+                    "index": t.index,
+                    "host": t.host,
+                    "port": t.port,
+                    "gpus": t.gpus,
+                    "argv": t.argv,
+                    "env": t.env,
+                }
                 for t in self.tasks
             ],
         }
@@ -108,9 +117,16 @@ def resolve_python(spec: str | None, base: Path) -> str:
     running TensorDeck. Raises ConfigError when it does not exist."""
     if spec is None:
         if getattr(sys, "frozen", False):
-            raise ConfigError(str(base), [ConfigProblem(
-                where="python", message="choose the training interpreter (a Python with "
-                "TensorFlow); the app's own executable cannot train")])
+            raise ConfigError(
+                str(base),
+                [
+                    ConfigProblem(
+                        where="python",
+                        message="choose the training interpreter (a Python with "
+                        "TensorFlow); the app's own executable cannot train",
+                    )
+                ],
+            )
         return sys.executable
     expanded = os.path.expandvars(os.path.expanduser(spec))
     if os.sep in expanded or (os.altsep and os.altsep in expanded):
@@ -123,13 +139,27 @@ def resolve_python(spec: str | None, base: Path) -> str:
                     return str(path / candidate)
         if path.is_file():
             return str(path)
-        raise ConfigError(str(base), [ConfigProblem(
-            where="python", message=f"{path} does not exist; give the path of python(.exe) "
-            "in the training environment")])
+        raise ConfigError(
+            str(base),
+            [
+                ConfigProblem(
+                    where="python",
+                    message=f"{path} does not exist; give the path of python(.exe) "
+                    "in the training environment",
+                )
+            ],
+        )
     found = shutil.which(expanded)
     if not found:
-        raise ConfigError(str(base), [ConfigProblem(
-            where="python", message=f"{spec!r} is not on PATH; give the interpreter's full path")])
+        raise ConfigError(
+            str(base),
+            [
+                ConfigProblem(
+                    where="python",
+                    message=f"{spec!r} is not on PATH; give the interpreter's full path",
+                )
+            ],
+        )
     return found
 
 
@@ -169,10 +199,13 @@ def _assign_ports(cfg: JobConfig, tasks: list[tuple[TaskPlan, int]]) -> PortRese
         if task.port is not None and task.role != "evaluator":
             problem = port_problem(task.port)
             if problem:
-                problems.append(ConfigProblem(
-                    where=f"tasks[{entry}].port",
-                    message=f"{problem}; free it, or choose another port (or omit 'port' to let "
-                    "TensorDeck pick a free one)"))
+                problems.append(
+                    ConfigProblem(
+                        where=f"tasks[{entry}].port",
+                        message=f"{problem}; free it, or choose another port "
+                        "(or omit 'port' to let TensorDeck pick a free one)",
+                    )
+                )
     if problems:
         raise ConfigError("config", problems)
     reservation = PortReservation()
@@ -206,8 +239,18 @@ def _thread_budget(n_local: int, cores: int) -> dict[str, str]:
     pools for the whole machine, and N processes on C cores then fight over N*C threads."""
     intra = max(1, cores // max(1, n_local))
     inter = 1 if intra <= 2 else 2
-    return {"TF_NUM_INTRAOP_THREADS": str(intra), "TF_NUM_INTEROP_THREADS": str(inter),
-            "OMP_NUM_THREADS": str(intra)}
+    return {
+        "TF_NUM_INTRAOP_THREADS": str(intra),
+        "TF_NUM_INTEROP_THREADS": str(inter),
+        "OMP_NUM_THREADS": str(intra),
+    }
+
+
+def _with_runtime(pythonpath: str) -> str:
+    """Put TensorDeck's task-side module (``import tensordeck_runtime``: metrics reporting) first
+    on the task's import path, keeping the user's entries."""
+    runtime = str(resource("runtime"))
+    return os.pathsep.join([runtime, pythonpath]) if pythonpath else runtime
 
 
 def resolve_cross_device_ops(choice: str, platform: str = sys.platform) -> str:
@@ -262,8 +305,11 @@ def plan_run(
         raise ConfigError(str(config_path), exc.problems) from None
     tasks = [t for t, _ in expanded]
     cluster = _cluster(tasks) if cfg.strategy not in SINGLE_PROCESS else {}
-    defaults = {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1",
-                **_thread_budget(len(tasks), cores or available_cores())}
+    defaults = {
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONUTF8": "1",
+        **_thread_budget(len(tasks), cores or available_cores()),
+    }
     gpu_sharers = [t for t in tasks if t.gpus is None]
     if len(gpu_sharers) > 1:
         # Several processes on the same GPUs: without this each grabs all GPU memory at start.
@@ -276,6 +322,7 @@ def plan_run(
         env["TENSORDECK_RUN_DIR"] = str(resolved_dir)
         env["TENSORDECK_TASK"] = task.key
         env["TENSORDECK_CROSS_DEVICE_OPS"] = cross_ops
+        env["PYTHONPATH"] = _with_runtime(cfg.env.get("PYTHONPATH", env0.get("PYTHONPATH", "")))
         if task.gpus is not None:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, task.gpus)) if task.gpus else "-1"
         values = {
@@ -288,15 +335,24 @@ def plan_run(
         args = _substitute(cfg.args, values)
         if cluster:
             if spec in ("tf_config", "both"):
-                tf_cluster = cluster if task.role != "evaluator" else {
-                    k: v for k, v in cluster.items() if k != "evaluator"}
+                tf_cluster = (
+                    cluster
+                    if task.role != "evaluator"
+                    else {k: v for k, v in cluster.items() if k != "evaluator"}
+                )
                 env["TF_CONFIG"] = json.dumps(
-                    {"cluster": tf_cluster, "task": {"type": task.role, "index": task.index}})
+                    {"cluster": tf_cluster, "task": {"type": task.role, "index": task.index}}
+                )
             uses_placeholders = any(p in a for a in cfg.args for p in CLUSTER_PLACEHOLDERS)
             if spec in ("flags", "both") and not uses_placeholders:
-                args += [f"--job_name={task.role}", f"--task_index={task.index}",
-                         f"--ps_hosts={values['{ps_hosts}']}",
-                         f"--worker_hosts={values['{worker_hosts}']}"]
+                args += [
+                    f"--job_name={task.role}",
+                    f"--task_index={task.index}",
+                    f"--ps_hosts={values['{ps_hosts}']}",
+                    f"--worker_hosts={values['{worker_hosts}']}",
+                ]
         task.argv = [python, str(script), *args]
         task.env = env
-    return RunPlan(cfg, config_path, python, script, resolved_dir, cluster, tasks, env0, reservation)
+    return RunPlan(
+        cfg, config_path, python, script, resolved_dir, cluster, tasks, env0, reservation
+    )

@@ -18,8 +18,14 @@ EXAMPLES = REPO / "resources" / "examples"
 
 def tensordeck(*args: str, timeout: float = 240, **kwargs) -> subprocess.CompletedProcess:
     """Run the CLI as a user would, in a child process."""
-    return subprocess.run([sys.executable, "-m", "core", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=kwargs.pop("cwd", REPO), **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "core", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=kwargs.pop("cwd", REPO),
+        **kwargs,
+    )
 
 
 def leftovers(run_dir: Path | str) -> list[psutil.Process]:
@@ -44,13 +50,18 @@ def wait_no_leftovers(run_dir: Path | str, timeout: float = 5.0) -> list[psutil.
 
 @pytest.fixture
 def job(tmp_path: Path):
-    """``job(script_text, **config)`` writes task.py and job.json into tmp_path; returns the path."""
+    """``job(script, **config)`` writes task.py and job.json into tmp_path; returns job.json."""
 
     def make(script: str, **config) -> Path:
         (tmp_path / "task.py").write_text(script)
-        data = {"name": "t", "strategy": "between_graph", "script": "task.py",
-                "tasks": [{"role": "ps"}, {"role": "worker", "count": 2}],
-                "stop_grace_seconds": 3, **config}
+        data = {
+            "name": "t",
+            "strategy": "between_graph",
+            "script": "task.py",
+            "tasks": [{"role": "ps"}, {"role": "worker", "count": 2}],
+            "stop_grace_seconds": 3,
+            **config,
+        }
         path = tmp_path / "job.json"
         path.write_text(json.dumps(data))
         return path

@@ -12,7 +12,9 @@ from core.config import ConfigError, load_config, parse_config, schema
 from tests.conftest import EXAMPLES, tensordeck
 
 GOOD = {
-    "name": "quickstart", "strategy": "parameter_server", "script": "train.py",
+    "name": "quickstart",
+    "strategy": "parameter_server",
+    "script": "train.py",
     "tasks": [{"role": "chief"}, {"role": "worker", "count": 2}, {"role": "ps", "gpus": []}],
 }
 
@@ -26,8 +28,12 @@ def test_minimal_config_gets_documented_defaults():
     assert cfg.effective_cluster_spec == "tf_config"
     assert cfg.restart.policy == "never" and cfg.stop_grace_seconds == 10
     assert cfg.cross_device_ops == "auto" and cfg.args == [] and cfg.python is None
-    assert parse_config({**GOOD, "strategy": "between_graph", "tasks": [
-        {"role": "ps"}, {"role": "worker"}]}).effective_cluster_spec == "flags"
+    assert (
+        parse_config(
+            {**GOOD, "strategy": "between_graph", "tasks": [{"role": "ps"}, {"role": "worker"}]}
+        ).effective_cluster_spec
+        == "flags"
+    )
 
 
 def test_single_strategy_defaults_to_one_worker():
@@ -37,43 +43,87 @@ def test_single_strategy_defaults_to_one_worker():
 
 BAD = [
     ("unknown top key", with_(scirpt="x.py"), "scirpt: unknown key; did you mean 'script'?"),
-    ("unknown task key", with_(tasks=[{"role": "chief", "gpu": [0]}, {"role": "worker"},
-                                      {"role": "ps"}]), "tasks[0].gpu: unknown key; did you mean 'gpus'?"),
-    ("count zero", with_(tasks=[{"role": "chief"}, {"role": "worker", "count": 0}, {"role": "ps"}]),
-     "tasks[1].count: must be >= 1"),
-    ("count as string", with_(tasks=[{"role": "chief"}, {"role": "worker", "count": "2"},
-                                     {"role": "ps"}]), "tasks[1].count: must be an integer"),
+    (
+        "unknown task key",
+        with_(tasks=[{"role": "chief", "gpu": [0]}, {"role": "worker"}, {"role": "ps"}]),
+        "tasks[0].gpu: unknown key; did you mean 'gpus'?",
+    ),
+    (
+        "count zero",
+        with_(tasks=[{"role": "chief"}, {"role": "worker", "count": 0}, {"role": "ps"}]),
+        "tasks[1].count: must be >= 1",
+    ),
+    (
+        "count as string",
+        with_(tasks=[{"role": "chief"}, {"role": "worker", "count": "2"}, {"role": "ps"}]),
+        "tasks[1].count: must be an integer",
+    ),
     ("bad role", with_(tasks=[{"role": "boss"}]), "tasks[0].role: must be one of: chief, worker"),
     ("bad strategy", with_(strategy="horovod"), "strategy: must be one of: single"),
     ("missing script", {k: v for k, v in GOOD.items() if k != "script"}, "script: is required"),
     ("missing name", {k: v for k, v in GOOD.items() if k != "name"}, "name: is required"),
     ("name with slash", with_(name="a/b"), "name: must be 1-64 characters"),
-    ("port out of range", with_(tasks=[{"role": "chief"}, {"role": "worker"},
-                                       {"role": "ps", "port": 70000}]), "tasks[2].port: must be <= 65535"),
-    ("duplicate port", with_(tasks=[{"role": "chief", "port": 23001}, {"role": "worker", "count": 2,
-                                    "port": 23000}, {"role": "ps"}]),
-     "tasks[1].port: port 23001 is also used by tasks[0]"),
-    ("negative gpu", with_(tasks=[{"role": "chief"}, {"role": "worker", "gpus": [-1]}, {"role": "ps"}]),
-     "tasks[1].gpus: GPU indexes must be >= 0"),
-    ("two chiefs", with_(tasks=[{"role": "chief", "count": 2}, {"role": "worker"}, {"role": "ps"}]),
-     "tasks[0].count: a cluster has at most one chief"),
-    ("ps strategy without ps", with_(tasks=[{"role": "chief"}, {"role": "worker"}]),
-     "tasks: parameter_server needs at least one ps"),
-    ("ps strategy without chief", with_(tasks=[{"role": "worker"}, {"role": "ps"}]),
-     "tasks: parameter_server needs exactly one chief"),
-    ("between_graph with chief", with_(strategy="between_graph"),
-     "tasks: between_graph uses only ps and worker tasks"),
-    ("mwms with ps", with_(strategy="multi_worker_mirrored"),
-     "tasks: multi_worker_mirrored has no ps tasks"),
+    (
+        "port out of range",
+        with_(tasks=[{"role": "chief"}, {"role": "worker"}, {"role": "ps", "port": 70000}]),
+        "tasks[2].port: must be <= 65535",
+    ),
+    (
+        "duplicate port",
+        with_(
+            tasks=[
+                {"role": "chief", "port": 23001},
+                {"role": "worker", "count": 2, "port": 23000},
+                {"role": "ps"},
+            ]
+        ),
+        "tasks[1].port: port 23001 is also used by tasks[0]",
+    ),
+    (
+        "negative gpu",
+        with_(tasks=[{"role": "chief"}, {"role": "worker", "gpus": [-1]}, {"role": "ps"}]),
+        "tasks[1].gpus: GPU indexes must be >= 0",
+    ),
+    (
+        "two chiefs",
+        with_(tasks=[{"role": "chief", "count": 2}, {"role": "worker"}, {"role": "ps"}]),
+        "tasks[0].count: a cluster has at most one chief",
+    ),
+    (
+        "ps strategy without ps",
+        with_(tasks=[{"role": "chief"}, {"role": "worker"}]),
+        "tasks: parameter_server needs at least one ps",
+    ),
+    (
+        "ps strategy without chief",
+        with_(tasks=[{"role": "worker"}, {"role": "ps"}]),
+        "tasks: parameter_server needs exactly one chief",
+    ),
+    (
+        "between_graph with chief",
+        with_(strategy="between_graph"),
+        "tasks: between_graph uses only ps and worker tasks",
+    ),
+    (
+        "mwms with ps",
+        with_(strategy="multi_worker_mirrored"),
+        "tasks: multi_worker_mirrored has no ps tasks",
+    ),
     ("single with cluster", with_(strategy="single"), "tasks: strategy 'single' runs one process"),
     ("TF_CONFIG in env", with_(env={"TF_CONFIG": "{}"}), "env: TF_CONFIG is set by TensorDeck"),
     ("env value not string", with_(env={"A": 1}), "env.A: must be a string"),
     ("args not list", with_(args="--steps 3"), "args: must be a list"),
-    ("restart without max", with_(restart={"policy": "on_failure"}),
-     "restart: policy 'on_failure' needs max_restarts >= 1"),
+    (
+        "restart without max",
+        with_(restart={"policy": "on_failure"}),
+        "restart: policy 'on_failure' needs max_restarts >= 1",
+    ),
     ("negative grace", with_(stop_grace_seconds=-1), "stop_grace_seconds: must be >= 0"),
-    ("remote host", with_(tasks=[{"role": "chief"}, {"role": "worker", "host": "10.0.0.5"},
-                                 {"role": "ps"}]), "tasks[1].host: '10.0.0.5' is another machine"),
+    (
+        "remote host",
+        with_(tasks=[{"role": "chief"}, {"role": "worker", "host": "10.0.0.5"}, {"role": "ps"}]),
+        "tasks[1].host: '10.0.0.5' is another machine",
+    ),
     ("not an object", [1, 2], "must be a JSON object"),
 ]
 
@@ -130,8 +180,11 @@ def test_port_in_use_exits_2_before_anything_starts(tmp_path, capsys):
         busy.listen()
         port = busy.getsockname()[1]
         path = tmp_path / "job.json"
-        path.write_text(json.dumps(with_(tasks=[{"role": "chief"}, {"role": "worker"},
-                                                {"role": "ps", "port": port}])))
+        path.write_text(
+            json.dumps(
+                with_(tasks=[{"role": "chief"}, {"role": "worker"}, {"role": "ps", "port": port}])
+            )
+        )
         assert main(["--run", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"tasks[2].port: port {port} is in use by another program" in err

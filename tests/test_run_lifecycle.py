@@ -42,12 +42,16 @@ def test_success_stops_the_ps_and_keeps_every_log(job):
     run_dir = only_run_dir(config)
     summary = read_summary(run_dir)
     assert summary["status"] == "succeeded" and summary["exit_code"] == 0
-    assert states(summary) == {"ps:0": ("stopped", 143), "worker:0": ("succeeded", 0),
-                               "worker:1": ("succeeded", 0)}
+    assert states(summary) == {
+        "ps:0": ("stopped", 143),
+        "worker:0": ("succeeded", 0),
+        "worker:1": ("succeeded", 0),
+    }
     for task in summary["tasks"]:
         assert task["pid"] and task["port"] and task["started_at"] <= task["ended_at"]
     assert (run_dir / "logs" / "worker-1.log").read_bytes() == (
-        b"worker 1 up\nstep 0/3\rstep 1/3\rstep 2/3\ndone 0\n")
+        b"worker 1 up\nstep 0/3\rstep 1/3\rstep 2/3\ndone 0\n"
+    )
     # The terminal shows the finished progress line once, prefixed; the \r states are dropped.
     assert "[worker-1] step 2/3\n" in result.stdout and "step 0/3" not in result.stdout
     events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
@@ -82,8 +86,12 @@ if os.environ["TENSORDECK_TASK"] == "worker:0" and not marker.exists():
     sys.exit(3)
 print("ok")
 """
-    config = job(script, strategy="multi_worker_mirrored", tasks=[{"role": "worker", "count": 2}],
-                 restart={"policy": "on_failure", "max_restarts": 2, "backoff_seconds": 0.1})
+    config = job(
+        script,
+        strategy="multi_worker_mirrored",
+        tasks=[{"role": "worker", "count": 2}],
+        restart={"policy": "on_failure", "max_restarts": 2, "backoff_seconds": 0.1},
+    )
     result = tensordeck("--run", str(config))
     assert result.returncode == 0, result.stdout + result.stderr
     run_dir = only_run_dir(config)
@@ -91,13 +99,19 @@ print("ok")
     assert (worker0["state"], worker0["restarts"], worker0["exit_code"]) == ("succeeded", 1, 0)
     log = (run_dir / "logs" / "worker-0.log").read_text()
     assert log.startswith("first attempt fails\n--- tensordeck: restart 1 of worker-0 ---\nok\n")
-    kinds = [json.loads(line)["event"] for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    kinds = [
+        json.loads(line)["event"] for line in (run_dir / "events.jsonl").read_text().splitlines()
+    ]
     assert kinds.count("TaskRestarting") == 1
 
 
 def test_restarts_exhausted_fail_with_the_last_code(job):
-    config = job("import sys; print('boom'); sys.exit(5)", strategy="single", tasks=[{"role": "worker"}],
-                 restart={"policy": "on_failure", "max_restarts": 2, "backoff_seconds": 0})
+    config = job(
+        "import sys; print('boom'); sys.exit(5)",
+        strategy="single",
+        tasks=[{"role": "worker"}],
+        restart={"policy": "on_failure", "max_restarts": 2, "backoff_seconds": 0},
+    )
     result = tensordeck("--run", str(config))
     assert result.returncode == 5
     task = read_summary(only_run_dir(config))["tasks"][0]
@@ -106,8 +120,11 @@ def test_restarts_exhausted_fail_with_the_last_code(job):
 
 
 def test_task_killed_by_signal_exits_128_plus_n(job):
-    config = job("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", strategy="single",
-                 tasks=[{"role": "worker"}])
+    config = job(
+        "import os, signal; os.kill(os.getpid(), signal.SIGKILL)",
+        strategy="single",
+        tasks=[{"role": "worker"}],
+    )
     assert tensordeck("--run", str(config)).returncode == 137
 
 
@@ -120,8 +137,12 @@ if os.environ["TENSORDECK_TASK"] == "evaluator:0":
     time.sleep(600)
 print("chief done")
 """
-    config = job(script, strategy="multi_worker_mirrored", stop_grace_seconds=0.5,
-                 tasks=[{"role": "chief"}, {"role": "evaluator"}])
+    config = job(
+        script,
+        strategy="multi_worker_mirrored",
+        stop_grace_seconds=0.5,
+        tasks=[{"role": "chief"}, {"role": "evaluator"}],
+    )
     started = time.monotonic()
     result = tensordeck("--run", str(config))
     assert result.returncode == 0
@@ -132,8 +153,13 @@ print("chief done")
 
 
 def _start_cli(config) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "core", "--run", str(config)], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "core", "--run", str(config)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def _wait_for_tasks(config, count: int, timeout: float = 30) -> None:
@@ -187,8 +213,11 @@ def test_kill_9_of_the_launcher_leaves_nothing(job):
 
 def test_flood_every_line_reaches_log_and_terminal(job):
     lines = 200_000
-    config = job(f"import sys\nw = sys.stdout.write\nfor i in range({lines}): w(f'line {{i}}\\n')\n",
-                 strategy="single", tasks=[{"role": "worker"}])
+    config = job(
+        f"import sys\nw = sys.stdout.write\nfor i in range({lines}): w(f'line {{i}}\\n')\n",
+        strategy="single",
+        tasks=[{"role": "worker"}],
+    )
     result = tensordeck("--run", str(config))
     assert result.returncode == 0
     log = (only_run_dir(config) / "logs" / "worker-0.log").read_text().splitlines()
@@ -215,7 +244,9 @@ def test_dry_run_prints_commands_and_starts_nothing(job):
     assert result.returncode == 0
     assert "[worker-1] listens on localhost:" in result.stdout
     assert "--job_name=worker --task_index=1 --ps_hosts=localhost:" in result.stdout
-    assert "TENSORDECK_TASK=worker:1" in result.stdout and "CUDA_VISIBLE_DEVICES=-1" in result.stdout
+    assert (
+        "TENSORDECK_TASK=worker:1" in result.stdout and "CUDA_VISIBLE_DEVICES=-1" in result.stdout
+    )
     assert not (config.parent / "runs").exists()
 
 

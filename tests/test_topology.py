@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 from pathlib import Path
 
@@ -24,8 +25,12 @@ def by_key(p):
     return {t.key: t for t in p.tasks}
 
 
-PS_TASKS = [{"role": "chief"}, {"role": "worker", "count": 2}, {"role": "ps", "port": 23100},
-            {"role": "evaluator"}]
+PS_TASKS = [
+    {"role": "chief"},
+    {"role": "worker", "count": 2},
+    {"role": "ps", "port": 23100},
+    {"role": "evaluator"},
+]
 
 
 def test_parameter_server_tf_config(tmp_path):
@@ -47,43 +52,84 @@ def test_parameter_server_tf_config(tmp_path):
     assert tasks["evaluator:0"].port is None
 
 
+def test_runtime_module_goes_first_on_the_task_path(tmp_path):
+    from core.paths import resource
+
+    runtime = str(resource("runtime"))
+    assert plan(tmp_path, strategy="single").tasks[0].env["PYTHONPATH"] == runtime
+    p = plan(tmp_path, strategy="single", base_env={"PYTHONPATH": "/a"}, env={"PYTHONPATH": "/b"})
+    assert p.tasks[0].env["PYTHONPATH"] == f"{runtime}{os.pathsep}/b"
+
+
 def test_between_graph_appends_legacy_flags(tmp_path):
-    p = plan(tmp_path, strategy="between_graph", args=["--steps", "5"],
-             tasks=[{"role": "ps", "port": 23200}, {"role": "worker", "count": 2, "port": 23201}])
+    p = plan(
+        tmp_path,
+        strategy="between_graph",
+        args=["--steps", "5"],
+        tasks=[{"role": "ps", "port": 23200}, {"role": "worker", "count": 2, "port": 23201}],
+    )
     worker1 = by_key(p)["worker:1"]
-    assert worker1.argv[2:] == ["--steps", "5", "--job_name=worker", "--task_index=1",
-                                "--ps_hosts=localhost:23200",
-                                "--worker_hosts=localhost:23201,localhost:23202"]
+    assert worker1.argv[2:] == [
+        "--steps",
+        "5",
+        "--job_name=worker",
+        "--task_index=1",
+        "--ps_hosts=localhost:23200",
+        "--worker_hosts=localhost:23201,localhost:23202",
+    ]
     assert "TF_CONFIG" not in worker1.env
 
 
 def test_placeholders_replace_appended_flags(tmp_path):
-    p = plan(tmp_path, strategy="between_graph", cluster_spec="both",
-             args=["--role={job_name}", "--i", "{task_index}", "--ps={ps_hosts}", "--out={run_dir}/x"],
-             tasks=[{"role": "ps", "port": 23300}, {"role": "worker", "port": 23301}])
+    p = plan(
+        tmp_path,
+        strategy="between_graph",
+        cluster_spec="both",
+        args=["--role={job_name}", "--i", "{task_index}", "--ps={ps_hosts}", "--out={run_dir}/x"],
+        tasks=[{"role": "ps", "port": 23300}, {"role": "worker", "port": 23301}],
+    )
     worker = by_key(p)["worker:0"]
-    assert worker.argv[2:] == ["--role=worker", "--i", "0", "--ps=localhost:23300",
-                               f"--out={p.run_dir}/x"]
+    assert worker.argv[2:] == [
+        "--role=worker",
+        "--i",
+        "0",
+        "--ps=localhost:23300",
+        f"--out={p.run_dir}/x",
+    ]
     assert json.loads(worker.env["TF_CONFIG"])["task"] == {"type": "worker", "index": 0}
 
 
 def test_thread_budget_shares_cores_unless_the_user_chose(tmp_path):
     p = plan(tmp_path, cores=8, strategy="parameter_server", tasks=PS_TASKS[:3])
     env = p.tasks[0].env
-    assert (env["TF_NUM_INTRAOP_THREADS"], env["TF_NUM_INTEROP_THREADS"], env["OMP_NUM_THREADS"]) \
-        == ("2", "1", "2")  # 8 cores / 4 tasks
+    assert (
+        env["TF_NUM_INTRAOP_THREADS"],
+        env["TF_NUM_INTEROP_THREADS"],
+        env["OMP_NUM_THREADS"],
+    ) == ("2", "1", "2")  # 8 cores / 4 tasks
     assert env["PYTHONUNBUFFERED"] == "1" and env["PYTHONUTF8"] == "1"
-    p = plan(tmp_path, cores=2, base_env={"OMP_NUM_THREADS": "3"}, strategy="single",
-             env={"TF_NUM_INTRAOP_THREADS": "7"})
+    p = plan(
+        tmp_path,
+        cores=2,
+        base_env={"OMP_NUM_THREADS": "3"},
+        strategy="single",
+        env={"TF_NUM_INTRAOP_THREADS": "7"},
+    )
     env = p.tasks[0].env
     assert env["TF_NUM_INTRAOP_THREADS"] == "7" and "OMP_NUM_THREADS" not in env
     assert env["TF_NUM_INTEROP_THREADS"] == "1"
 
 
 def test_gpu_visibility(tmp_path):
-    p = plan(tmp_path, strategy="parameter_server", tasks=[
-        {"role": "chief", "gpus": []}, {"role": "worker", "count": 2, "gpus": [0, 1]},
-        {"role": "ps"}])
+    p = plan(
+        tmp_path,
+        strategy="parameter_server",
+        tasks=[
+            {"role": "chief", "gpus": []},
+            {"role": "worker", "count": 2, "gpus": [0, 1]},
+            {"role": "ps"},
+        ],
+    )
     tasks = by_key(p)
     assert tasks["ps:0"].env["CUDA_VISIBLE_DEVICES"] == "-1"  # ps default: no GPU
     assert tasks["chief:0"].env["CUDA_VISIBLE_DEVICES"] == "-1"
@@ -114,11 +160,15 @@ def test_named_port_in_use_is_reported_per_entry(tmp_path):
         busy.listen()
         port = busy.getsockname()[1]
         with pytest.raises(ConfigError) as info:
-            plan(tmp_path, strategy="between_graph",
-                 tasks=[{"role": "ps"}, {"role": "worker", "port": port}])
+            plan(
+                tmp_path,
+                strategy="between_graph",
+                tasks=[{"role": "ps"}, {"role": "worker", "port": port}],
+            )
     assert [str(p) for p in info.value.problems] == [
         f"tasks[1].port: port {port} is in use by another program; free it, or choose another "
-        "port (or omit 'port' to let TensorDeck pick a free one)"]
+        "port (or omit 'port' to let TensorDeck pick a free one)"
+    ]
 
 
 def test_run_dir_default_and_override(tmp_path):
@@ -135,7 +185,7 @@ def test_python_as_env_folder_or_missing(tmp_path):
     (env / "bin").mkdir(parents=True)
     (env / "bin" / "python").write_text("")
     assert plan(tmp_path, strategy="single", python="envs/tf").python == str(env / "bin" / "python")
-    with pytest.raises(ConfigError, match="python: .*does not exist"):
+    with pytest.raises(ConfigError, match=r"python: .*does not exist"):
         plan(tmp_path, strategy="single", python="envs/none/python")
     with pytest.raises(ConfigError, match="'no-such-python3' is not on PATH"):
         plan(tmp_path, strategy="single", python="no-such-python3")
