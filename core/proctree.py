@@ -137,6 +137,15 @@ class _WindowsJob:
             self.handle = None
 
 
+def _undo_frozen_dll_directory() -> None:
+    """A PyInstaller-frozen app on Windows calls SetDllDirectory(bundle), which children
+    inherit and which no environment variable can undo: reset it before starting tasks."""
+    if IS_WINDOWS and getattr(sys, "frozen", False):
+        import ctypes
+
+        ctypes.WinDLL("kernel32").SetDllDirectoryW(None)
+
+
 # --- the task process -------------------------------------------------------------------------
 
 
@@ -161,6 +170,7 @@ class TaskProcess:
             bufsize=0,
         )
         if IS_WINDOWS:
+            _undo_frozen_dll_directory()
             create_suspended = 0x4
             self._job = _WindowsJob()
             self.popen = subprocess.Popen(

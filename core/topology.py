@@ -238,7 +238,9 @@ def _thread_budget(n_local: int, cores: int) -> dict[str, str]:
     """Share the cores among the local tasks: by default every TF process sizes its thread
     pools for the whole machine, and N processes on C cores then fight over N*C threads."""
     intra = max(1, cores // max(1, n_local))
-    inter = 1 if intra <= 2 else 2
+    # Never one inter-op thread: a TF2 parameter-server worker with a single inter-op thread
+    # deadlocks on the coordinator's first step (seen on TF 2.21).
+    inter = 2
     return {
         "TF_NUM_INTRAOP_THREADS": str(intra),
         "TF_NUM_INTEROP_THREADS": str(inter),

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.config import ConfigError, parse_config
+from core.ports import port_problem
 from core.topology import default_run_dir, plan_run, resolve_cross_device_ops
 
 
@@ -21,14 +22,25 @@ def plan(tmp_path: Path, base_env: dict | None = None, cores: int = 8, **data):
     return result
 
 
+def free_port(span: int = 1) -> int:
+    """A port with ``span`` free ports from it (tests must not collide with a running example)."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("0.0.0.0", 0))
+            port = sock.getsockname()[1]
+        if port + span < 65536 and all(port_problem(p) is None for p in range(port, port + span)):
+            return port
+
+
 def by_key(p):
     return {t.key: t for t in p.tasks}
 
 
+PS_PORT = free_port()
 PS_TASKS = [
     {"role": "chief"},
     {"role": "worker", "count": 2},
-    {"role": "ps", "port": 23100},
+    {"role": "ps", "port": PS_PORT},
     {"role": "evaluator"},
 ]
 
@@ -37,7 +49,7 @@ def test_parameter_server_tf_config(tmp_path):
     p = plan(tmp_path, strategy="parameter_server", tasks=PS_TASKS)
     tasks = by_key(p)
     assert list(tasks) == ["ps:0", "worker:0", "worker:1", "chief:0", "evaluator:0"]
-    assert tasks["ps:0"].port == 23100
+    assert tasks["ps:0"].port == PS_PORT
     ports = [t.port for t in p.tasks if t.role != "evaluator"]
     assert len(set(ports)) == 4 and all(ports)
     assert set(p.cluster) == {"chief", "worker", "ps"}  # the evaluator is not in the cluster
@@ -62,11 +74,12 @@ def test_runtime_module_goes_first_on_the_task_path(tmp_path):
 
 
 def test_between_graph_appends_legacy_flags(tmp_path):
+    ps = free_port(3)
     p = plan(
         tmp_path,
         strategy="between_graph",
         args=["--steps", "5"],
-        tasks=[{"role": "ps", "port": 23200}, {"role": "worker", "count": 2, "port": 23201}],
+        tasks=[{"role": "ps", "port": ps}, {"role": "worker", "count": 2, "port": ps + 1}],
     )
     worker1 = by_key(p)["worker:1"]
     assert worker1.argv[2:] == [
@@ -74,26 +87,27 @@ def test_between_graph_appends_legacy_flags(tmp_path):
         "5",
         "--job_name=worker",
         "--task_index=1",
-        "--ps_hosts=localhost:23200",
-        "--worker_hosts=localhost:23201,localhost:23202",
+        f"--ps_hosts=localhost:{ps}",
+        f"--worker_hosts=localhost:{ps + 1},localhost:{ps + 2}",
     ]
     assert "TF_CONFIG" not in worker1.env
 
 
 def test_placeholders_replace_appended_flags(tmp_path):
+    ps = free_port(2)
     p = plan(
         tmp_path,
         strategy="between_graph",
         cluster_spec="both",
         args=["--role={job_name}", "--i", "{task_index}", "--ps={ps_hosts}", "--out={run_dir}/x"],
-        tasks=[{"role": "ps", "port": 23300}, {"role": "worker", "port": 23301}],
+        tasks=[{"role": "ps", "port": ps}, {"role": "worker", "port": ps + 1}],
     )
     worker = by_key(p)["worker:0"]
     assert worker.argv[2:] == [
         "--role=worker",
         "--i",
         "0",
-        "--ps=localhost:23300",
+        f"--ps=localhost:{ps}",
         f"--out={p.run_dir}/x",
     ]
     assert json.loads(worker.env["TF_CONFIG"])["task"] == {"type": "worker", "index": 0}
@@ -106,7 +120,7 @@ def test_thread_budget_shares_cores_unless_the_user_chose(tmp_path):
         env["TF_NUM_INTRAOP_THREADS"],
         env["TF_NUM_INTEROP_THREADS"],
         env["OMP_NUM_THREADS"],
-    ) == ("2", "1", "2")  # 8 cores / 4 tasks
+    ) == ("2", "2", "2")  # 8 cores / 4 tasks; inter-op never 1
     assert env["PYTHONUNBUFFERED"] == "1" and env["PYTHONUTF8"] == "1"
     p = plan(
         tmp_path,
@@ -117,7 +131,7 @@ def test_thread_budget_shares_cores_unless_the_user_chose(tmp_path):
     )
     env = p.tasks[0].env
     assert env["TF_NUM_INTRAOP_THREADS"] == "7" and "OMP_NUM_THREADS" not in env
-    assert env["TF_NUM_INTEROP_THREADS"] == "1"
+    assert env["TF_NUM_INTEROP_THREADS"] == "2"
 
 
 def test_gpu_visibility(tmp_path):
