@@ -1,0 +1,96 @@
+"""``tensordeck doctor``: diagnose this machine's interpreters, or explain a pasted output.
+
+Exit status: 0 no error found, 1 errors found, 2 bad usage (one message on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from core.cli import EXIT_USAGE
+from core.doctor.report import render_text
+from core.findings import Finding
+
+
+def doctor_command(args: argparse.Namespace) -> int:
+    if args.explain is not None:
+        if args.python or args.no_import:
+            return _usage("--explain reads a captured output; it cannot be combined with "
+                          "--python or --no-import")
+        return _explain(args)
+    if args.platform or args.tf_version:
+        return _usage("--platform and --tf-version describe an --explain FILE; add "
+                      "--explain FILE (or '-' for stdin)")
+    return _machine(args)
+
+
+def _usage(message: str) -> int:
+    print(f"tensordeck doctor: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from core.doctor.explain import explain
+
+    try:
+        if args.explain == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.explain, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+    except OSError as exc:
+        return _usage(f"cannot read {args.explain}: {exc.strerror}. Save the output to a file, "
+                      "or pipe it in with --explain -")
+    if not text.strip():
+        return _usage(f"{'stdin' if args.explain == '-' else args.explain} is empty: paste the "
+                      "error output of 'import tensorflow' or of the training run")
+    findings = explain(text, platform=args.platform, tf_version=args.tf_version)
+    return _emit(args, findings, {"mode": "explain"})
+
+
+def _machine(args: argparse.Namespace) -> int:
+    from core.doctor.machine import diagnose_machine
+    from core.gpu import read_gpus
+    from core.interpreters.probe import probe_interpreter
+
+    pythons = [os.path.abspath(p) for p in args.python]
+    for python in pythons:
+        if not os.path.isfile(python):
+            return _usage(f"--python {python}: no such file. Give the path of a python "
+                          "executable (e.g. C:\\Users\\me\\anaconda3\\envs\\tf\\python.exe)")
+    if not pythons:
+        from core.interpreters.discover import discover_interpreters
+
+        # Asking conda for its envs can take seconds; the fast mode reads conda's folders only.
+        pythons = [i.path for i in discover_interpreters(use_conda=not args.no_import)]
+    started = time.perf_counter()
+    gpu_report = read_gpus(processes=False)
+    probes = [probe_interpreter(p, import_tf=not args.no_import) for p in pythons]
+    findings = diagnose_machine(gpu_report, probes)
+    extra = {
+        "mode": "machine",
+        "seconds": round(time.perf_counter() - started, 3),
+        "gpus": {"state": gpu_report.state.value, "message": gpu_report.message,
+                 "driver_version": gpu_report.driver_version,
+                 "cuda_driver_version": gpu_report.cuda_driver_version,
+                 "count": len(gpu_report.gpus)},
+        "interpreters": [{
+            "python": p.python, "python_version": p.python_version, "tf_version": p.tf_version,
+            "import_attempted": p.import_attempted, "import_ok": p.import_ok,
+            "import_seconds": p.import_seconds, "built_with_cuda": p.built_with_cuda,
+            "gpus": p.gpus, "error": p.error,
+        } for p in probes],
+    }
+    return _emit(args, findings, extra)
+
+
+def _emit(args: argparse.Namespace, findings: list[Finding], extra: dict) -> int:
+    if args.json:
+        print(json.dumps({"findings": [f.to_json() for f in findings], **extra}, indent=2))
+    else:
+        print(render_text(findings, extra))
+    return 1 if any(f.severity == "error" for f in findings) else 0

@@ -1,0 +1,128 @@
+"""What a pasted output says about where it came from: platform, TensorFlow and Python
+versions, the conda env, library search paths, installed CUDA toolkits, driver versions.
+
+Every fact is optional; the rules use whatever the user passed and fill the rest from here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from core.doctor.kb import Version, minor_of, parse_version
+
+_PLATFORM_HINTS: tuple[tuple[str, str], ...] = (
+    ("wsl", r"/usr/lib/wsl/|microsoft-standard-WSL|\bWSL2?\b|/mnt/[a-z]/"),
+    ("windows", r"\b[A-Za-z]:[\\/]|\.dll\b|\.pyd\b|\bWinError\b|python\.exe|\bwin_amd64\b|%PATH%"),
+    ("macos", r"\.dylib\b|\bdarwin\b|\bmacOS\b|/Users/\w+/"),
+    ("linux", r"\.so(?:\.\d+)*\b|/home/\w|/usr/(?:local|lib)/|/opt/|lib/python\d|linux_x86_64"),
+)
+
+_TF_VERSION = re.compile(
+    r"\btensorflow(?:[-_](?:gpu|cpu|intel))?(?:==|-|\s+|\s*version:?\s*)v?(\d+\.\d+(?:\.\d+)?)\b",
+    re.IGNORECASE)
+_TF_DUNDER_VERSION = re.compile(r"tf\.__version__\)?\s*\n?\s*'?(\d+\.\d+\.\d+)")
+# Where TF's own log lines come from changed across releases: a rough floor/ceiling when the
+# version is not printed.
+_TF_LOG_ERAS: tuple[tuple[str, Version, Version], ...] = (
+    (r"external/local_(?:xla|tsl)/|\bxla/tsl/", (2, 15), (2, 99)),
+    (r"tensorflow/(?:tsl|compiler/xla/stream_executor)/", (2, 12), (2, 14)),
+    (r"tensorflow/stream_executor/", (1, 13), (2, 11)),
+    (r"tensorflow_core[\\/]", (1, 15), (2, 1)),
+    (r"tf_jenkins", (0, 12), (1, 15)),
+)
+_PYTHON_VERSION = (
+    re.compile(r"[\\/]Python(\d)(\d{1,2})(?:-32)?[\\/]", re.IGNORECASE),
+    re.compile(r"[\\/]python(\d)\.(\d{1,2})[\\/]"),
+    re.compile(r"\bPython (\d)\.(\d{1,2})\.\d+"),
+    re.compile(r"-cp(\d)(\d{1,2})-"),
+)
+_CONDA_ENV = re.compile(r"[\\/]envs[\\/]([^\\/\s'\"]+)[\\/]")
+_CONDA_BASE = re.compile(r"[\\/](?:ana|mini)conda\d?[\\/]", re.IGNORECASE)
+_CUDA_INSTALL = re.compile(
+    r"CUDA[\\/]v(\d+\.\d+)|cuda-(\d+\.\d+)|CUDA_PATH_V(\d+)_(\d+)|(/usr/local/cuda)\b",
+    re.IGNORECASE)
+_LD_PATH = re.compile(r"LD_LIBRARY_PATH:\s*(\S*)")
+_DRIVER = re.compile(r"Driver Version:\s*([\d.]+)|kernel reported version is:\s*([\d.]+)")
+_DRIVER_CUDA = re.compile(r"CUDA Version:\s*([\d.]+)")
+
+
+@dataclass
+class TextContext:
+    """Facts about one pasted output. ``platform`` is windows | linux | wsl | macos | None."""
+
+    text: str
+    lines: list[str]
+    platform: str | None = None
+    tf_version: Version | None = None
+    tf_era: tuple[Version, Version] | None = None  # from log paths, when no version is printed
+    python: Version | None = None
+    conda_env: str | None = None
+    ld_library_path: str | None = None
+    cuda_installs: set[str] = field(default_factory=set)  # "11.2", or "" for an unversioned dir
+    driver: Version | None = None
+    driver_cuda: Version | None = None
+
+    def tf_at_least(self, version: Version) -> bool | None:
+        """True / False when known (exact or from the log era), None when the text cannot say."""
+        if self.tf_version:
+            return minor_of(self.tf_version) >= version
+        if self.tf_era:
+            low, high = self.tf_era
+            if low >= version:
+                return True
+            if high < version:
+                return False
+        return None
+
+    def lines_matching(self, pattern: str | re.Pattern, limit: int = 3) -> list[str]:
+        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        return [ln for ln in self.lines if rx.search(ln)][:limit]
+
+
+def read_context(text: str, *, platform: str | None = None,
+                 tf_version: str | None = None) -> TextContext:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    ctx = TextContext(text=text, lines=lines)
+    ctx.platform = platform if platform and platform != "unknown" else _guess_platform(text)
+    ctx.tf_version = parse_version(tf_version) if tf_version else _tf_version_in(text)
+    if ctx.tf_version is None:
+        ctx.tf_era = next(((low, high) for rx, low, high in _TF_LOG_ERAS if re.search(rx, text)),
+                          None)
+    for rx in _PYTHON_VERSION:
+        m = rx.search(text)
+        if m:
+            ctx.python = (int(m.group(1)), int(m.group(2)))
+            break
+    env = _CONDA_ENV.search(text)
+    ctx.conda_env = env.group(1) if env else ("base" if _CONDA_BASE.search(text) else None)
+    ld = _LD_PATH.search(text)
+    ctx.ld_library_path = ld.group(1).rstrip(";") if ld else None
+    for m in _CUDA_INSTALL.finditer(text):
+        if m.group(1) or m.group(2):
+            ctx.cuda_installs.add(m.group(1) or m.group(2))
+        elif m.group(3):
+            ctx.cuda_installs.add(f"{m.group(3)}.{m.group(4)}")
+        else:
+            ctx.cuda_installs.add("")
+    drv = _DRIVER.search(text)
+    if drv:
+        ctx.driver = parse_version(drv.group(1) or drv.group(2))
+    dcuda = _DRIVER_CUDA.search(text)
+    if dcuda:
+        ctx.driver_cuda = parse_version(dcuda.group(1))
+    return ctx
+
+
+def _guess_platform(text: str) -> str | None:
+    for name, rx in _PLATFORM_HINTS:
+        if re.search(rx, text):
+            return name
+    return None
+
+
+def _tf_version_in(text: str) -> Version | None:
+    """A TF version the text states, when it states exactly one (pip conflict lists name many)."""
+    stated = _TF_VERSION.findall(text) + _TF_DUNDER_VERSION.findall(text)
+    found = {minor_of(v) + v[2:3] for v in map(parse_version, stated) if v and v[0] in (0, 1, 2)}
+    return found.pop() if len(found) == 1 else None

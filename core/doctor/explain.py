@@ -1,0 +1,501 @@
+"""Diagnose a captured output (the error of ``import tensorflow``, a training log) from its text.
+
+The rules read what TensorFlow, the Windows / Linux loaders, pip, gRPC and the NVIDIA tools
+print (formats from TF 0.12 to 2.21), plus the context the text gives away (platform, versions,
+conda env, search paths). Each rule scores the causes it supports; the same cause from several
+rules keeps its best score and all its evidence. Findings come back most likely first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from core.doctor import kb
+from core.doctor.context import TextContext, read_context
+from core.doctor.fixes import FixContext, make_finding
+from core.findings import Finding, sort_findings
+
+
+@dataclass
+class _Candidate:
+    score: int
+    evidence: list[str] = field(default_factory=list)
+    title: str | None = None
+    detail: dict = field(default_factory=dict)
+
+
+class _Scores:
+    """Causes and their support, merged across rules."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, _Candidate] = {}
+
+    def add(self, fid: str, score: int, evidence: list[str] | str = (), *,
+            title: str | None = None, **detail) -> None:
+        lines = [evidence] if isinstance(evidence, str) else list(evidence)
+        cand = self.by_id.get(fid)
+        if cand is None:
+            self.by_id[fid] = _Candidate(score, lines, title, detail)
+            return
+        if score > cand.score:
+            cand.score, cand.title = score, title or cand.title
+        cand.evidence.extend(line for line in lines if line not in cand.evidence)
+        cand.detail.update({k: v for k, v in detail.items() if k not in cand.detail})
+
+    def has(self, fid: str) -> bool:
+        return fid in self.by_id
+
+
+@dataclass(frozen=True)
+class _Signature:
+    """A message that points at one cause."""
+
+    fid: str
+    score: int
+    pattern: re.Pattern
+    title: str | None = None
+    detail: tuple[tuple[str, object], ...] = ()
+
+
+def _sig(fid: str, score: int, pattern: str, title: str | None = None, **detail) -> _Signature:
+    return _Signature(fid, score, re.compile(pattern, re.IGNORECASE), title,
+                      tuple(detail.items()))
+
+
+_SIGNATURES: tuple[_Signature, ...] = (
+    # Driver.
+    _sig("no-nvidia-driver", 95, r"couldn't communicate with the NVIDIA driver"),
+    _sig("no-nvidia-driver", 92, r"no NVIDIA GPU device is present|/dev/nvidia0 does not exist"),
+    _sig("no-nvidia-driver", 90, r"NVML Shared Library Not Found|NVMLError_LibraryNotFound"),
+    _sig("no-nvidia-driver", 85, r"'nvidia-smi' is not recognized|"
+         r"nvidia-smi: (command )?not found"),
+    _sig("no-nvidia-driver", 80, r"/proc/driver/nvidia/version does not exist"),
+    _sig("no-nvidia-driver", 72, r"CUDA_ERROR_NO_DEVICE|no CUDA-capable device is detected",
+         "CUDA finds no GPU: no NVIDIA driver, or the GPU is hidden (CUDA_VISIBLE_DEVICES)"),
+    _sig("driver-not-loaded", 90, r"Driver Not Loaded|NVMLError_DriverNotLoaded"),
+    _sig("driver-not-loaded", 88, r"kernel version \S+ does not match DSO version|"
+         r"Driver/library version mismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+    _sig("driver-not-loaded", 80, r"kernel driver does not appear to be running"),
+    _sig("driver-not-loaded", 70, r"failed call to cuInit: (?:CUDA_ERROR_UNKNOWN|UNKNOWN ERROR)"),
+    _sig("driver-too-old", 96, r"CUDA driver version is insufficient for CUDA runtime version|"
+         r"CUDA_ERROR_INSUFFICIENT_DRIVER|cudaErrorInsufficientDriver|"
+         r"NVIDIA driver on your system is too old"),
+    _sig("driver-too-old", 82, r"CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
+         r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|forward compatibility was attempted"),
+    # Versions of CUDA / cuDNN.
+    _sig("cuda-version-mismatch", 95, r"Loaded runtime CuDNN library: \S+ but source was "
+         r"compiled with|CuDNN library needs to have matching major version"),
+    _sig("cuda-version-mismatch", 70, r"no kernel image is available for execution on the device"),
+    _sig("missing-cudnn", 82, r"DNN library is not found|Unable to load cuDNN DSO"),
+    # Memory.
+    _sig("gpu-out-of-memory", 96, r"CUDA_ERROR_OUT_OF_MEMORY|OOM when allocating tensor|"
+         r"RESOURCE_EXHAUSTED: Out of memory|CUDNN_STATUS_ALLOC_FAILED"),
+    _sig("gpu-out-of-memory", 90, r"ResourceExhaustedError|ran out of memory trying to allocate|"
+         r"failed to allocate [\d.]+\w? \(\d+ bytes\) from device"),
+    _sig("gpu-out-of-memory", 74, r"Failed to get convolution algorithm\. This is probably because "
+         r"cuDNN failed to initialize|Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|"
+         r"CUDNN_STATUS_NOT_INITIALIZED|Blas \w+ launch failed|CUBLAS_STATUS_(?:ALLOC_FAILED|"
+         r"NOT_INITIALIZED)", "cuDNN/cuBLAS failed to initialise: usually the GPU memory is "
+         r"already taken (or a cuDNN version problem)"),
+    _sig("cuda-version-mismatch", 62, r"Failed to get convolution algorithm|"
+         r"Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|CUDNN_STATUS_NOT_INITIALIZED"),
+    # CPU.
+    _sig("cpu-no-avx", 98, r"compiled to use \w+ instructions, but these aren't available"),
+    _sig("cpu-no-avx", 96, r"-1073741795|3221225501|0xC000001D|STATUS_ILLEGAL_INSTRUCTION",
+         "The process died of an illegal instruction: a CPU without AVX"),
+    _sig("cpu-no-avx", 92, r"Illegal instruction",
+         "The process died of an illegal instruction: a CPU without AVX"),
+    # Packages and Python.
+    _sig("missing-msvc-runtime", 97, r"Could not find the DLL\(s\) '[^']*msvcp"),
+    _sig("python-unsupported", 95, r"requires a 64-bit Python", bits=32),
+    _sig("python-unsupported", 92, r"Could not find a version that satisfies the requirement "
+         r"(?:tensorflow|tf-nightly)|No matching distribution found for (?:tensorflow|tf-nightly)",
+         "pip finds no TensorFlow for this Python (too new, too old, or 32-bit)"),
+    _sig("python-unsupported", 88, r"tensorflow\S*\.whl is not a supported wheel on this platform"),
+    _sig("python-unsupported", 84, r"\[MSC v\.\d+ 32 bit|Python\d+-32[\\/]", bits=32),
+    _sig("mixed-tf-packages", 95, r"conflicting TensorFlow installations"),
+    _sig("mixed-tf-packages", 90, r"compiled using NumPy 1\.x cannot be run in|"
+         r"_ARRAY_API not found", numpy="downgrade"),
+    _sig("mixed-tf-packages", 88, r"Descriptors cannot be created directly", protobuf=True),
+    _sig("mixed-tf-packages", 88, r"Another metric with the same name already exists",
+         "TensorFlow and Keras versions do not match"),
+    _sig("mixed-tf-packages", 76, r"numpy\.core\.(?:multiarray|umath) failed to import|"
+         r"numpy\.dtype size changed"),
+    _sig("tf-windows-gpu-unsupported", 75, r"\"tensorflow-gpu\" package has been removed",
+         "The tensorflow-gpu package is gone from PyPI (GPU on native Windows ended at 2.10)"),
+    # Distribution.
+    _sig("nccl-unavailable", 95, r"NcclAllReduce|\bNccl\w*'? used by"),
+    _sig("nccl-unavailable", 82, r"\bNCCL\b[^\n]*(?:not supported|unavailable|not available|"
+         r"not found|not built)"),
+    _sig("keras3-strategy-unsupported", 92, r"No module named 'tensorflow(?:\.python)?\.estimator'|"
+         r"No module named 'tensorflow_estimator'|has no attribute 'estimator'",
+         "tf.estimator is gone: TensorFlow 2.16+ (Keras 3) removed it", estimator=True),
+    _sig("keras3-strategy-unsupported", 90, r"unsupported type[^\n]*PerReplica|"
+         r"PerReplica[^\n]*(?:unsupported|not supported)",
+         "Keras 3 model.fit cannot run under this tf.distribute strategy"),
+    _sig("keras3-strategy-unsupported", 86, r"ParameterServerStrategy[^\n]*(?:not supported|"
+         r"unsupported|NotImplementedError)",
+         "Keras 3 model.fit does not support ParameterServerStrategy"),
+    _sig("keras3-strategy-unsupported", 70,
+         r"KerasTensor cannot be used as input to a TensorFlow function",
+         "Keras 3 objects mixed with TF/Keras 2 code"),
+    _sig("tf1-api-on-tf2", 95, r"No module named 'tensorflow\.contrib'|"
+         r"has no attribute 'contrib'", contrib=True),
+    _sig("tf1-api-on-tf2", 92, r"module 'tensorflow\._api\.v2\.\w+' has no attribute|"
+         r"tf\.placeholder\(\) is not compatible with eager execution"),
+    _sig("port-in-use", 95, r"Address already in use|Only one usage of each socket address|"
+         r"WSAEADDRINUSE|errno\"?:\s*(?:48|98)\b|\[Errno (?:48|98)\]"),
+    _sig("port-in-use", 90, r"Failed to add port to server|Could not start gRPC server|"
+         r"No address added out of total"),
+    _sig("port-in-use", 88, r"forbidden by its access permissions|WSAEACCES|\b10013\b",
+         "The port lies in a range Windows reserved (Hyper-V / WSL): it cannot be bound"),
+    _sig("peer-unreachable", 95, r"CreateSession still waiting for response from (?:worker|ps)",
+         "A task is waiting for another task of the cluster that never answers"),
+    _sig("peer-unreachable", 86, r"failed to connect to all addresses|"
+         r"Connection refused[^\n]*(?:grpc|ipv4|ipv6|UNAVAILABLE)|"
+         r"(?:Worker|task)[^\n]*(?:has been preempted|is unavailable|unreachable)"),
+    _sig("peer-unreachable", 75, r"UnavailableError|\bUNAVAILABLE:|Socket closed|"
+         r"Connection reset by peer|heartbeat[^\n]*time(?:d )?out"),
+    _sig("peer-unreachable", 60, r"DEADLINE_EXCEEDED|Deadline Exceeded"),
+)
+
+# Library-load messages across TF and loader versions: what was NOT found, and what was.
+_MISSING_LIB = (
+    re.compile(r"Could not load dynamic library '([^']+)'"),
+    re.compile(r"Couldn't open CUDA library ([\w.\-]+?)\.?(?:\s|$)"),
+    re.compile(r"Could not load library ([\w.\-]+?)\.? Error code"),
+    re.compile(r"Could not locate (zlibwapi\.dll)"),
+    re.compile(r"Could not find '([\w.\-]+\.dll)'"),
+    re.compile(r"([\w.\-]+\.so(?:\.\d+)*): cannot open shared object file"),
+    re.compile(r"Error loading \"(?:[^\"]*[\\/])?([\w.\-]+\.dll)\""),
+)
+_LOADED_LIB = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.\-]+)",
+                         re.IGNORECASE)
+_NO_GPU_SEEN = re.compile(
+    r"physical_device:CPU:0'[^\n]*\]\s*$|Num GPUs Available:?\s*0\b|"
+    r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\n?\s*\[\]|is_built_with_cuda\(\)\)?\s*\n?\s*False|"
+    r"Skipping registering GPU devices|GPU will not be used", re.MULTILINE)
+_CPU_BUILD = re.compile(r"is_built_with_cuda\(\)\)?\s*\n?\s*False")
+_TF1_ONLY = frozenset({
+    "Session", "InteractiveSession", "placeholder", "sparse_placeholder", "app", "flags",
+    "get_variable", "variable_scope", "global_variables_initializer", "ConfigProto",
+    "GPUOptions", "reset_default_graph", "get_default_graph", "random_normal", "random_uniform",
+    "truncated_normal", "set_random_seed", "to_float", "to_int32", "log", "Print", "layers",
+    "gfile", "python_io", "GraphDef", "RunOptions", "local_variables_initializer", "assign",
+    "trainable_variables", "global_variables", "train.Saver", "logging", "div", "mod",
+})
+_NO_ATTR = re.compile(r"module 'tensorflow(?:\.compat\.v2)?' has no attribute '(\w+)'")
+_SCRIPT = re.compile(r"File \"([^\"]+\.py)\", line \d+")
+
+
+def explain(text: str, *, platform: str | None = None,
+            tf_version: str | None = None) -> list[Finding]:
+    """Findings that explain ``text``, the most likely cause first."""
+    ctx = read_context(text, platform=platform, tf_version=tf_version)
+    scores = _Scores()
+    for sig in _SIGNATURES:
+        lines = ctx.lines_matching(sig.pattern)
+        if lines:
+            scores.add(sig.fid, sig.score, lines, title=sig.title, **dict(sig.detail))
+    _library_rules(ctx, scores)
+    _import_failure_rules(ctx, scores)
+    _no_gpu_rules(ctx, scores)
+    _driver_version_rules(ctx, scores)
+    _python_rules(ctx, scores)
+    _pip_conflict_rules(ctx, scores)
+    _tf1_rules(ctx, scores)
+    _detail_rules(ctx, scores)
+    _drop_consequences(scores)
+    return _findings(ctx, scores)
+
+
+def _findings(ctx: TextContext, scores: _Scores) -> list[Finding]:
+    ranked = sorted(scores.by_id.items(), key=lambda item: -item[1].score)
+    out = []
+    for fid, cand in ranked:
+        fix_ctx = FixContext(platform=ctx.platform, tf_version=ctx.tf_version,
+                             python=ctx.python, conda_env=ctx.conda_env, detail=cand.detail)
+        evidence = cand.evidence or [_context_summary(ctx)]
+        out.append(make_finding(fid, evidence, fix_ctx, title=cand.title))
+    return sort_findings(out)
+
+
+def _context_summary(ctx: TextContext) -> str:
+    parts = [f"platform: {ctx.platform or 'unknown'}"]
+    if ctx.tf_version:
+        parts.append("TensorFlow " + ".".join(map(str, ctx.tf_version)))
+    return ", ".join(parts)
+
+
+# --- libraries -----------------------------------------------------------------------------
+
+def _libraries(ctx: TextContext) -> tuple[dict[str, str], set[str]]:
+    """Missing library name -> the line that says so; and the names that did load."""
+    missing: dict[str, str] = {}
+    for line in ctx.lines:
+        for rx in _MISSING_LIB:
+            for name in rx.findall(line):
+                missing.setdefault(name.lower(), line)
+    loaded = {m.lower() for m in _LOADED_LIB.findall(ctx.text)}
+    return {k: v for k, v in missing.items() if k not in loaded}, loaded
+
+
+def _recommended_pair(labels: tuple[str, ...], platform: str | None) -> tuple[str | None,
+                                                                              str | None]:
+    """The CUDA/cuDNN pair most official builds used for a library's CUDA label."""
+    rows = [r for r in kb.build_configs() if r.os == kb.kb_os(platform) and r.variant == "gpu"
+            and r.status == "listed" and any(kb.cuda_label_matches(lb, r.cuda) for lb in labels)]
+    if not rows:
+        return None, None
+    (cuda, cudnn), _ = Counter((r.cuda, r.cudnn) for r in rows).most_common(1)[0]
+    return cuda, cudnn
+
+
+def _library_rules(ctx: TextContext, scores: _Scores) -> None:
+    missing, loaded = _libraries(ctx)
+    if not missing:
+        return
+    infos = {name: kb.library_info(name) for name in missing}
+    cuda_libs = [n for n, i in infos.items() if i.kind == "cuda"]
+    cudnn_libs = [n for n, i in infos.items() if i.kind in ("cudnn", "zlib")]
+    for name, info in infos.items():
+        line = missing[name]
+        if info.kind == "msvc":
+            scores.add("missing-msvc-runtime", 95, line)
+        elif info.kind == "driver":
+            scores.add("no-nvidia-driver", 90, line, title=f"{name} (the NVIDIA driver's library) "
+                       "is not found: no NVIDIA driver installed")
+        elif info.kind == "optional":
+            scores.add("optional-library-missing", 10, line)
+    row = ctx.tf_version and kb.find_build(ctx.tf_version, ctx.platform, "gpu")
+    if cudnn_libs:
+        name = cudnn_libs[0]
+        scores.add("missing-cudnn", 68 if cuda_libs else 86, [missing[n] for n in cudnn_libs],
+                   library=name, **_pair_detail(row))
+    if not cuda_libs:
+        return
+    name = cuda_libs[0]
+    labels = infos[name].cuda_versions
+    cuda, cudnn = (row.cuda, row.cudnn) if row else _recommended_pair(labels, ctx.platform)
+    evidence = [missing[n] for n in cuda_libs]
+    evidence += ctx.lines_matching(r"Ignore above cudart dlerror|Cannot dlopen some GPU", 2)
+    scores.add("missing-cuda-runtime", 70, evidence, library=name, cuda=cuda, cudnn=cudnn)
+    # TF loads one exact CUDA version: another installed toolkit is always a candidate.
+    scores.add("cuda-version-mismatch", 50, evidence, cuda=cuda, cudnn=cudnn)
+    _mismatch_rules(ctx, scores, labels, row, evidence, loaded, infos)
+    _activation_rules(ctx, scores, evidence)
+
+
+def _pair_detail(row: kb.BuildConfig | None) -> dict:
+    return {"cuda": row.cuda, "cudnn": row.cudnn} if row else {}
+
+
+def _mismatch_rules(ctx: TextContext, scores: _Scores, labels: tuple[str, ...], row,
+                    evidence: list[str], loaded: set[str], infos: dict) -> None:
+    """The wanted CUDA is missing while another CUDA is clearly there."""
+    wanted = labels[-1] if labels else None
+    if row and labels and not any(kb.cuda_label_matches(lb, row.cuda) for lb in labels):
+        # The build asks for a CUDA its official release was not built with: a community or
+        # mismatched wheel; the CUDA that is installed is not the one it wants.
+        scores.add("cuda-version-mismatch", 84, evidence, cuda=wanted,
+                   title=f"This TensorFlow build wants CUDA {wanted}, not the CUDA "
+                         f"{row.cuda} its official release uses")
+    if any(kb.library_info(n).kind == "cuda" for n in loaded):
+        # Part of the CUDA set loads and part does not: one toolkit is installed, and it is
+        # not the version this build names (TF 2.4's cusolver64_10 under CUDA 11.1+).
+        scores.add("cuda-version-mismatch", 86, evidence + ctx.lines_matching(_LOADED_LIB, 1),
+                   cuda=wanted)
+    installed = {v for v in ctx.cuda_installs if v}
+    if installed and labels and not any(kb.cuda_label_matches(lb, v)
+                                        for lb in labels for v in installed):
+        scores.add("cuda-version-mismatch", 84, evidence, cuda=wanted,
+                   installed=", ".join(sorted(installed)))
+    elif "" in ctx.cuda_installs and not installed and ctx.ld_library_path is not None and (
+            "cuda" in ctx.ld_library_path):
+        # A CUDA toolkit folder is on the search path, yet the wanted version is not in it.
+        scores.add("cuda-version-mismatch", 78, evidence, cuda=wanted)
+
+
+def _activation_rules(ctx: TextContext, scores: _Scores, evidence: list[str]) -> None:
+    """CUDA libraries missing because the env that holds them is not activated."""
+    if ctx.platform in ("linux", "wsl", None) and ctx.ld_library_path is None and (
+            ctx.lines_matching(r"Could not load dynamic library", 1)) and (
+            ctx.tf_at_least((2, 14)) is not True):
+        # TF's loader prints "; LD_LIBRARY_PATH: ..." whenever it is set. Unset, with a TF that
+        # does not bundle CUDA, means the conda env's lib folder (TF's documented recipe, put
+        # on LD_LIBRARY_PATH by the env's activation script) is not on the path.
+        scores.add("conda-env-not-activated", 75 if ctx.platform else 60,
+                   [*evidence, "(no LD_LIBRARY_PATH in TensorFlow's message: it is not set)"])
+    if ctx.conda_env:
+        scores.add("conda-env-not-activated", 65 if ctx.platform == "windows" else 76,
+                   [*evidence, f"(conda env in the paths: {ctx.conda_env})"])
+
+
+# --- import failures -----------------------------------------------------------------------
+
+def _import_failure_rules(ctx: TextContext, scores: _Scores) -> None:
+    failed = ctx.lines_matching(r"DLL load failed|Failed to load the native TensorFlow runtime|"
+                                r"ImportError[^\n]*_pywrap_tensorflow", 2)
+    if not failed:
+        return
+    tf1 = ctx.tf_at_least((2, 0)) is False
+    if ctx.lines_matching(r"initiali[sz]ation routine failed|\b1114\b|0x45A", 1):
+        lines = ctx.lines_matching(r"initiali[sz]ation routine failed|\b1114\b|0x45A")
+        scores.add("native-runtime-load-failed", 72, lines)
+        scores.add("cpu-no-avx", 62, lines)
+        scores.add("missing-msvc-runtime", 58, lines)
+    elif lines := ctx.lines_matching(r"specified module could not be found|"
+                                     r"\b126\b|0x7E\b|DLL load failed\s*$"):
+        if tf1 or ctx.lines_matching(r"tensorflow[-_]gpu", 1):
+            scores.add("missing-cuda-runtime", 74, lines)
+            scores.add("missing-cudnn", 60, lines)
+        scores.add("missing-msvc-runtime", 72 if not tf1 else 66, lines)
+        scores.add("native-runtime-load-failed", 70, lines)
+        scores.add("cpu-no-avx", 55, lines)
+    elif lines := ctx.lines_matching(r"not a valid Win32 application|WinError 193|0xC1\b"):
+        scores.add("python-unsupported", 82, lines, bits=32,
+                   title="A 32-bit / 64-bit mismatch: TensorFlow needs a 64-bit Python")
+        scores.add("native-runtime-load-failed", 60, lines)
+    elif lines := ctx.lines_matching(r"specified procedure could not be found|\b127\b|0x7F\b"):
+        scores.add("mixed-tf-packages", 72, lines,
+                   title="A DLL of another version is loaded in its place (procedure not found)")
+        scores.add("native-runtime-load-failed", 68, lines)
+    else:
+        scores.add("native-runtime-load-failed", 70, failed)
+        if ctx.platform in ("windows", None):
+            scores.add("missing-msvc-runtime", 60, failed)
+        scores.add("cpu-no-avx", 55, failed)
+    scores.add("native-runtime-load-failed", 60, failed)
+    if no_mod := ctx.lines_matching(r"No module named '_?pywrap_tensorflow"):
+        scores.add("python-unsupported", 64, no_mod)
+
+
+# --- no GPU listed ------------------------------------------------------------------------
+
+def _no_gpu_rules(ctx: TextContext, scores: _Scores) -> None:
+    lines = _matched_lines(ctx, _NO_GPU_SEEN) or (
+        [ln for ln in ctx.lines if "physical_device:CPU" in ln and "GPU" not in ln][:1]
+        if "physical_device:GPU" not in ctx.text else [])
+    unnamed = ctx.lines_matching(r"Cannot dlopen some GPU libraries|"
+                                 r"Could not find cuda drivers on your machine")
+    if not lines and not unnamed:
+        return
+    evidence = lines + unnamed
+    intel = "tensorflow-intel" in ctx.text.lower() or "tensorflow_intel" in ctx.text.lower()
+    new_tf = ctx.tf_at_least((2, 11))
+    if ctx.platform == "windows":
+        if new_tf or intel:
+            scores.add("tf-windows-gpu-unsupported", 95, evidence)
+        elif new_tf is None:
+            scores.add("tf-windows-gpu-unsupported", 62, evidence)
+    elif ctx.platform is None and new_tf is not False:
+        # Linux's plain `tensorflow` wheel is a CUDA build since 2.1; a CPU-only build of a
+        # 2.11+ release is what Windows gets.
+        cpu_build = _matched_lines(ctx, _CPU_BUILD)
+        scores.add("tf-windows-gpu-unsupported", 80 if cpu_build and new_tf else 50, evidence)
+    if not scores.has("missing-cuda-runtime"):
+        scores.add("missing-cuda-runtime", 64 if unnamed else 58, evidence,
+                   unnamed=bool(unnamed) or None)
+    scores.add("no-nvidia-driver", 55 if ctx.lines_matching("cuda drivers", 1) else 42, evidence)
+
+
+def _matched_lines(ctx: TextContext, rx: re.Pattern) -> list[str]:
+    """Lines a pattern that may span lines (a prompt and its printed answer) matched."""
+    return [ln.strip() for m in rx.finditer(ctx.text) for ln in m.group(0).splitlines()
+            if ln.strip()][:4]
+
+
+# --- driver versions -----------------------------------------------------------------------
+
+def _driver_version_rules(ctx: TextContext, scores: _Scores) -> None:
+    row = ctx.tf_version and kb.find_build(ctx.tf_version, ctx.platform, "gpu")
+    need = kb.parse_version(row.cuda) if row and row.cuda else None
+    if not need:
+        return
+    lines = ctx.lines_matching(r"Driver Version|CUDA Version|kernel reported version")
+    if ctx.driver_cuda and kb.minor_of(ctx.driver_cuda) < kb.minor_of(need):
+        scores.add("driver-too-old", 92, lines, cuda=row.cuda)
+    minimum = kb.min_driver(need)
+    os_name = "windows" if ctx.platform == "windows" else "linux"
+    if ctx.driver and minimum and ctx.driver < minimum.for_os(os_name):
+        scores.add("driver-too-old", 92, lines, cuda=row.cuda)
+
+
+# --- Python and packages -------------------------------------------------------------------
+
+def _python_rules(ctx: TextContext, scores: _Scores) -> None:
+    if not ctx.python:
+        return
+    row = ctx.tf_version and kb.python_range_for(ctx.tf_version, ctx.platform)
+    py = ".".join(map(str, ctx.python))
+    if row and not row.supports_python(ctx.python):
+        scores.add("python-unsupported", 88, f"Python {py} (from the paths); TensorFlow "
+                   f"{row.label} supports {row.python_text}")
+    elif not row and not any(r.supports_python(ctx.python) for r in kb.build_configs()
+                             if r.status == "listed" and r.os == kb.kb_os(ctx.platform)):
+        scores.add("python-unsupported", 86, f"Python {py} (from the paths): no TensorFlow "
+                   "release supports it")
+
+
+_PIP_REQUIRES = re.compile(r"^((?:tensorflow|tf-nightly)[\w-]*) (\d[\w.]*) requires", re.I)
+_PIP_LIST = re.compile(r"^((?:tensorflow|tf-nightly)(?:-gpu|-cpu|-intel)?|tf_nightly)\s+(\d\S*)$",
+                       re.I)
+_TF_DISTS = re.compile(r"^(tensorflow(?:-gpu|-cpu|-intel)?|tf-nightly(?:-gpu|-cpu)?)$", re.I)
+
+
+def _pip_conflict_rules(ctx: TextContext, scores: _Scores) -> None:
+    found: dict[str, set[str]] = {}
+    lines = []
+    for line in ctx.lines:
+        m = _PIP_REQUIRES.match(line) or _PIP_LIST.match(line)
+        if m and _TF_DISTS.match(m.group(1)):
+            found.setdefault(m.group(1).lower(), set()).add(m.group(2))
+            lines.append(line)
+    versions = set().union(*found.values()) if found else set()
+    if len(found) >= 2 and len(versions) >= 2:
+        scores.add("mixed-tf-packages", 90, lines[:4])
+    elif lines and _PIP_REQUIRES.match(lines[0]):
+        scores.add("mixed-tf-packages", 66, lines[:3],
+                   title="Package versions conflict with what TensorFlow requires")
+    m = re.search(r"compiled against API version (0x\w+) but this version of numpy is (0x\w+)",
+                  ctx.text)
+    if m:
+        newer = int(m.group(1), 16) > int(m.group(2), 16)
+        scores.add("mixed-tf-packages", 90, ctx.lines_matching(r"compiled against API version"),
+                   title="NumPy does not match the version TensorFlow was built against",
+                   numpy="upgrade" if newer else "downgrade")
+
+
+def _tf1_rules(ctx: TextContext, scores: _Scores) -> None:
+    for line in ctx.lines:
+        m = _NO_ATTR.search(line)
+        if not m or m.group(1) in ("estimator", "contrib"):
+            continue
+        known = m.group(1) in _TF1_ONLY
+        scores.add("tf1-api-on-tf2", 93 if known else 55, line,
+                   title=None if known else f"tf.{m.group(1)} does not exist in this TensorFlow "
+                   "(a TF1 API, or a file named tensorflow.py shadowing the package)")
+
+
+def _drop_consequences(scores: _Scores) -> None:
+    """Without the driver library, cuInit fails and TF adds "kernel driver does not appear to
+    be running": those follow from the missing driver, not from a driver that failed to load."""
+    loaded = scores.by_id.get("driver-not-loaded")
+    missing = scores.by_id.get("no-nvidia-driver")
+    if loaded and missing and missing.score >= 90 and loaded.score < 88:
+        missing.evidence.extend(line for line in loaded.evidence if line not in missing.evidence)
+        del scores.by_id["driver-not-loaded"]
+
+
+def _detail_rules(ctx: TextContext, scores: _Scores) -> None:
+    """Facts the fix text needs: the script, the port, the task waited for."""
+    if scores.has("tf1-api-on-tf2"):
+        scripts = [s for s in _SCRIPT.findall(ctx.text) if "site-packages" not in s]
+        if scripts:
+            scores.by_id["tf1-api-on-tf2"].detail.setdefault("script", scripts[-1])
+    if scores.has("port-in-use"):
+        m = re.search(r"target_address\"?:\s*\"[^\"]*:(\d+)\"|(?:port|:)\s?(\d{4,5})\b", ctx.text)
+        if m:
+            scores.by_id["port-in-use"].detail.setdefault("port", m.group(1) or m.group(2))

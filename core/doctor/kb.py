@@ -1,0 +1,251 @@
+"""The doctor's knowledge base: TensorFlow build configurations, CUDA driver minimums and the
+library names each CUDA / cuDNN / MSVC runtime ships under.
+
+The facts live in ``resources/kb/*.csv``, each row with its source; this module only parses
+them (once, cached) into typed records and answers the questions the rules ask.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import PurePath
+
+from core.paths import resource
+
+Version = tuple[int, ...]
+
+
+def parse_version(text: str | None) -> Version | None:
+    """``"2.10.0rc1"`` -> ``(2, 10, 0)``; ``"460.27.03"`` -> ``(460, 27, 3)``; None if no digits."""
+    if not text:
+        return None
+    m = re.match(r"\s*v?(\d+(?:\.\d+)*)", text)
+    return tuple(int(p) for p in m.group(1).split(".")) if m else None
+
+
+def minor_of(version: Version) -> Version:
+    """The major.minor part, padded: ``(10,)`` -> ``(10, 0)``."""
+    return (*version, 0, 0)[:2]
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """One row of TensorFlow's "tested build configurations" table."""
+
+    tf_version: Version
+    os: str  # "windows" | "linux"
+    variant: str  # "cpu" | "gpu"
+    package: str
+    python: tuple[tuple[Version, Version], ...]  # inclusive (low, high) major.minor ranges
+    python_text: str
+    compiler: str
+    cudnn: str | None
+    cuda: str | None
+    cudart_lib: str | None
+    cudnn_lib: str | None
+    status: str  # listed | retracted | missing_in_docs
+    source: str
+    notes: str
+
+    def supports_python(self, python: Version) -> bool:
+        py = minor_of(python)
+        return any(low <= py <= high for low, high in self.python)
+
+    @property
+    def label(self) -> str:
+        return ".".join(map(str, self.tf_version))
+
+
+@dataclass(frozen=True)
+class DriverMinimum:
+    cuda: Version
+    linux: Version
+    windows: Version
+    source: str
+
+    def for_os(self, os_name: str) -> Version:
+        return self.windows if os_name == "windows" else self.linux
+
+
+@dataclass(frozen=True)
+class LibraryInfo:
+    """A shared library's ``kind`` and, for CUDA / cuDNN, the versions its name implies."""
+
+    name: str
+    kind: str  # cuda | cudnn | driver | msvc | zlib | optional | other
+    cuda_versions: tuple[str, ...] = ()  # KB row labels such as "10.1", "11.x"
+    cudnn_major: int | None = None
+
+
+def _python_ranges(text: str) -> tuple[tuple[Version, Version], ...]:
+    ranges = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        lo = parse_version(low)
+        hi = parse_version(high or low)
+        if lo and hi:
+            ranges.append((minor_of(lo), minor_of(hi)))
+    return tuple(ranges)
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with resource("kb", name).open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@cache
+def build_configs() -> tuple[BuildConfig, ...]:
+    out = []
+    for r in _rows("tf_build_configs.csv"):
+        version = parse_version(r["tf_version"])
+        if version is None:
+            continue
+        out.append(BuildConfig(
+            tf_version=version, os=r["os"], variant=r["variant"], package=r["package_as_listed"],
+            python=_python_ranges(r["python_versions"]), python_text=r["python_versions"],
+            compiler=r["compiler"], cudnn=r["cudnn"] or None, cuda=r["cuda"] or None,
+            cudart_lib=r["derived_cudart_lib"] or None, cudnn_lib=r["derived_cudnn_lib"] or None,
+            status=r["status"], source=r["source"], notes=r["notes"],
+        ))
+    return tuple(out)
+
+
+def kb_os(platform: str | None) -> str:
+    """The table a platform reads: WSL2 runs the Linux builds."""
+    return "windows" if platform == "windows" else "linux"
+
+
+def find_build(tf_version: Version | str | None, platform: str | None,
+               variant: str = "gpu") -> BuildConfig | None:
+    """The listed build row for a TF release (matched on major.minor), or None."""
+    version = parse_version(tf_version) if isinstance(tf_version, str) else tf_version
+    if not version:
+        return None
+    want = minor_of(version)
+    for row in build_configs():
+        if (row.os == kb_os(platform) and row.variant == variant and row.status == "listed"
+                and minor_of(row.tf_version) == want):
+            return row
+    return None
+
+
+def python_range_for(tf_version: Version | str | None, platform: str | None) -> BuildConfig | None:
+    """The row that states which Pythons a TF release supports (GPU row first, else CPU)."""
+    return find_build(tf_version, platform, "gpu") or find_build(tf_version, platform, "cpu")
+
+
+@cache
+def last_windows_gpu_release() -> Version:
+    """The last TF release with native-Windows GPU support, read off the table (2.10)."""
+    rows = [r.tf_version for r in build_configs()
+            if r.os == "windows" and r.variant == "gpu" and r.status == "listed"]
+    return minor_of(max(rows))
+
+
+def windows_gpu_supported(tf_version: Version) -> bool:
+    return minor_of(tf_version) <= last_windows_gpu_release()
+
+
+@cache
+def driver_minimums() -> tuple[DriverMinimum, ...]:
+    return tuple(
+        DriverMinimum(cuda=minor_of(parse_version(r["cuda_toolkit"]) or (0,)),
+                      linux=parse_version(r["linux_x86_64_min_driver"]) or (0,),
+                      windows=parse_version(r["windows_x86_64_min_driver"]) or (0,),
+                      source=r["source_note"])
+        for r in _rows("cuda_driver_minimums.csv")
+    )
+
+
+def min_driver(cuda: str | Version | None) -> DriverMinimum | None:
+    version = parse_version(cuda) if isinstance(cuda, str) else cuda
+    if not version:
+        return None
+    want = minor_of(version)
+    return next((d for d in driver_minimums() if d.cuda == want), None)
+
+
+def driver_max_cuda(driver: Version, os_name: str) -> Version | None:
+    """The newest CUDA toolkit in the table whose minimum driver ``driver`` meets."""
+    ok = [d.cuda for d in driver_minimums() if driver >= d.for_os(os_name)]
+    return max(ok) if ok else None
+
+
+@cache
+def _library_table() -> dict[str, LibraryInfo]:
+    """Every CUDA / cuDNN / runtime library name in the KB, lower-cased."""
+    table: dict[str, dict] = {}
+
+    def add(name: str, kind: str, cuda: str | None = None, cudnn: int | None = None) -> None:
+        entry = table.setdefault(name.lower(), {"kind": kind, "cuda": [], "cudnn": cudnn})
+        if cuda and cuda not in entry["cuda"]:
+            entry["cuda"].append(cuda)
+
+    cuda_columns = ("cudart", "cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse")
+    for file in ("windows_cuda_dll_names.csv", "linux_cuda_lib_names.csv"):
+        for r in _rows(file):
+            for col in cuda_columns:
+                if r[col]:
+                    add(r[col], "cuda", r["cuda"])
+            for lib in r.get("cudnn", "").split():
+                add(lib, "cudnn", cudnn=int(lib.rsplit(".", 1)[-1]))
+    for r in _rows("windows_runtime_dlls.csv"):
+        dll = r["dll"]
+        if dll.startswith("cudnn"):
+            add(dll, "cudnn", cudnn=int(re.search(r"_(\d+)\.dll", dll).group(1)))
+        elif dll.startswith(("msvcp", "vcruntime")):
+            add(dll, "msvc")
+        elif dll.startswith("zlib"):
+            add(dll, "zlib")
+        else:
+            add(dll, "driver")
+    return {k: LibraryInfo(k, v["kind"], tuple(v["cuda"]), v["cudnn"]) for k, v in table.items()}
+
+
+# Names outside the tables, recognised by shape (why: cuDNN 8 sub-libraries, versions of
+# runtime DLLs not listed, optional profiler / TensorRT libraries that never stop training).
+_SHAPES: tuple[tuple[str, str], ...] = (
+    (r"^(lib)?cudnn", "cudnn"),
+    (r"^(nvcuda|libcuda\.so|nvml|libnvidia-ml)", "driver"),
+    (r"^(msvcp|vcruntime|concrt|vcomp)1\d\d", "msvc"),
+    (r"^zlibwapi", "zlib"),
+    (r"^(lib)?(cupti|nvinfer)", "optional"),
+    (r"^(lib)?(cudart|cublas|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl)", "cuda"),
+)
+
+
+def library_info(name: str) -> LibraryInfo:
+    """Classify a library file name (a path is fine): ``cudnn64_8.dll`` -> cudnn, major 8."""
+    base = PurePath(name.replace("\\", "/")).name.lower().strip("'\".,")
+    known = _library_table().get(base)
+    if known:
+        return known
+    for pattern, kind in _SHAPES:
+        if re.match(pattern, base):
+            major = re.search(r"(?:64_|\.so\.)(\d+)", base) if kind == "cudnn" else None
+            return LibraryInfo(base, kind, cudnn_major=int(major.group(1)) if major else None)
+    return LibraryInfo(base, "other")
+
+
+def cuda_label_matches(label: str, cuda: str | None) -> bool:
+    """Does a KB library row label ("10.1", "11.x", "12.x") cover a toolkit version ("11.2")?"""
+    version = parse_version(cuda)
+    if not version:
+        return False
+    if label.endswith(".x"):
+        return version[0] == int(label.split(".")[0])
+    return minor_of(parse_version(label) or (0,)) == minor_of(version)
+
+
+@cache
+def tf_versions_for_cuda_label(label: str, platform: str) -> tuple[Version, ...]:
+    """TF releases (GPU builds on that OS) whose CUDA falls under a library-row label."""
+    return tuple(sorted({minor_of(r.tf_version) for r in build_configs()
+                         if r.os == kb_os(platform) and r.variant == "gpu"
+                         and r.status == "listed" and cuda_label_matches(label, r.cuda)}))

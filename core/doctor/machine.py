@@ -1,0 +1,233 @@
+"""Diagnose this machine: the NVIDIA driver (NVML report) and each probed training
+interpreter (versions, packages, the ``import tensorflow`` outcome, the devices TF sees)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.doctor import kb
+from core.doctor.depwalk import walk, walk_finding
+from core.doctor.explain import explain
+from core.doctor.fixes import FixContext, make_finding
+from core.findings import Finding, sort_findings
+from core.gpu.info import GpuReport, GpuState
+from core.interpreters.probe import TF_DISTRIBUTIONS, ProbeResult
+
+_SIGILL_CODES = (-4, 0xC000001D, -1073741795)
+
+
+def probe_platform(probe: ProbeResult) -> str:
+    """windows | wsl | linux | macos, from ``platform.platform()`` as the child printed it."""
+    text = (probe.platform or sys.platform).lower()
+    if text.startswith(("windows", "win32")):
+        return "windows"
+    if "microsoft" in text or "wsl" in text:
+        return "wsl"
+    if text.startswith(("macos", "darwin")):
+        return "macos"
+    return "linux"
+
+
+def diagnose_machine(gpu_report: GpuReport, probes: Sequence[ProbeResult]) -> list[Finding]:
+    findings = _gpu_findings(gpu_report)
+    for probe in probes:
+        findings += _probe_findings(gpu_report, probe)
+    return sort_findings(_dedupe(findings))
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen, out = set(), []
+    for f in findings:
+        key = (f.id, f.title, f.evidence)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def _gpu_findings(report: GpuReport) -> list[Finding]:
+    ctx = FixContext(platform=_this_platform())
+    # Without a driver, CPU training still works: a warning, not an error.
+    if report.state == GpuState.NO_DRIVER:
+        return [make_finding("no-nvidia-driver", f"NVML: {report.message}", ctx,
+                             severity="warning",
+                             title="No NVIDIA driver found: GPU training is not possible here "
+                                   "(CPU training is)")]
+    if report.state in (GpuState.DRIVER_NOT_LOADED, GpuState.DRIVER_MISMATCH):
+        return [make_finding("driver-not-loaded", f"NVML: {report.message}", ctx)]
+    if report.state == GpuState.ERROR:
+        return [make_finding("driver-not-loaded", f"NVML: {report.message}", ctx,
+                             severity="warning", title="The NVIDIA driver answered with an error")]
+    return []
+
+
+def _this_platform() -> str:
+    if sys.platform == "win32":
+        return "windows"
+    if sys.platform == "darwin":
+        return "macos"
+    try:
+        return "wsl" if "microsoft" in Path("/proc/version").read_text().lower() else "linux"
+    except OSError:
+        return "linux"
+
+
+def _probe_findings(report: GpuReport, probe: ProbeResult) -> list[Finding]:
+    platform = probe_platform(probe)
+    tf = kb.parse_version(probe.tf_version)
+    py = kb.parse_version(probe.python_version)
+    ctx = FixContext(platform=platform, tf_version=tf, python=py, python_exe=probe.python)
+    head = f"{probe.python}: Python {probe.python_version or '?'}"
+    if probe.python_version is None:
+        return [make_finding("probe-failed", f"{probe.python}: {probe.error}", ctx)]
+    if not probe.tf_version:
+        return [make_finding("tf-not-installed", head + ", no tensorflow distribution", ctx)]
+    head += f", TensorFlow {probe.tf_version}"
+    out = _package_findings(probe, ctx, head)
+    if probe.bits == 32:
+        out.append(make_finding("python-unsupported", head + " (32-bit)",
+                                FixContext(platform, tf, py, probe.python, detail={"bits": 32})))
+    row = kb.python_range_for(tf, platform)
+    if row and py and not row.supports_python(py):
+        out.append(make_finding("python-unsupported", head + f"; TensorFlow {row.label} supports "
+                                f"Python {row.python_text}", ctx))
+    has_gpu = report.state == GpuState.OK and bool(report.gpus)
+    if platform == "windows" and tf and not kb.windows_gpu_supported(tf) and has_gpu:
+        out.append(make_finding("tf-windows-gpu-unsupported",
+                                head + f"; {len(report.gpus)} NVIDIA GPU(s) present", ctx))
+    out += _driver_findings(report, probe, ctx, head)
+    if not probe.import_attempted:
+        return out
+    if not probe.import_ok:
+        return out + _import_failed(probe, ctx, head)
+    return out + _devices(report, probe, ctx, head, has_gpu)
+
+
+def _package_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Finding]:
+    pkgs = probe.packages
+    tf_dists = {d: pkgs[d] for d in TF_DISTRIBUTIONS if d in pkgs}
+    out = []
+    if len({v for v in tf_dists.values()}) > 1:
+        listed = ", ".join(f"{d} {v}" for d, v in tf_dists.items())
+        out.append(make_finding("mixed-tf-packages", f"{head}; installed: {listed}", ctx))
+    tf = ctx.tf_version
+    keras = kb.parse_version(pkgs.get("keras"))
+    # TF 2.6-2.15 load the separate keras package of the same minor release.
+    if tf and keras and (2, 6) <= kb.minor_of(tf) < (2, 16) and kb.minor_of(keras) != kb.minor_of(
+            tf):
+        out.append(make_finding("mixed-tf-packages", f"{head}; keras {pkgs['keras']}", ctx,
+                                severity="warning",
+                                title="keras does not match TensorFlow's minor version"))
+    tfk = kb.parse_version(pkgs.get("tf-keras"))
+    if tf and tfk and kb.minor_of(tfk) != kb.minor_of(tf):
+        out.append(make_finding("mixed-tf-packages", f"{head}; tf-keras {pkgs['tf-keras']}", ctx,
+                                severity="warning",
+                                title="tf-keras does not match TensorFlow's minor version"))
+    return out
+
+
+def _build_cuda(probe: ProbeResult, platform: str) -> str | None:
+    """The CUDA the installed build uses: its build_info (``12.5.1``, Windows ``64_112``), else
+    the KB row for its version."""
+    info = probe.tf_build_info or {}
+    raw = str(info.get("cuda_version") or "")
+    m = re.fullmatch(r"64_(\d+)(\d)", raw)
+    if m:
+        return f"{m.group(1)}.{m.group(2)}"
+    if kb.parse_version(raw):
+        return raw
+    if info.get("is_cuda_build") is False:
+        return None
+    row = kb.find_build(probe.tf_version, platform, "gpu")
+    return row.cuda if row else None
+
+
+def _driver_findings(report: GpuReport, probe: ProbeResult, ctx: FixContext,
+                     head: str) -> list[Finding]:
+    if report.state != GpuState.OK or not report.cuda_driver_version:
+        return []
+    need = _build_cuda(probe, ctx.platform or "linux")
+    have = kb.parse_version(report.cuda_driver_version)
+    want = kb.parse_version(need)
+    if not (have and want) or kb.minor_of(have) >= kb.minor_of(want):
+        return []
+    # CUDA 11+ minor-version compatibility lets an 11.x runtime run on any 11.x driver.
+    if want[0] >= 11 and have[0] == want[0]:
+        return []
+    detail = FixContext(ctx.platform, ctx.tf_version, ctx.python, ctx.python_exe,
+                        detail={"cuda": need})
+    return [make_finding("driver-too-old", f"{head} needs CUDA {need}; driver "
+                         f"{report.driver_version} supports CUDA {report.cuda_driver_version}",
+                         detail)]
+
+
+def _import_failed(probe: ProbeResult, ctx: FixContext, head: str) -> list[Finding]:
+    text = probe.import_stderr or probe.error or ""
+    code = probe.import_returncode
+    if code in _SIGILL_CODES or (code is not None and code & 0xFFFFFFFF == 0xC000001D):
+        text += "\nIllegal instruction (exit code 0xC000001D / SIGILL)"
+    found = explain(text, platform=ctx.platform, tf_version=probe.tf_version)
+    walked = _walk_native(probe, ctx)
+    out = ([walked] if walked else []) + found
+    if probe.timed_out:
+        out.append(make_finding("probe-failed", f"{head}: {probe.error}", ctx,
+                                title="import tensorflow hung (killed at the timeout)"))
+    if not out:
+        out.append(make_finding("native-runtime-load-failed", f"{head}: {probe.error}", ctx))
+    return [_with_head(f, head) for f in out]
+
+
+def _walk_native(probe: ProbeResult, ctx: FixContext) -> Finding | None:
+    if not probe.tf_native_module or not Path(probe.tf_native_module).is_file():
+        return None
+    from core.interpreters.activation import dll_search_dirs
+
+    windows = ctx.platform == "windows"
+    var = "PATH" if windows else "LD_LIBRARY_PATH"
+    dirs = [*dll_search_dirs(probe.python, "win32" if windows else sys.platform)]
+    dirs += [Path(p) for p in os.environ.get(var, "").split(os.pathsep) if p]
+    if windows and os.environ.get("CUDA_PATH"):
+        dirs.append(Path(os.environ["CUDA_PATH"]) / "bin")
+    result = walk(Path(probe.tf_native_module), search_dirs=dirs)
+    return walk_finding(result, FixContext(ctx.platform, ctx.tf_version, ctx.python,
+                                           ctx.python_exe))
+
+
+def _with_head(f: Finding, head: str) -> Finding:
+    """Name the interpreter in the evidence (several may be diagnosed at once)."""
+    if f.evidence.startswith(head):
+        return f
+    return Finding(f.id, f.severity, f.title, f"{head}\n{f.evidence}", f.steps)
+
+
+def _devices(report: GpuReport, probe: ProbeResult, ctx: FixContext, head: str,
+             has_gpu: bool) -> list[Finding]:
+    seconds = f" (import {probe.import_seconds:.1f} s)" if probe.import_seconds else ""
+    if probe.gpus:
+        return [make_finding("gpu-ready", f"{head}: {', '.join(probe.gpus)}{seconds}", ctx,
+                             title=f"TensorFlow {probe.tf_version} sees {len(probe.gpus)} "
+                                   "GPU(s)")]
+    if probe.built_with_cuda is False:
+        cpu_ctx = FixContext(ctx.platform, ctx.tf_version, ctx.python, ctx.python_exe,
+                             detail={"wants_gpu": has_gpu})
+        return [make_finding("cpu-only-build", f"{head}: is_built_with_cuda() = False{seconds}",
+                             cpu_ctx, severity="warning" if has_gpu else "info",
+                             title=f"TensorFlow {probe.tf_version} is a CPU-only build; "
+                                   "training runs on CPU")]
+    # A CUDA build that lists no GPU: with no driver that is expected; else read TF's log.
+    if not has_gpu:
+        no_fix = FixContext(ctx.platform, ctx.tf_version, detail={"wants_gpu": False})
+        return [make_finding("cpu-only-build", f"{head}: GPU build, no usable GPU{seconds}", no_fix,
+                             title=f"TensorFlow {probe.tf_version} (GPU build) finds no usable "
+                                   "GPU; training runs on CPU", severity="info")]
+    found = [f for f in explain(probe.import_stderr, platform=ctx.platform,
+                                tf_version=probe.tf_version) if f.severity == "error"]
+    if not found:
+        found = [make_finding("missing-cuda-runtime", f"{head}: GPU build, GPUs present, TF lists "
+                              "none", FixContext(ctx.platform, ctx.tf_version, ctx.python,
+                                                 ctx.python_exe, detail={"unnamed": True}))]
+    return [_with_head(f, head) for f in found]

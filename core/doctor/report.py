@@ -1,0 +1,37 @@
+"""Findings as text a person reads at a glance: severity, title, evidence, fix commands."""
+
+from __future__ import annotations
+
+from core.findings import Finding
+
+_MARK = {"error": "ERROR", "warning": "WARN ", "info": "INFO "}
+
+
+def render_finding(f: Finding) -> str:
+    lines = [f"{_MARK[f.severity]} {f.title}  [{f.id}]"]
+    lines += [f"      | {ln}" for ln in f.evidence.splitlines()]
+    for step in f.steps:
+        lines.append(f"      - {step.text}")
+        if step.command:
+            lines += [f"          {c}" for c in step.command.splitlines()]
+    return "\n".join(lines)
+
+
+def render_text(findings: list[Finding], extra: dict) -> str:
+    out = []
+    if extra.get("mode") == "machine":
+        gpus = extra["gpus"]
+        out.append(f"GPUs: {gpus['message']}")
+        for p in extra["interpreters"]:
+            state = ("import ok" if p["import_ok"] else "import FAILED") if p[
+                "import_attempted"] else "not imported"
+            out.append(f"Python {p['python_version'] or '?'} {p['python']}: TensorFlow "
+                       f"{p['tf_version'] or '-'} ({state})")
+        out.append("")
+    if not findings:
+        out.append("No problem found in this output." if extra.get("mode") == "explain"
+                   else "No problem found.")
+    out += [render_finding(f) + "\n" for f in findings]
+    errors = sum(f.severity == "error" for f in findings)
+    out.append(f"{errors} error(s), {len(findings) - errors} other finding(s).")
+    return "\n".join(out)

@@ -1,0 +1,182 @@
+"""Read a training script (ast, never run) for APIs the chosen TensorFlow lacks: TF1 APIs on
+TF2, tf.estimator on TF 2.16+, and Keras 3 ``model.fit`` under strategies it cannot run.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.doctor.fixes import FixContext, make_finding
+from core.doctor.kb import Version, minor_of, parse_version
+from core.findings import Finding
+
+# tf.<name> that TF2 removed (tf.compat.v1.<name> still has them).
+TF1_ONLY = frozenset({
+    "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "contrib", "app",
+    "flags", "get_variable", "variable_scope", "global_variables_initializer", "ConfigProto",
+    "GPUOptions", "reset_default_graph", "get_default_graph", "random_normal", "random_uniform",
+    "set_random_seed", "to_float", "to_int32", "Print", "layers", "gfile", "python_io",
+    "local_variables_initializer", "global_variables", "trainable_variables", "RunOptions",
+    "losses.softmax_cross_entropy",
+})
+TF1_ONLY_TRAIN = frozenset({
+    "replica_device_setter", "MonitoredTrainingSession", "Saver", "Server", "AdamOptimizer",
+    "GradientDescentOptimizer", "MomentumOptimizer", "RMSPropOptimizer", "AdagradOptimizer",
+    "SyncReplicasOptimizer", "StopAtStepHook", "get_or_create_global_step", "get_global_step",
+    "Supervisor", "string_input_producer", "batch", "shuffle_batch", "start_queue_runners",
+})
+KERAS3_STRATEGIES = ("ParameterServerStrategy", "MultiWorkerMirroredStrategy")
+_MULTI_PROCESS_STRATEGY = re.compile(r"parameter_?server|multi_?worker|(^|_)ps($|_)")
+
+
+@dataclass
+class ScriptUse:
+    """What the script touches: dotted TF names (with line numbers), strategies, fit calls."""
+
+    tf1: list[tuple[int, str]] = field(default_factory=list)
+    contrib: list[tuple[int, str]] = field(default_factory=list)
+    estimator: list[tuple[int, str]] = field(default_factory=list)
+    strategies: list[tuple[int, str]] = field(default_factory=list)
+    fit_calls: list[int] = field(default_factory=list)
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.aliases: dict[str, str] = {}  # local name -> module path ("tensorflow", ...)
+        self.use = ScriptUse()
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:
+            if a.name == "tensorflow" or a.name.startswith(("tensorflow.", "keras")):
+                self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else \
+                    a.name.split(".")[0]
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if module == "tensorflow" or module.startswith("tensorflow."):
+            for a in node.names:
+                full = f"{module}.{a.name}"
+                self.aliases[a.asname or a.name] = full
+                self._check(full, node.lineno)
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        dotted = _dotted(node)
+        if dotted:
+            head, _, rest = dotted.partition(".")
+            if head in self.aliases and rest:
+                self._check(f"{self.aliases[head]}.{rest}", node.lineno)
+            if node.attr in KERAS3_STRATEGIES:
+                self.use.strategies.append((node.lineno, node.attr))
+            # Only the outermost attribute of a chain is checked (no double counting).
+            return
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id in KERAS3_STRATEGIES:
+            self.use.strategies.append((node.lineno, node.id))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "fit":
+            self.use.fit_calls.append(node.lineno)
+        self.generic_visit(node)
+
+    def _check(self, full: str, line: int) -> None:
+        if full.startswith("tensorflow.compat.v1") or not full.startswith("tensorflow."):
+            return
+        parts = full.split(".")[1:]
+        shown = "tf." + ".".join(parts)
+        if parts[0] == "contrib":
+            self.use.contrib.append((line, shown))
+        elif parts[0] == "estimator" or full.startswith("tensorflow.python.estimator"):
+            self.use.estimator.append((line, shown))
+        elif parts[0] in TF1_ONLY or (parts[0] == "train" and len(parts) > 1
+                                      and parts[1] in TF1_ONLY_TRAIN):
+            self.use.tf1.append((line, shown))
+        for name in parts:
+            if name in KERAS3_STRATEGIES:
+                self.use.strategies.append((line, name))
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+def read_script_use(source: str, filename: str = "<script>") -> ScriptUse:
+    """Parse ``source``; raises SyntaxError for code Python 3 cannot read."""
+    visitor = _Visitor()
+    visitor.visit(ast.parse(source, filename=filename))
+    return visitor.use
+
+
+def legacy_keras_active(env: Mapping[str, str], packages: Mapping[str, str] | None) -> bool:
+    """TF 2.16+ uses Keras 2 only with TF_USE_LEGACY_KERAS=1 *and* tf-keras installed."""
+    flag = env.get("TF_USE_LEGACY_KERAS", "").strip().lower() in ("1", "true", "yes")
+    return flag and (packages is None or "tf-keras" in packages)
+
+
+def scan_script(script: Path, *, tf_version: str | Version | None = None,
+                env: Mapping[str, str] | None = None, packages: Mapping[str, str] | None = None,
+                strategy: str | None = None, platform: str | None = None,
+                python_exe: str | None = None) -> list[Finding]:
+    """Findings for ``script`` run by a TF of ``tf_version`` (None: assume a current TF 2).
+
+    ``strategy`` is the launcher's strategy name; a parameter-server or multi-worker job
+    counts as using that strategy even when the script builds it from TF_CONFIG indirectly.
+    """
+    script = Path(script)
+    env = {} if env is None else env
+    version = parse_version(tf_version) if isinstance(tf_version, str) else tf_version
+    tf = minor_of(version) if version else (2, 99)
+    ctx = FixContext(platform=platform, tf_version=version, python_exe=python_exe,
+                     detail={"script": script.name})
+    try:
+        use = read_script_use(script.read_text(encoding="utf-8", errors="replace"), str(script))
+    except SyntaxError as exc:
+        return [make_finding("script-not-parsed", f"{script.name}:{exc.lineno}: {exc.msg}", ctx)]
+    findings = []
+    if tf >= (2, 0) and (use.tf1 or use.contrib):
+        hits = use.contrib + use.tf1
+        ctx.detail["contrib"] = bool(use.contrib)
+        findings.append(make_finding("tf1-api-on-tf2", _evidence(script, hits), ctx,
+                                     title=f"{script.name} uses TF1 APIs that TensorFlow "
+                                           f"{_label(version)} removed"))
+    keras3 = tf >= (2, 16) and not legacy_keras_active(env, packages)
+    if tf >= (2, 16) and use.estimator:
+        findings.append(make_finding(
+            "keras3-strategy-unsupported", _evidence(script, use.estimator),
+            FixContext(platform, version, python_exe=python_exe, detail={"estimator": True}),
+            title=f"{script.name} uses tf.estimator, removed in TensorFlow 2.16"))
+    strategies = list(use.strategies)
+    if strategy and _MULTI_PROCESS_STRATEGY.search(strategy.lower().replace("-", "_")):
+        strategies.append((0, f"launcher strategy '{strategy}'"))
+    if keras3 and strategies and use.fit_calls:
+        lines = [f"{script.name}:{ln}: {name}" if ln else name for ln, name in strategies[:2]]
+        lines += [f"{script.name}:{ln}: model.fit(...)" for ln in use.fit_calls[:1]]
+        lines.append("TF_USE_LEGACY_KERAS=" + env.get("TF_USE_LEGACY_KERAS", "(unset)")
+                     + ("" if packages is None else
+                        f", tf-keras {'installed' if 'tf-keras' in packages else 'not installed'}"))
+        findings.append(make_finding(
+            "keras3-strategy-unsupported", lines, ctx,
+            title=f"Keras 3 model.fit under {strategies[0][1]} fails on TensorFlow "
+                  f"{_label(version)}"))
+    return findings
+
+
+def _label(version: Version | None) -> str:
+    return ".".join(map(str, version)) if version else "2.x"
+
+
+def _evidence(script: Path, hits: list[tuple[int, str]]) -> list[str]:
+    return [f"{script.name}:{line}: {name}" for line, name in sorted(set(hits))[:5]]

@@ -1,0 +1,160 @@
+"""``tensordeck doctor`` run for real as a subprocess on this machine (TF-CPU, no NVIDIA
+driver), plus diagnose_machine / prerun_findings on real probes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.gpu.info import GpuInfo, GpuReport, GpuState
+from core.interpreters.probe import ProbeResult
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "data" / "corpus" / "public.jsonl"
+
+
+def _doctor(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "core", "doctor", *args], cwd=ROOT, input=stdin,
+                          capture_output=True, text=True, timeout=240)
+
+
+def _case(case_id: str) -> dict:
+    return next(c for c in map(json.loads, CORPUS.read_text().splitlines()) if c["id"] == case_id)
+
+
+def test_explain_stdin_json() -> None:
+    case = _case("p08")
+    run = _doctor("--explain", "-", "--json", stdin=case["text"])
+    assert run.returncode == 1, run.stderr
+    data = json.loads(run.stdout)
+    first = data["findings"][0]
+    assert first["id"] == "missing-msvc-runtime"
+    assert set(first) == {"id", "severity", "title", "evidence", "fix", "steps"}
+    assert "winget install --id Microsoft.VCRedist.2015+.x64 -e" in first["fix"]
+
+
+def test_explain_file_with_context_human(tmp_path: Path) -> None:
+    f = tmp_path / "out.txt"
+    f.write_text(_case("p03")["text"])
+    run = _doctor("--explain", str(f), "--platform", "windows", "--tf-version", "2.18")
+    assert run.returncode == 1
+    assert run.stdout.startswith("ERROR TensorFlow 2.11+ has no GPU support on native Windows")
+    assert "wsl --install" in run.stdout
+
+
+def test_explain_clean_output_exits_0() -> None:
+    run = _doctor("--explain", "-", stdin="Epoch 1/2\nloss: 0.3\n")
+    assert run.returncode == 0 and "No problem found" in run.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--explain", "/nonexistent/err.txt"], "cannot read /nonexistent/err.txt"),
+    (["--tf-version", "2.10"], "--platform and --tf-version describe an --explain FILE"),
+    (["--explain", "-", "--python", sys.executable], "cannot be combined"),
+    (["--python", "/nonexistent/python"], "--python /nonexistent/python: no such file"),
+])
+def test_bad_usage_exits_2(args: list[str], message: str) -> None:
+    run = _doctor(*args, stdin="")
+    assert run.returncode == 2
+    assert message in run.stderr and run.stderr.count("\n") == 1 and run.stdout == ""
+
+
+def test_machine_no_import_json() -> None:
+    run = _doctor("--python", sys.executable, "--no-import", "--json")
+    assert run.returncode == 0, run.stdout
+    data = json.loads(run.stdout)
+    assert data["gpus"]["state"] == "no_driver"
+    assert [f["id"] for f in data["findings"]] == ["no-nvidia-driver"]
+    assert data["findings"][0]["severity"] == "warning"
+    [interp] = data["interpreters"]
+    assert interp["tf_version"] and not interp["import_attempted"]
+
+
+@pytest.mark.tf
+def test_machine_with_import_this_machine() -> None:
+    """The real verdict here: no driver (warning), TF imports, trains on CPU (info)."""
+    from core.gpu import read_gpus
+
+    if read_gpus(processes=False).state is not GpuState.NO_DRIVER:
+        pytest.skip("this machine has an NVIDIA driver; the verdict below is for one without")
+    run = _doctor("--python", sys.executable, "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    data = json.loads(run.stdout)
+    ids = [f["id"] for f in data["findings"]]
+    assert ids == ["no-nvidia-driver", "cpu-only-build"]
+    assert "training runs on CPU" in data["findings"][1]["title"]
+    assert data["interpreters"][0]["import_ok"] is True
+
+
+def _probe(**kw) -> ProbeResult:
+    base = dict(python="C:\\envs\\tf\\python.exe", ok=True, python_version="3.10.11", bits=64,
+                platform="Windows-10-10.0.19045-SP0", tf_version="2.15.0",
+                packages={"tensorflow": "2.15.0", "tensorflow-intel": "2.15.0"},
+                import_attempted=True, import_ok=True, built_with_cuda=False,
+                devices=["/physical_device:CPU:0 (CPU)"], import_seconds=4.0)
+    base.update(kw)
+    return ProbeResult(**base)
+
+
+GPU_OK = GpuReport(GpuState.OK, "1 GPU", "551.86", "12.4", (GpuInfo(0, "RTX 3060"),))
+
+
+def test_diagnose_windows_new_tf_with_gpu() -> None:
+    from core.doctor.machine import diagnose_machine
+
+    ids = [f.id for f in diagnose_machine(GPU_OK, [_probe()])]
+    assert ids[0] == "tf-windows-gpu-unsupported"
+
+
+def test_diagnose_mixed_packages_and_python() -> None:
+    from core.doctor.machine import diagnose_machine
+
+    probe = _probe(tf_version="2.10.0", python_version="3.12.1", import_attempted=False,
+                   packages={"tensorflow": "2.10.0", "tensorflow-gpu": "2.9.1"})
+    ids = {f.id for f in diagnose_machine(GPU_OK, [probe])}
+    assert {"mixed-tf-packages", "python-unsupported"} <= ids
+
+
+def test_diagnose_import_failure_uses_explain() -> None:
+    from core.doctor.machine import diagnose_machine
+
+    stderr = _case("p08")["text"]
+    probe = _probe(tf_version="2.10.0", import_ok=False, import_stderr=stderr,
+                   error="ImportError: Could not find the DLL(s)", import_returncode=1)
+    findings = diagnose_machine(GPU_OK, [probe])
+    assert findings[0].id == "missing-msvc-runtime"
+    assert findings[0].evidence.startswith("C:\\envs\\tf\\python.exe")
+
+
+def test_diagnose_driver_too_old() -> None:
+    from core.doctor.machine import diagnose_machine
+
+    old = GpuReport(GpuState.OK, "1 GPU", "418.96", "10.1", (GpuInfo(0, "GTX 1080"),))
+    probe = _probe(tf_version="2.10.0", built_with_cuda=True, gpus=[],
+                   tf_build_info={"cuda_version": "64_112", "cudnn_version": "64_8"})
+    ids = [f.id for f in diagnose_machine(old, [probe])]
+    assert "driver-too-old" in ids
+
+
+@pytest.mark.tf
+def test_prerun_on_this_interpreter(tmp_path: Path) -> None:
+    from core.doctor.prerun import prerun_findings
+
+    script = tmp_path / "train.py"
+    script.write_text("import tensorflow as tf\n"
+                      "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+                      "model.fit(ds)\n")
+    found = prerun_findings(sys.executable, strategy="multi_worker_mirrored", script=script,
+                            wants_gpus=True, env={})
+    ids = [f.id for f in found]
+    assert "keras3-strategy-unsupported" in ids
+    # No GPU here: asking for GPUs must say so before the run starts.
+    gpu = next(f for f in found if f.title.startswith("GPUs requested"))
+    assert gpu.severity == "error"
+    legacy = prerun_findings(sys.executable, strategy="multi_worker_mirrored", script=script,
+                             wants_gpus=False, env={"TF_USE_LEGACY_KERAS": "1"})
+    assert legacy == []
