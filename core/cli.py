@@ -86,6 +86,11 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print each task's command and environment; start nothing",
     )
+    parser.add_argument(
+        "--no-doctor",
+        action="store_true",
+        help="start even if the doctor's pre-run checks find an error",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,7 +101,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.run or args.command == "run":
         from core.run_command import run_command
 
-        return run_command(args.run or args.file, run_dir=args.run_dir, dry_run=args.dry_run)
+        return run_command(
+            args.run or args.file,
+            run_dir=args.run_dir,
+            dry_run=args.dry_run,
+            check=not args.no_doctor,
+        )
     if args.command == "validate":
         from core.run_command import validate_command
 

@@ -30,6 +30,8 @@ def validate_command(file: str) -> int:
     except ConfigError as exc:
         return _report_config_error(exc)
     plan.release_ports()
+    if not preflight(plan):
+        return EXIT_CONFIG
     print(
         f"{file}: ok ({len(plan.tasks)} task{'s' if len(plan.tasks) != 1 else ''}, "
         f"strategy {plan.config.strategy})"
@@ -50,7 +52,28 @@ def describe_plan(plan: RunPlan) -> str:
     return "\n".join(out)
 
 
-def run_command(file: str, *, run_dir: str | None = None, dry_run: bool = False) -> int:
+def preflight(plan: RunPlan) -> bool:
+    """The doctor's pre-run checks (interpreter, TF version vs script and strategy, GPUs when the
+    config asks for them). Prints warnings and errors; True when the run can start."""
+    from core.doctor.prerun import prerun_findings
+    from core.doctor.report import render_finding
+
+    findings = prerun_findings(
+        plan.python,
+        strategy=plan.config.strategy,
+        script=plan.script,
+        wants_gpus=any(t.gpus for t in plan.tasks),
+        env=plan.task_env(plan.tasks[0]),
+    )
+    for finding in findings:
+        if finding.severity != "info":
+            print(render_finding(finding), file=sys.stderr)
+    return not any(f.severity == "error" for f in findings)
+
+
+def run_command(
+    file: str, *, run_dir: str | None = None, dry_run: bool = False, check: bool = True
+) -> int:
     from core.console import ConsoleSink
     from core.run import Run
     from core.supervisor import install_signal_handlers
@@ -62,6 +85,14 @@ def run_command(file: str, *, run_dir: str | None = None, dry_run: bool = False)
         plan = _prepare(file, run_dir)
     except ConfigError as exc:
         return _report_config_error(exc)
+    if check and not preflight(plan):
+        plan.release_ports()
+        print(
+            "tensordeck: nothing was started: fix the errors above, or pass --no-doctor to "
+            "start anyway.",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
     if dry_run:
         plan.release_ports()
         print(describe_plan(plan))

@@ -7,9 +7,14 @@ Every fact is optional; the rules use whatever the user passed and fill the rest
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from core.doctor.kb import Version, minor_of, parse_version
+
+if TYPE_CHECKING:
+    from core.interpreters.probe import ProbeResult
 
 _PLATFORM_HINTS: tuple[tuple[str, str], ...] = (
     ("wsl", r"/usr/lib/wsl/|microsoft-standard-WSL|\bWSL2?\b|/mnt/[a-z]/"),
@@ -126,3 +131,15 @@ def _tf_version_in(text: str) -> Version | None:
     stated = _TF_VERSION.findall(text) + _TF_DUNDER_VERSION.findall(text)
     found = {minor_of(v) + v[2:3] for v in map(parse_version, stated) if v and v[0] in (0, 1, 2)}
     return found.pop() if len(found) == 1 else None
+
+
+def probe_platform(probe: ProbeResult) -> str:
+    """windows | wsl | linux | macos, from ``platform.platform()`` as the child printed it."""
+    text = (probe.platform or sys.platform).lower()
+    if text.startswith(("windows", "win32")):
+        return "windows"
+    if "microsoft" in text or "wsl" in text:
+        return "wsl"
+    if text.startswith(("macos", "darwin")):
+        return "macos"
+    return "linux"

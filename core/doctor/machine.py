@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.doctor import kb
+from core.doctor.context import probe_platform
 from core.doctor.depwalk import walk, walk_finding
 from core.doctor.explain import explain
 from core.doctor.fixes import FixContext, make_finding
@@ -18,18 +19,6 @@ from core.gpu.info import GpuReport, GpuState
 from core.interpreters.probe import TF_DISTRIBUTIONS, ProbeResult
 
 _SIGILL_CODES = (-4, 0xC000001D, -1073741795)
-
-
-def probe_platform(probe: ProbeResult) -> str:
-    """windows | wsl | linux | macos, from ``platform.platform()`` as the child printed it."""
-    text = (probe.platform or sys.platform).lower()
-    if text.startswith(("windows", "win32")):
-        return "windows"
-    if "microsoft" in text or "wsl" in text:
-        return "wsl"
-    if text.startswith(("macos", "darwin")):
-        return "macos"
-    return "linux"
 
 
 def diagnose_machine(gpu_report: GpuReport, probes: Sequence[ProbeResult]) -> list[Finding]:

@@ -10,9 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from core.doctor import kb
-from core.doctor.explain import explain
+from core.doctor.context import probe_platform
 from core.doctor.fixes import FixContext, make_finding
-from core.doctor.machine import probe_platform
 from core.doctor.scriptscan import scan_script
 from core.findings import Finding, sort_findings
 from core.interpreters.probe import ProbeResult, cached_probe
@@ -40,6 +39,8 @@ def prerun_findings(python: str, *, strategy: str, script: Path, wants_gpus: boo
 
 
 def _gpu_findings(probe: ProbeResult, ctx: FixContext) -> list[Finding]:
+    from core.doctor.explain import explain  # its rules cost ~20 ms to load: only when needed
+
     head = f"{probe.python}: TensorFlow {probe.tf_version}"
     if probe.import_attempted and not probe.import_ok:
         found = explain(probe.import_stderr or probe.error or "", platform=ctx.platform,
