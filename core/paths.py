@@ -22,3 +22,10 @@ def user_config_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_config_dir("TensorDeck", appauthor=False))
+
+
+def user_data_dir() -> Path:
+    """Per-user data folder: run folders of configs that live in read-only places."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("TensorDeck", appauthor=False))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig
-from core.paths import resource
+from core.paths import resource, user_data_dir
 from core.ports import PortReservation, port_problem
 
 #: Start order: servers first, so that clients find them listening sooner.
@@ -164,8 +164,13 @@ def resolve_python(spec: str | None, base: Path) -> str:
 
 
 def default_run_dir(config_path: Path, name: str, now: float | None = None) -> Path:
+    """``<config folder>/runs/<stamp>-<name>``; for a config in a read-only folder (an example
+    inside an installed package), the same under the user's data folder."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-    base = config_path.parent / "runs" / f"{stamp}-{name}"
+    folder = config_path.parent
+    if not os.access(folder, os.W_OK):
+        folder = user_data_dir()
+    base = folder / "runs" / f"{stamp}-{name}"
     candidate, n = base, 2
     while candidate.exists():
         candidate, n = base.with_name(f"{base.name}-{n}"), n + 1

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.config import ConfigError, parse_config
+from core.paths import user_data_dir
 from core.ports import port_problem
 from core.topology import default_run_dir, plan_run, resolve_cross_device_ops
 
@@ -190,6 +191,15 @@ def test_run_dir_default_and_override(tmp_path):
     assert first.parent == tmp_path / "runs" and first.name.endswith("-demo")
     first.mkdir(parents=True)
     assert default_run_dir(tmp_path / "job.json", "demo", now=0).name == first.name + "-2"
+    read_only = tmp_path / "site-packages" / "job.json"
+    real_access = os.access
+    # As root every folder is writable, so the read-only case is simulated at os.access.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(
+            os, "access", lambda path, mode: path != read_only.parent and real_access(path, mode)
+        )
+        fallback = default_run_dir(read_only, "demo", now=0)
+    assert fallback.parent == user_data_dir() / "runs"
     p = plan(tmp_path, strategy="single", run_dir="out/here")
     assert p.run_dir == tmp_path / "out" / "here"
 
