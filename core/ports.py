@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import socket
+import sys
 from contextlib import suppress
 
 _IN_USE = {errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)}
@@ -27,6 +28,10 @@ def _bind_error(family: socket.AddressFamily, port: int) -> OSError | None:
         if family == socket.AF_INET6:
             with suppress(OSError, AttributeError):
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        if not sys.platform.startswith("win"):
+            # Like gRPC's own listener: connections of a finished run lingering in TIME_WAIT
+            # do not block the port (on Windows this option would allow stealing a port).
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", port))
     except OSError as exc:
         return None if exc.errno == errno.EADDRNOTAVAIL else exc
