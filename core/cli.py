@@ -7,6 +7,7 @@ and ``--version`` answer at once (no pydantic, no psutil, never Qt or TensorFlow
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
@@ -38,14 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    # Each command names its handler as "module:function"; it is imported only when it runs.
     p = sub.add_parser("run", help="run a job (same as --run FILE)")
     p.add_argument("file", metavar="FILE")
     _add_run_options(p)
 
     p = sub.add_parser("validate", help="check a config file; exit 2 with every problem found")
     p.add_argument("file", metavar="FILE")
+    p.set_defaults(handler="core.run_command:validate_cli")
 
-    sub.add_parser("schema", help="print the JSON Schema of config files")
+    p = sub.add_parser("schema", help="print the JSON Schema of config files")
+    p.set_defaults(handler="core.config:schema_cli")
 
     p = sub.add_parser("doctor", help="diagnose GPUs, drivers and TensorFlow installs")
     p.add_argument(
@@ -72,10 +76,28 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-import", action="store_true", help="skip the 'import tensorflow' probe (fast)"
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(handler="core.doctor.command:doctor_command")
 
     p = sub.add_parser("gpus", help="list NVIDIA GPUs (NVML)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--watch", action="store_true", help="refresh every second until Ctrl+C")
+    p.set_defaults(handler="core.gpu.command:gpus_command")
+
+    p = sub.add_parser("trust", help="trust a node's SSH host key (adds it to known_hosts)")
+    p.add_argument("host", metavar="HOST")
+    p.add_argument("--port", type=int, default=22)
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(handler="core.remote.commands:trust_cli")
+
+    p = sub.add_parser("login", help="store a node's SSH password in the system keyring")
+    p.add_argument("file", metavar="FILE", help="the config that names the node")
+    p.add_argument("node", metavar="NODE")
+    p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
+    p.set_defaults(handler="core.remote.commands:login_cli")
+
+    p = sub.add_parser("_remote-task")  # internal: the local stand-in of a node's task
+    p.add_argument("spec")
+    p.set_defaults(handler="core.remote.run_task:run_task_cli")
     return parser
 
 
@@ -91,6 +113,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="start even if the doctor's pre-run checks find an error",
     )
+    parser.set_defaults(handler=None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -107,23 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             dry_run=args.dry_run,
             check=not args.no_doctor,
         )
-    if args.command == "validate":
-        from core.run_command import validate_command
-
-        return validate_command(args.file)
-    if args.command == "schema":
-        from core.config import schema_json
-
-        print(schema_json())
-        return 0
-    if args.command == "doctor":
-        from core.doctor.command import doctor_command
-
-        return doctor_command(args)
-    if args.command == "gpus":
-        from core.gpu.command import gpus_command
-
-        return gpus_command(args)
+    if args.handler:
+        module, function = args.handler.split(":")
+        return importlib.import_module(module).__dict__[function](args)
     parser.print_help()
     return 0
 

@@ -71,7 +71,10 @@ class TaskGroup(_Strict):
         "[] hides every GPU. Omitted: ps tasks see none, other tasks see every GPU.",
     )
     host: str = Field(
-        "localhost", description="Machine that runs the tasks (this machine for now)."
+        "localhost", description="This machine's name for the tasks: localhost or 127.x."
+    )
+    node: str | None = Field(
+        None, description="Name of the machine in 'nodes' that runs these tasks; null: this one."
     )
 
     @field_validator("gpus")
@@ -90,10 +93,44 @@ class TaskGroup(_Strict):
     def _host(cls, host: str) -> str:
         if host not in _LOCAL_HOSTS and not host.startswith("127."):
             raise ValueError(
-                f"{host!r} is another machine; this version runs tasks on this machine only "
-                "(use 'localhost')"
+                f'{host!r} is another machine: describe it in "nodes" and give the task '
+                '"node": its name'
             )
         return host
+
+
+class Node(_Strict):
+    """A machine of the LAN that runs tasks, reached over SSH."""
+
+    host: str = Field(description="Name or address TensorDeck connects to over SSH.")
+    user: str | None = Field(None, description="SSH user; default: your user name here.")
+    port: int = Field(22, ge=1, le=65535, description="SSH port.")
+    python: str = Field(description="The training interpreter on that machine (full path).")
+    workdir: str = Field(
+        "tensordeck",
+        description="Folder on the node for scripts and run folders (relative: in the home).",
+    )
+    address: str | None = Field(
+        None,
+        description="Address the other machines (and TensorFlow) use to reach this node; "
+        "default: host. Set it when the node has several interfaces.",
+    )
+    key_file: str | None = Field(None, description="Private key file; default: agent and ~/.ssh.")
+    password: bool = Field(
+        False,
+        description="Log in with the password stored in the system keyring "
+        "('tensordeck login NODE' stores it; it never goes into a file).",
+    )
+    shell: Literal["auto", "posix", "cmd", "powershell"] = Field(
+        "auto", description="The node's SSH shell; auto detects it."
+    )
+    script: str | None = Field(
+        None, description="Path of the script already on the node; null: copy it there."
+    )
+
+    @property
+    def tf_address(self) -> str:
+        return self.address or self.host
 
 
 class RestartPolicy(_Strict):
@@ -145,6 +182,13 @@ class JobConfig(_Strict):
         description="Processes to start. Default: one worker (single and mirrored).",
     )
     env: dict[str, str] = Field(default_factory=dict, description="Extra variables for every task.")
+    nodes: dict[str, Node] = Field(
+        default_factory=dict, description="Other machines of the LAN, by name (see tasks[].node)."
+    )
+    address: str | None = Field(
+        None,
+        description="This machine's LAN address, for its tasks when the cluster spans nodes.",
+    )
     cross_device_ops: CrossDeviceOps = Field(
         "auto",
         description="All-reduce for mirrored strategies, exported as TENSORDECK_CROSS_DEVICE_OPS. "
@@ -238,14 +282,47 @@ def _task_mix_problems(cfg: JobConfig) -> list[ConfigProblem]:
     return problems
 
 
+def _node_problems(cfg: JobConfig) -> list[ConfigProblem]:
+    """Tasks name known nodes; every address other machines must reach is a real one."""
+    problems = []
+    for name, node in cfg.nodes.items():
+        if node.tf_address in _LOCAL_HOSTS:
+            problems.append(
+                ConfigProblem(
+                    where=f"nodes.{name}.address",
+                    message=f"{node.tf_address} is not reachable from other machines; give the "
+                    "node's LAN address",
+                )
+            )
+    remote = [g for g in cfg.tasks if g.node is not None]
+    for i, group in enumerate(cfg.tasks):
+        if group.node is not None and group.node not in cfg.nodes:
+            known = ", ".join(cfg.nodes) or "none defined"
+            problems.append(
+                ConfigProblem(
+                    where=f"tasks[{i}].node", message=f"no node {group.node!r} (nodes: {known})"
+                )
+            )
+    has_local = any(g.node is None for g in cfg.tasks)
+    if remote and has_local and (cfg.address is None or cfg.address in _LOCAL_HOSTS):
+        problems.append(
+            ConfigProblem(
+                where="address",
+                message="tasks run here and on other nodes: give this machine's LAN address, "
+                "which the other nodes use to reach its tasks",
+            )
+        )
+    return problems
+
+
 def _port_problems(cfg: JobConfig) -> list[ConfigProblem]:
     """Two tasks cannot share host:port. A TF server binds every interface, so on one machine
     every task needs its own port whatever host name it uses."""
     problems = []
     taken: dict[int, str] = {}
     for i, group in enumerate(cfg.tasks):
-        if group.port is None or cfg.strategy in SINGLE_PROCESS:
-            continue
+        if group.port is None or cfg.strategy in SINGLE_PROCESS or group.node is not None:
+            continue  # ports on other machines are checked there
         last = group.port + group.count - 1
         if last > 65535:
             problems.append(
@@ -300,6 +377,8 @@ def _message(err: dict, model_fields: dict[tuple, list[str]]) -> str:
         return "is required"
     if kind == "extra_forbidden":
         parent = tuple(p for p in err["loc"][:-1] if not isinstance(p, int))
+        if parent[:1] == ("nodes",):
+            parent = ("nodes",)  # nodes.<name>.<key>: the key of a Node
         allowed = model_fields.get(parent, [])
         close = difflib.get_close_matches(str(err["loc"][-1]), allowed, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
@@ -332,7 +411,12 @@ def _field_names() -> dict[tuple, list[str]]:
     def names(model: type[BaseModel]) -> list[str]:
         return [f.alias or n for n, f in model.model_fields.items()]
 
-    return {(): names(JobConfig), ("tasks",): names(TaskGroup), ("restart",): names(RestartPolicy)}
+    return {
+        (): names(JobConfig),
+        ("tasks",): names(TaskGroup),
+        ("restart",): names(RestartPolicy),
+        ("nodes",): names(Node),
+    }
 
 
 def parse_config(data: object, source: str = "config") -> JobConfig:
@@ -347,7 +431,7 @@ def parse_config(data: object, source: str = "config") -> JobConfig:
             ConfigProblem(where=_where(e["loc"]), message=_message(e, fields)) for e in exc.errors()
         ]
         raise ConfigError(source, problems) from None
-    problems = _task_mix_problems(cfg) + _port_problems(cfg)
+    problems = _task_mix_problems(cfg) + _node_problems(cfg) + _port_problems(cfg)
     if problems:
         raise ConfigError(source, problems)
     return cfg
@@ -389,6 +473,11 @@ def schema() -> dict:
 
 def schema_json() -> str:
     return json.dumps(schema(), indent=2)
+
+
+def schema_cli(_args: object) -> int:
+    print(schema_json())
+    return 0
 
 
 def config_to_json(cfg: JobConfig) -> dict:

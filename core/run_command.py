@@ -39,6 +39,10 @@ def validate_command(file: str) -> int:
     return 0
 
 
+def validate_cli(args) -> int:
+    return validate_command(args.file)
+
+
 def describe_plan(plan: RunPlan) -> str:
     """What --dry-run prints: per task, the command line and the variables TensorDeck sets."""
     out = [f"run folder: {plan.run_dir}", f"interpreter: {plan.python}"]

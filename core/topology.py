@@ -13,13 +13,17 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig
 from core.paths import resource, user_data_dir
 from core.ports import PortReservation, port_problem
+
+if TYPE_CHECKING:
+    from core.remote.prepare import NodePrep
 
 #: Start order: servers first, so that clients find them listening sooner.
 ROLE_ORDER = ("ps", "worker", "chief", "evaluator")
@@ -39,6 +43,10 @@ class TaskPlan:
     argv: list[str] = field(default_factory=list)
     #: What TensorDeck adds to the base environment for this task (shown by --dry-run).
     env: dict[str, str] = field(default_factory=dict)
+    #: The node (config ``nodes``) that runs the task; None: this machine.
+    node: str | None = None
+    #: For a node's task: the command on the node (``argv`` starts the local stand-in).
+    remote_argv: list[str] | None = None
 
     @property
     def key(self) -> str:
@@ -72,7 +80,12 @@ class RunPlan:
     reservation: PortReservation | None = None
 
     def task_env(self, task: TaskPlan) -> dict[str, str]:
-        return {**self.base_env, **task.env}
+        """The environment of the local process of ``task``. A node's task gets its variables
+        on the node; its local stand-in gets only the ones that name it."""
+        if task.node is None:
+            return {**self.base_env, **task.env}
+        return {**self.base_env, "TENSORDECK_RUN_DIR": str(self.run_dir),
+                "TENSORDECK_TASK": task.key}
 
     def release_ports(self) -> None:
         if self.reservation:
@@ -97,7 +110,8 @@ class RunPlan:
                     "host": t.host,
                     "port": t.port,
                     "gpus": t.gpus,
-                    "argv": t.argv,
+                    "node": t.node,
+                    "argv": t.remote_argv or t.argv,
                     "env": t.env,
                 }
                 for t in self.tasks
@@ -178,16 +192,22 @@ def default_run_dir(config_path: Path, name: str, now: float | None = None) -> P
 
 
 def _expand_tasks(cfg: JobConfig) -> list[tuple[TaskPlan, int]]:
-    """One TaskPlan per process, with the index of the config entry it came from."""
+    """One TaskPlan per process, with the index of the config entry it came from. Its host is
+    the address the other tasks reach it at."""
     next_index: dict[str, int] = {}
     out = []
     for entry_index, group in enumerate(cfg.tasks):
+        if group.node is not None:
+            host = cfg.nodes[group.node].tf_address
+        else:
+            host = cfg.address if any(g.node for g in cfg.tasks) and cfg.address else group.host
         for k in range(group.count):
             index = next_index.get(group.role, 0)
             next_index[group.role] = index + 1
             port = group.port + k if group.port is not None else None
             gpus = group.gpus if group.gpus is not None else ([] if group.role == "ps" else None)
-            out.append((TaskPlan(group.role, index, group.host, port, gpus), entry_index))
+            task = TaskPlan(group.role, index, host, port, gpus, node=group.node)
+            out.append((task, entry_index))
     out.sort(key=lambda pair: ROLE_ORDER.index(pair[0].role))
     return out
 
@@ -199,6 +219,7 @@ def _assign_ports(cfg: JobConfig, tasks: list[tuple[TaskPlan, int]]) -> PortRese
         for task, _ in tasks:
             task.port = None
         return None
+    tasks = [(t, e) for t, e in tasks if t.node is None]  # a node checks its own ports
     problems = []
     for task, entry in tasks:
         if task.port is not None and task.role != "evaluator":
@@ -267,6 +288,61 @@ def resolve_cross_device_ops(choice: str, platform: str = sys.platform) -> str:
     return choice
 
 
+PrepareNodes = Callable[..., "dict[str, NodePrep]"]
+
+
+def _prepare_remote(
+    source: str,
+    cfg: JobConfig,
+    tasks: list[TaskPlan],
+    script: Path,
+    run_name: str,
+    prepare_nodes: PrepareNodes | None,
+    reservation: PortReservation | None,
+) -> dict[str, NodePrep]:
+    """Get the nodes ready and give their tasks ports (checked or picked on the node)."""
+    remote = [t for t in tasks if t.node is not None]
+    if not remote:
+        return {}
+    wanted: dict[str, list[int | None]] = {}
+    for task in remote:
+        wanted.setdefault(task.node, []).append(  # type: ignore[arg-type]
+            None if task.role == "evaluator" else task.port)
+    from core.remote.prepare import NodesNotReady
+
+    if prepare_nodes is None:
+        from core.remote.prepare import prepare_nodes
+    try:
+        preps = prepare_nodes(cfg, script, run_name, wanted)
+    except NodesNotReady as exc:
+        if reservation:
+            reservation.release()
+        problems = [ConfigProblem(where=f"nodes.{e.node}", message=e.args[0]) for e in exc.errors]
+        raise ConfigError(source, problems) from None
+    given = {name: iter(prep.ports) for name, prep in preps.items()}
+    for task in remote:
+        port = next(given[task.node])  # type: ignore[index]
+        task.port = None if task.role == "evaluator" else port
+    return preps
+
+
+def _remote_stand_in(cfg: JobConfig, task: TaskPlan, prep: NodePrep) -> list[str]:
+    """The local process that runs ``task`` on its node (core.remote.run_task)."""
+    from core.remote.run_task import encode_spec
+
+    assert task.node and task.remote_argv
+    spec = {
+        "node_name": task.node,
+        "node": cfg.nodes[task.node].model_dump(),
+        "shell": prep.shell,
+        "argv": task.remote_argv,
+        "env": task.env,
+        "cwd": prep.run_dir,
+    }
+    head = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "core"]
+    return [*head, "_remote-task", encode_spec(spec)]
+
+
 def plan_run(
     cfg: JobConfig,
     config_path: Path,
@@ -274,9 +350,12 @@ def plan_run(
     run_dir: str | Path | None = None,
     base_env: Mapping[str, str] | None = None,
     cores: int | None = None,
+    prepare_nodes: PrepareNodes | None = None,
 ) -> RunPlan:
     """Resolve a config into a :class:`RunPlan`, checking files and ports. Raises ConfigError.
 
+    Tasks on other nodes need those nodes ready (connection, script, ports): that is
+    ``prepare_nodes`` (default :func:`core.remote.prepare.prepare_nodes`, over SSH).
     The caller owns the returned plan's port reservation (``release_ports``)."""
     config_path = Path(config_path).resolve()
     base = config_path.parent
@@ -311,11 +390,15 @@ def plan_run(
     except ConfigError as exc:
         raise ConfigError(str(config_path), exc.problems) from None
     tasks = [t for t, _ in expanded]
+    preps = _prepare_remote(
+        str(config_path), cfg, tasks, script, resolved_dir.name, prepare_nodes, reservation
+    )
     cluster = _cluster(tasks) if cfg.strategy not in SINGLE_PROCESS else {}
+    local = [t for t in tasks if t.node is None]
     defaults = {
         "PYTHONUNBUFFERED": "1",
         "PYTHONUTF8": "1",
-        **_thread_budget(len(tasks), cores or available_cores()),
+        **_thread_budget(len(local), cores or available_cores()),
     }
     gpu_sharers = [t for t in tasks if t.gpus is None]
     if len(gpu_sharers) > 1:
@@ -324,12 +407,20 @@ def plan_run(
     spec = cfg.effective_cluster_spec
     cross_ops = resolve_cross_device_ops(cfg.cross_device_ops)
     for task in tasks:
-        env = {k: v for k, v in defaults.items() if k not in env0 and k not in cfg.env}
+        prep = preps.get(task.node) if task.node else None
+        task_run_dir = prep.run_dir if prep else str(resolved_dir)
+        if prep:  # the node's own environment decides; its cores are its own
+            env = {k: defaults[k] for k in ("PYTHONUNBUFFERED", "PYTHONUTF8")}
+        else:
+            env = {k: v for k, v in defaults.items() if k not in env0 and k not in cfg.env}
         env.update(cfg.env)
-        env["TENSORDECK_RUN_DIR"] = str(resolved_dir)
+        env["TENSORDECK_RUN_DIR"] = task_run_dir
         env["TENSORDECK_TASK"] = task.key
         env["TENSORDECK_CROSS_DEVICE_OPS"] = cross_ops
-        env["PYTHONPATH"] = _with_runtime(cfg.env.get("PYTHONPATH", env0.get("PYTHONPATH", "")))
+        if not prep:
+            env["PYTHONPATH"] = _with_runtime(
+                cfg.env.get("PYTHONPATH", env0.get("PYTHONPATH", ""))
+            )
         if task.gpus is not None:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, task.gpus)) if task.gpus else "-1"
         values = {
@@ -337,18 +428,13 @@ def plan_run(
             "{task_index}": str(task.index),
             "{ps_hosts}": ",".join(cluster.get("ps", [])),
             "{worker_hosts}": ",".join(cluster.get("worker", [])),
-            "{run_dir}": str(resolved_dir),
+            "{run_dir}": task_run_dir,
         }
         args = _substitute(cfg.args, values)
         if cluster:
             if spec in ("tf_config", "both"):
-                tf_cluster = (
-                    cluster
-                    if task.role != "evaluator"
-                    else {k: v for k, v in cluster.items() if k != "evaluator"}
-                )
                 env["TF_CONFIG"] = json.dumps(
-                    {"cluster": tf_cluster, "task": {"type": task.role, "index": task.index}}
+                    {"cluster": cluster, "task": {"type": task.role, "index": task.index}}
                 )
             uses_placeholders = any(p in a for a in cfg.args for p in CLUSTER_PLACEHOLDERS)
             if spec in ("flags", "both") and not uses_placeholders:
@@ -358,8 +444,12 @@ def plan_run(
                     f"--ps_hosts={values['{ps_hosts}']}",
                     f"--worker_hosts={values['{worker_hosts}']}",
                 ]
-        task.argv = [python, str(script), *args]
         task.env = env
+        if prep and task.node:
+            task.remote_argv = [cfg.nodes[task.node].python, prep.script, *args]
+            task.argv = _remote_stand_in(cfg, task, prep)
+        else:
+            task.argv = [python, str(script), *args]
     return RunPlan(
         cfg, config_path, python, script, resolved_dir, cluster, tasks, env0, reservation
     )

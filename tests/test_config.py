@@ -122,9 +122,39 @@ BAD = [
     (
         "remote host",
         with_(tasks=[{"role": "chief"}, {"role": "worker", "host": "10.0.0.5"}, {"role": "ps"}]),
-        "tasks[1].host: '10.0.0.5' is another machine",
+        "tasks[1].host: '10.0.0.5' is another machine: describe it in \"nodes\"",
     ),
     ("not an object", [1, 2], "must be a JSON object"),
+    (
+        "unknown node",
+        with_(
+            tasks=[{"role": "chief"}, {"role": "worker", "node": "lab9"}, {"role": "ps"}], nodes={}
+        ),
+        "tasks[1].node: no node 'lab9' (nodes: none defined)",
+    ),
+    (
+        "node key typo",
+        with_(nodes={"lab2": {"host": "10.0.0.2", "python": "python3", "pasword": True}}),
+        "nodes.lab2.pasword: unknown key; did you mean 'password'?",
+    ),
+    (
+        "node without python",
+        with_(nodes={"lab2": {"host": "10.0.0.2"}}),
+        "nodes.lab2.python: is required",
+    ),
+    (
+        "node on loopback",
+        with_(nodes={"lab2": {"host": "localhost", "python": "python3"}}),
+        "nodes.lab2.address: localhost is not reachable from other machines",
+    ),
+    (
+        "mixed cluster without address",
+        with_(
+            tasks=[{"role": "chief"}, {"role": "worker", "node": "lab2"}, {"role": "ps"}],
+            nodes={"lab2": {"host": "10.0.0.2", "python": "python3"}},
+        ),
+        "address: tasks run here and on other nodes: give this machine's LAN address",
+    ),
 ]
 
 

@@ -1,0 +1,62 @@
+"""``tensordeck trust HOST`` and ``tensordeck login FILE NODE``."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import sys
+
+from core.remote.connect import KEYRING_SERVICE, RemoteError, keyring_account, trust_host
+
+
+def trust_cli(args) -> int:
+    """Add a node's host key to known_hosts after showing its fingerprint (compare it with
+    the one the node shows: `ssh-keygen -lf` on its host key file)."""
+    from core.remote.connect import fetch_host_key
+
+    try:
+        key = asyncio.run(fetch_host_key(args.host, args.port))
+        print(f"{args.host}:{args.port} host key fingerprint: {key.get_fingerprint()}")
+        if not args.yes:
+            answer = input("Trust this key? [y/N] ").strip().lower()
+            if answer not in ("y", "yes"):
+                print("Not trusted.")
+                return 1
+        _, line = asyncio.run(trust_host(args.host, args.port))
+    except RemoteError as exc:
+        print(f"tensordeck: {exc}", file=sys.stderr)
+        return 1
+    print("Added to known_hosts." if line else "Already trusted.")
+    return 0
+
+
+def login_cli(args) -> int:
+    """Store the SSH password of a node in the system keyring (never in a file)."""
+    import keyring
+    from keyring.errors import KeyringError
+
+    from core.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(args.file)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    node = cfg.nodes.get(args.node)
+    if node is None:
+        print(f"{args.file}: no node {args.node!r} (nodes: {', '.join(cfg.nodes) or 'none'})",
+              file=sys.stderr)
+        return 2
+    account = keyring_account(node)
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = getpass.getpass(f"SSH password for {account}: ")
+    try:
+        keyring.set_password(KEYRING_SERVICE, account, password)
+    except KeyringError as exc:
+        print(f"tensordeck: the system keyring refused: {exc}", file=sys.stderr)
+        return 1
+    print(f"Stored in the system keyring ({keyring.get_keyring().name}) for {account}. "
+          f"Set \"password\": true in nodes.{args.node} to use it.")
+    return 0

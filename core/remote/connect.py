@@ -1,0 +1,146 @@
+"""SSH connections to nodes: host keys checked against ``~/.ssh/known_hosts`` (an unknown host
+is refused with its fingerprint and the way to trust it; a changed key is always refused),
+and authentication by key file, the SSH agent, or a password from the system keyring."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+from pathlib import Path
+
+import asyncssh
+
+from core.config import Node
+from core.remote.shell import PROBE, Shell, shell_from_probe
+
+KEYRING_SERVICE = "TensorDeck"
+CONNECT_TIMEOUT = 15
+ENABLE_WINDOWS_SSHD = (
+    "Add-WindowsCapability -Online -Name OpenSSH.Server~~~~0.0.1.0; "
+    "Start-Service sshd; Set-Service -Name sshd -StartupType Automatic"
+)
+
+
+class RemoteError(Exception):
+    """A node that cannot be used, with the message that says why and what to do."""
+
+    def __init__(self, message: str, node: str | None = None) -> None:
+        super().__init__(message)
+        self.node = node
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return f"node {self.node}: {text}" if self.node else text
+
+
+def known_hosts_path() -> Path:
+    return Path.home() / ".ssh" / "known_hosts"
+
+
+def node_user(node: Node) -> str:
+    return node.user or getpass.getuser()
+
+
+def keyring_account(node: Node) -> str:
+    return f"{node_user(node)}@{node.host}:{node.port}"
+
+
+def host_pattern(host: str, port: int) -> str:
+    """How known_hosts names a host (``[host]:port`` for a port other than 22)."""
+    return host if port == 22 else f"[{host}]:{port}"
+
+
+def _trusted_keys(host: str, port: int) -> list[asyncssh.SSHKey]:
+    path = known_hosts_path()
+    if not path.exists():
+        return []
+    trusted, *_ = asyncssh.read_known_hosts(str(path)).match(host, "", port)
+    return list(trusted)
+
+
+async def fetch_host_key(host: str, port: int, node: str | None = None) -> asyncssh.SSHKey:
+    try:
+        key = await asyncio.wait_for(asyncssh.get_server_host_key(host, port), CONNECT_TIMEOUT)
+    except (OSError, asyncssh.Error, asyncio.TimeoutError) as exc:
+        raise RemoteError(_unreachable(host, port, exc), node) from None
+    if key is None:
+        raise RemoteError(f"{host}:{port} sent no host key", node)
+    return key
+
+
+def _unreachable(host: str, port: int, exc: BaseException) -> str:
+    return (f"cannot reach the SSH server at {host}:{port} ({exc}). Is it running and the "
+            f"firewall open? On Windows 10/11, in an administrator PowerShell: "
+            f"{ENABLE_WINDOWS_SSHD}")
+
+
+def _password(node: Node, name: str) -> str:
+    import keyring
+
+    password = keyring.get_password(KEYRING_SERVICE, keyring_account(node))
+    if password is None:
+        raise RemoteError(f"no password stored for {keyring_account(node)}; store it with: "
+                          f"tensordeck login CONFIG {name}", name)
+    return password
+
+
+async def connect(node: Node, name: str) -> asyncssh.SSHClientConnection:
+    """An authenticated connection to ``node``, or RemoteError saying exactly what is wrong."""
+    trusted = _trusted_keys(node.host, node.port)
+    if not trusted:
+        key = await fetch_host_key(node.host, node.port, name)
+        raise RemoteError(
+            f"{node.host}:{node.port} is not a known host (key fingerprint "
+            f"{key.get_fingerprint()}). If that is the node's key, trust it with: "
+            f"tensordeck trust {node.host}" + (f" --port {node.port}" if node.port != 22 else ""),
+            name)
+    options = {
+        "port": node.port,
+        "username": node_user(node),
+        "known_hosts": str(known_hosts_path()),
+        "connect_timeout": CONNECT_TIMEOUT,
+    }
+    if node.key_file:
+        options["client_keys"] = [str(Path(node.key_file).expanduser())]
+    if node.password:
+        options["password"] = _password(node, name)
+    try:
+        return await asyncssh.connect(node.host, **options)
+    except asyncssh.HostKeyNotVerifiable:
+        key = await fetch_host_key(node.host, node.port, name)
+        raise RemoteError(
+            f"the host key of {node.host}:{node.port} CHANGED (now {key.get_fingerprint()}); "
+            "refusing to connect. If the machine was reinstalled, remove the old key with: "
+            f"ssh-keygen -R {host_pattern(node.host, node.port)}", name) from None
+    except asyncssh.PermissionDenied:
+        how = "the keyring password" if node.password else (node.key_file or "agent/~/.ssh keys")
+        raise RemoteError(f"{keyring_account(node)} refused the login ({how}). Check the "
+                          "user, the key or the password", name) from None
+    except (OSError, asyncssh.Error) as exc:
+        raise RemoteError(_unreachable(node.host, node.port, exc), name) from None
+
+
+async def detect_shell(conn: asyncssh.SSHClientConnection, configured: str) -> Shell:
+    if configured != "auto":
+        return configured  # type: ignore[return-value]
+    result = await conn.run(PROBE, check=False)
+    return shell_from_probe(str(result.stdout or ""))
+
+
+async def trust_host(host: str, port: int) -> tuple[str, str]:
+    """Add the host key of ``host:port`` to known_hosts; returns (fingerprint, line). A host
+    already known with another key is refused: that is what an attack looks like."""
+    key = await fetch_host_key(host, port)
+    for known in _trusted_keys(host, port):
+        if known.public_data == key.public_data:
+            return key.get_fingerprint(), ""
+    if _trusted_keys(host, port):
+        raise RemoteError(
+            f"{host}:{port} is known with another key; refusing. If the machine was "
+            f"reinstalled: ssh-keygen -R {host_pattern(host, port)}, then trust it again")
+    line = f"{host_pattern(host, port)} {key.export_public_key('openssh').decode().strip()}\n"
+    path = known_hosts_path()
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(line)
+    return key.get_fingerprint(), line

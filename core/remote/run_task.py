@@ -1,0 +1,83 @@
+"""The local stand-in of a remote task: ``tensordeck _remote-task SPEC``.
+
+The supervisor starts this like any local task, so remote tasks get the same log files,
+prefixes, completion rules, restarts and orphan guards. It connects to the node, runs the node
+agent there with the task, relays the output, and exits with the task's exit status.
+SIGTERM (a graceful stop) is passed on as ``stop``; if this process dies, the SSH connection
+closes and the agent on the node kills the task tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import signal
+import sys
+from pathlib import Path
+
+import asyncssh
+
+from core.config import Node
+from core.remote.connect import RemoteError, connect
+from core.remote.shell import bootstrap_line, python_command
+
+#: Exit status when the node cannot be reached or the agent cannot start (as ssh uses).
+EXIT_UNREACHABLE = 255
+
+
+def encode_spec(spec: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(spec).encode()).decode()
+
+
+def decode_spec(text: str) -> dict:
+    return json.loads(base64.urlsafe_b64decode(text.encode()))
+
+
+def agent_source() -> str:
+    return (Path(__file__).with_name("node_agent.py")).read_text(encoding="utf-8")
+
+
+async def run_remote(spec: dict) -> int:
+    node = Node.model_validate(spec["node"])
+    conn = await connect(node, spec["node_name"])
+    async with conn:
+        process = await conn.create_process(
+            python_command(node.python, spec["shell"]), encoding=None, stderr=asyncssh.STDOUT)
+        task = {"argv": spec["argv"], "env": spec["env"], "cwd": spec["cwd"]}
+        process.stdin.write(bootstrap_line(agent_source()) + json.dumps(task).encode() + b"\n")
+        loop = asyncio.get_running_loop()
+        stops = iter([b"stop\n", b"kill\n"])
+
+        def on_signal() -> None:
+            process.stdin.write(next(stops, b"kill\n"))
+
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(signum, on_signal)
+            except (NotImplementedError, RuntimeError):  # Windows event loops
+                signal.signal(signum, lambda *_: loop.call_soon_threadsafe(on_signal))
+        out = sys.stdout.buffer
+        while True:
+            data = await process.stdout.read(65536)
+            if not data:
+                break
+            out.write(data)
+            out.flush()
+        await process.wait_closed()
+        status = process.exit_status
+        if status is None:  # the agent itself was killed by a signal on the node
+            return EXIT_UNREACHABLE
+        return status
+
+
+def run_task_cli(args) -> int:
+    """``tensordeck _remote-task SPEC``: started by the supervisor, never by hand."""
+    try:
+        return asyncio.run(run_remote(decode_spec(args.spec)))
+    except RemoteError as exc:
+        print(f"tensordeck: {exc}", flush=True)
+    except (OSError, asyncssh.Error) as exc:
+        print(f"tensordeck: connection to the node lost: {exc}", flush=True)
+    return EXIT_UNREACHABLE
+

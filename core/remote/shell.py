@@ -1,0 +1,50 @@
+"""Command lines for a node's SSH shell: POSIX sh, Windows cmd, or PowerShell.
+
+Everything TensorDeck runs on a node is ``<python> -u -c <BOOTSTRAP>``, and the bootstrap
+reads the real program from stdin. So only two things ever need quoting, the interpreter's
+path and a bootstrap made of plain characters, whatever the shell.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Literal
+
+Shell = Literal["posix", "cmd", "powershell"]
+
+#: Reads one base64 line from stdin and runs it: no quotes, no shell metacharacters but ``;``
+#: and parentheses, which every supported shell passes through inside its own quotes.
+BOOTSTRAP = "import base64,sys;exec(base64.b64decode(sys.stdin.readline()))"
+
+#: One command whose output tells the three shells apart (see :func:`shell_from_probe`).
+PROBE = "echo %OS% $env:OS"
+
+
+def shell_from_probe(output: str) -> Shell:
+    """cmd expands %OS% only, PowerShell $env:OS only, sh neither (``$env`` is empty there)."""
+    if "Windows_NT" not in output:
+        return "posix"
+    return "cmd" if "$env:OS" in output else "powershell"
+
+
+def quote(arg: str, shell: Shell) -> str:
+    """One argument, quoted for ``shell``."""
+    if shell == "posix":
+        return "'" + arg.replace("'", "'\"'\"'") + "'"
+    if shell == "powershell":
+        return "'" + arg.replace("'", "''") + "'"
+    if '"' in arg:  # cmd has no escape for a quote inside quotes that survives every program
+        raise ValueError(f"cannot pass {arg!r} through cmd.exe: it contains a double quote")
+    return f'"{arg}"'
+
+
+def python_command(python: str, shell: Shell) -> str:
+    """The command line that starts ``python`` running the bootstrap."""
+    exe = quote(python, shell)
+    head = f"& {exe}" if shell == "powershell" else exe  # PowerShell runs a quoted path with &
+    return f"{head} -u -c {quote(BOOTSTRAP, shell)}"
+
+
+def bootstrap_line(source: str) -> bytes:
+    """The first stdin line: the program the bootstrap runs."""
+    return base64.b64encode(source.encode("utf-8")) + b"\n"
