@@ -23,6 +23,7 @@ examples:
   tensordeck doctor
   tensordeck doctor --explain error.txt
   tensordeck gpus --watch
+  tensordeck export job.json --kubeflow tfjob.yaml
 """
 
 
@@ -82,6 +83,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--watch", action="store_true", help="refresh every second until Ctrl+C")
     p.set_defaults(handler="core.gpu.command:gpus_command")
+
+    p = sub.add_parser(
+        "export", help="write the job as a Kubeflow TFJob, or as command lines to start by hand"
+    )
+    p.add_argument("file", metavar="FILE")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--kubeflow",
+        metavar="OUT",
+        help="write a TFJob manifest (YAML; JSON if OUT ends in .json; - for stdout)",
+    )
+    target.add_argument(
+        "--commands",
+        metavar="OUT",
+        help="write the sh / cmd / PowerShell lines that start each task, per machine "
+        "(Markdown; - for stdout)",
+    )
+    p.add_argument(
+        "--image",
+        metavar="IMAGE",
+        help="container image for the TFJob (default: the placeholder REPLACE_WITH_YOUR_IMAGE)",
+    )
+    p.set_defaults(handler="core.export_command:export_command")
 
     p = sub.add_parser("trust", help="trust a node's SSH host key (adds it to known_hosts)")
     p.add_argument("host", metavar="HOST")

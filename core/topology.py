@@ -84,8 +84,11 @@ class RunPlan:
         on the node; its local stand-in gets only the ones that name it."""
         if task.node is None:
             return {**self.base_env, **task.env}
-        return {**self.base_env, "TENSORDECK_RUN_DIR": str(self.run_dir),
-                "TENSORDECK_TASK": task.key}
+        return {
+            **self.base_env,
+            "TENSORDECK_RUN_DIR": str(self.run_dir),
+            "TENSORDECK_TASK": task.key,
+        }
 
     def release_ports(self) -> None:
         if self.reservation:
@@ -307,7 +310,8 @@ def _prepare_remote(
     wanted: dict[str, list[int | None]] = {}
     for task in remote:
         wanted.setdefault(task.node, []).append(  # type: ignore[arg-type]
-            None if task.role == "evaluator" else task.port)
+            None if task.role == "evaluator" else task.port
+        )
     from core.remote.prepare import NodesNotReady
 
     if prepare_nodes is None:
@@ -418,9 +422,7 @@ def plan_run(
         env["TENSORDECK_TASK"] = task.key
         env["TENSORDECK_CROSS_DEVICE_OPS"] = cross_ops
         if not prep:
-            env["PYTHONPATH"] = _with_runtime(
-                cfg.env.get("PYTHONPATH", env0.get("PYTHONPATH", ""))
-            )
+            env["PYTHONPATH"] = _with_runtime(cfg.env.get("PYTHONPATH", env0.get("PYTHONPATH", "")))
         if task.gpus is not None:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, task.gpus)) if task.gpus else "-1"
         values = {

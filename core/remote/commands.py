@@ -44,8 +44,10 @@ def login_cli(args) -> int:
         return 2
     node = cfg.nodes.get(args.node)
     if node is None:
-        print(f"{args.file}: no node {args.node!r} (nodes: {', '.join(cfg.nodes) or 'none'})",
-              file=sys.stderr)
+        print(
+            f"{args.file}: no node {args.node!r} (nodes: {', '.join(cfg.nodes) or 'none'})",
+            file=sys.stderr,
+        )
         return 2
     account = keyring_account(node)
     if args.password_stdin:
@@ -57,6 +59,8 @@ def login_cli(args) -> int:
     except KeyringError as exc:
         print(f"tensordeck: the system keyring refused: {exc}", file=sys.stderr)
         return 1
-    print(f"Stored in the system keyring ({keyring.get_keyring().name}) for {account}. "
-          f"Set \"password\": true in nodes.{args.node} to use it.")
+    print(
+        f"Stored in the system keyring ({keyring.get_keyring().name}) for {account}. "
+        f'Set "password": true in nodes.{args.node} to use it.'
+    )
     return 0

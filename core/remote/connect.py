@@ -69,9 +69,11 @@ async def fetch_host_key(host: str, port: int, node: str | None = None) -> async
 
 
 def _unreachable(host: str, port: int, exc: BaseException) -> str:
-    return (f"cannot reach the SSH server at {host}:{port} ({exc}). Is it running and the "
-            f"firewall open? On Windows 10/11, in an administrator PowerShell: "
-            f"{ENABLE_WINDOWS_SSHD}")
+    return (
+        f"cannot reach the SSH server at {host}:{port} ({exc}). Is it running and the "
+        f"firewall open? On Windows 10/11, in an administrator PowerShell: "
+        f"{ENABLE_WINDOWS_SSHD}"
+    )
 
 
 def _password(node: Node, name: str) -> str:
@@ -79,8 +81,11 @@ def _password(node: Node, name: str) -> str:
 
     password = keyring.get_password(KEYRING_SERVICE, keyring_account(node))
     if password is None:
-        raise RemoteError(f"no password stored for {keyring_account(node)}; store it with: "
-                          f"tensordeck login CONFIG {name}", name)
+        raise RemoteError(
+            f"no password stored for {keyring_account(node)}; store it with: "
+            f"tensordeck login CONFIG {name}",
+            name,
+        )
     return password
 
 
@@ -93,7 +98,8 @@ async def connect(node: Node, name: str) -> asyncssh.SSHClientConnection:
             f"{node.host}:{node.port} is not a known host (key fingerprint "
             f"{key.get_fingerprint()}). If that is the node's key, trust it with: "
             f"tensordeck trust {node.host}" + (f" --port {node.port}" if node.port != 22 else ""),
-            name)
+            name,
+        )
     options = {
         "port": node.port,
         "username": node_user(node),
@@ -111,11 +117,16 @@ async def connect(node: Node, name: str) -> asyncssh.SSHClientConnection:
         raise RemoteError(
             f"the host key of {node.host}:{node.port} CHANGED (now {key.get_fingerprint()}); "
             "refusing to connect. If the machine was reinstalled, remove the old key with: "
-            f"ssh-keygen -R {host_pattern(node.host, node.port)}", name) from None
+            f"ssh-keygen -R {host_pattern(node.host, node.port)}",
+            name,
+        ) from None
     except asyncssh.PermissionDenied:
         how = "the keyring password" if node.password else (node.key_file or "agent/~/.ssh keys")
-        raise RemoteError(f"{keyring_account(node)} refused the login ({how}). Check the "
-                          "user, the key or the password", name) from None
+        raise RemoteError(
+            f"{keyring_account(node)} refused the login ({how}). Check the "
+            "user, the key or the password",
+            name,
+        ) from None
     except (OSError, asyncssh.Error) as exc:
         raise RemoteError(_unreachable(node.host, node.port, exc), name) from None
 
@@ -137,7 +148,8 @@ async def trust_host(host: str, port: int) -> tuple[str, str]:
     if _trusted_keys(host, port):
         raise RemoteError(
             f"{host}:{port} is known with another key; refusing. If the machine was "
-            f"reinstalled: ssh-keygen -R {host_pattern(host, port)}, then trust it again")
+            f"reinstalled: ssh-keygen -R {host_pattern(host, port)}, then trust it again"
+        )
     line = f"{host_pattern(host, port)} {key.export_public_key('openssh').decode().strip()}\n"
     path = known_hosts_path()
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -22,12 +22,19 @@ class _Tree:
     """The task and every process it starts: a process group (POSIX) or a Job Object."""
 
     def __init__(self, argv, env, cwd):
-        kwargs = dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                      env=env, cwd=cwd or None, bufsize=0)
+        kwargs = dict(
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=cwd or None,
+            bufsize=0,
+        )
         self.job = None
         if WINDOWS:
             self.proc = subprocess.Popen(
-                argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **kwargs)
+                argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **kwargs
+            )
             self.job = _windows_job(self.proc)
         else:
             self.proc = subprocess.Popen(argv, start_new_session=True, **kwargs)
@@ -73,9 +80,16 @@ def _activation(env, python_prefix):
     if not os.path.isdir(os.path.join(python_prefix, "conda-meta")):
         return env
     if WINDOWS:
-        dirs = [python_prefix] + [os.path.join(python_prefix, *p) for p in (
-            ("Library", "mingw-w64", "bin"), ("Library", "usr", "bin"), ("Library", "bin"),
-            ("Scripts",), ("bin",))]
+        dirs = [python_prefix] + [
+            os.path.join(python_prefix, *p)
+            for p in (
+                ("Library", "mingw-w64", "bin"),
+                ("Library", "usr", "bin"),
+                ("Library", "bin"),
+                ("Scripts",),
+                ("bin",),
+            )
+        ]
         key = next((k for k in env if k.upper() == "PATH"), "PATH")
     else:
         dirs = [os.path.join(python_prefix, "bin")]

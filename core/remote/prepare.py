@@ -59,12 +59,23 @@ def _ports_program() -> str:
     return Path(ports.__file__).read_text(encoding="utf-8") + _PORTS_MAIN
 
 
-async def run_python(conn: asyncssh.SSHClientConnection, python: str, shell: Shell,
-                     source: str, stdin: str = "", timeout: float = 60) -> str:
+async def run_python(
+    conn: asyncssh.SSHClientConnection,
+    python: str,
+    shell: Shell,
+    source: str,
+    stdin: str = "",
+    timeout: float = 60,
+) -> str:
     """Run ``source`` with the node's interpreter; its stdout, or RemoteError."""
-    result = await asyncio.wait_for(conn.run(
-        python_command(python, shell), input=bootstrap_line(source).decode() + stdin,
-        check=False), timeout)
+    result = await asyncio.wait_for(
+        conn.run(
+            python_command(python, shell),
+            input=bootstrap_line(source).decode() + stdin,
+            check=False,
+        ),
+        timeout,
+    )
     if result.exit_status != 0:
         detail = (str(result.stderr or "") + str(result.stdout or "")).strip()[-600:]
         raise RemoteError(f"{python} failed on the node (exit {result.exit_status}): {detail}")
@@ -83,33 +94,52 @@ async def _upload(sftp: asyncssh.SFTPClient, local: Path, remote_dir: str) -> st
     return remote
 
 
-async def _prepare_node(name: str, node: Node, script: Path, run_name: str,
-                        ports: list[int | None]) -> NodePrep:
+async def _prepare_node(
+    name: str, node: Node, script: Path, run_name: str, ports: list[int | None]
+) -> NodePrep:
     async with await connect(node, name) as conn:
         shell = await detect_shell(conn, node.shell)
         try:
-            answer = await run_python(conn, node.python, shell, _ports_program(),
-                                      json.dumps(ports) + "\n")
+            answer = await run_python(
+                conn, node.python, shell, _ports_program(), json.dumps(ports) + "\n"
+            )
         except RemoteError as exc:
-            raise RemoteError(f"{exc}. Is 'python' in nodes.{name} the training interpreter's "
-                              "full path there?", name) from None
+            raise RemoteError(
+                f"{exc}. Is 'python' in nodes.{name} the training interpreter's full path there?",
+                name,
+            ) from None
         checked = json.loads(answer.strip().splitlines()[-1])
         taken = [c["problem"] for c in checked if c["problem"]]
         if taken:
             raise RemoteError("; ".join(taken), name)
-        async with conn.start_sftp_client() as sftp:
-            workdir = await sftp.realpath(node.workdir.replace("\\", "/"))
-            run_dir = posixpath.join(workdir, "runs", run_name)
-            await sftp.makedirs(run_dir, exist_ok=True)
-            if node.script:
-                remote_script = node.script
-                if not await sftp.exists(remote_script.replace("\\", "/")):
-                    raise RemoteError(f"script {remote_script} does not exist there", name)
-            else:
-                remote_script = await _upload(sftp, script, workdir)
+        try:
+            remote_script, run_dir = await _place_files(conn, name, node, script, run_name)
+        except asyncssh.SFTPError as exc:
+            raise RemoteError(
+                f"cannot use the folder {node.workdir!r} there ({exc.reason}); "
+                f"choose a writable nodes.{name}.workdir",
+                name,
+            ) from None
     if shell != "posix":  # SFTP speaks /C:/Users/...; Windows programs want C:\\Users\\...
         run_dir, remote_script = (_windows_path(p) for p in (run_dir, remote_script))
     return NodePrep(shell, remote_script, run_dir, [c["port"] for c in checked])
+
+
+async def _place_files(
+    conn: asyncssh.SSHClientConnection, name: str, node: Node, script: Path, run_name: str
+) -> tuple[str, str]:
+    """Make the run folder on the node and put the script there; (script, run folder)."""
+    async with conn.start_sftp_client() as sftp:
+        workdir = await sftp.realpath(node.workdir.replace("\\", "/"))
+        run_dir = posixpath.join(workdir, "runs", run_name)
+        await sftp.makedirs(run_dir, exist_ok=True)
+        if node.script:
+            remote_script = node.script
+            if not await sftp.exists(remote_script.replace("\\", "/")):
+                raise RemoteError(f"script {remote_script} does not exist there", name)
+        else:
+            remote_script = await _upload(sftp, script, workdir)
+    return remote_script, run_dir
 
 
 def _windows_path(path: str) -> str:
@@ -117,20 +147,23 @@ def _windows_path(path: str) -> str:
     return path.replace("/", "\\")
 
 
-def prepare_nodes(cfg: JobConfig, script: Path, run_name: str,
-                  ports: Mapping[str, list[int | None]]) -> dict[str, NodePrep]:
+def prepare_nodes(
+    cfg: JobConfig, script: Path, run_name: str, ports: Mapping[str, list[int | None]]
+) -> dict[str, NodePrep]:
     """Prepare every node in ``ports`` (node name -> the port of each of its tasks, None for
     "pick one"), all at once. Raises NodesNotReady naming every node that failed."""
 
     async def all_nodes() -> list[NodePrep | BaseException]:
         return await asyncio.gather(
             *(_prepare_node(n, cfg.nodes[n], script, run_name, p) for n, p in ports.items()),
-            return_exceptions=True)
+            return_exceptions=True,
+        )
 
     results = asyncio.run(all_nodes())
     errors = [
         r if isinstance(r, RemoteError) else RemoteError(f"unexpected failure: {r!r}", name)
-        for name, r in zip(ports, results, strict=True) if isinstance(r, BaseException)
+        for name, r in zip(ports, results, strict=True)
+        if isinstance(r, BaseException)
     ]
     if errors:
         raise NodesNotReady(errors)

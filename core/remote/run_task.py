@@ -43,7 +43,8 @@ async def run_remote(spec: dict) -> int:
     conn = await connect(node, spec["node_name"])
     async with conn:
         process = await conn.create_process(
-            python_command(node.python, spec["shell"]), encoding=None, stderr=asyncssh.STDOUT)
+            python_command(node.python, spec["shell"]), encoding=None, stderr=asyncssh.STDOUT
+        )
         task = {"argv": spec["argv"], "env": spec["env"], "cwd": spec["cwd"]}
         process.stdin.write(bootstrap_line(agent_source()) + json.dumps(task).encode() + b"\n")
         loop = asyncio.get_running_loop()
@@ -80,4 +81,3 @@ def run_task_cli(args) -> int:
     except (OSError, asyncssh.Error) as exc:
         print(f"tensordeck: connection to the node lost: {exc}", flush=True)
     return EXIT_UNREACHABLE
-

@@ -1,0 +1,442 @@
+"""A job for other launchers: a Kubeflow TFJob manifest (training-operator v1), or the command
+lines that start each task by hand on its machine (POSIX sh, Windows cmd, PowerShell).
+
+Pure functions: the caller loads the config, plans the run and writes the files.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import PureWindowsPath
+
+from core.config import JobConfig
+from core.topology import CLUSTER_PLACEHOLDERS, RunPlan, TaskPlan, resolve_cross_device_ops
+
+DEFAULT_IMAGE = "REPLACE_WITH_YOUR_IMAGE"
+#: The port the training operator gives every replica (its default for TFJob).
+TFJOB_PORT = 2222
+#: Where ``{run_dir}`` points inside a pod (no TensorDeck run folder there).
+POD_RUN_DIR = "/tmp/tensordeck-run"
+
+#: TensorDeck role -> TFJob replica type, in the order the manifest lists them.
+REPLICA_TYPES = {"chief": "Chief", "worker": "Worker", "ps": "PS", "evaluator": "Evaluator"}
+_RESTART_POLICIES = {"never": "Never", "on_failure": "OnFailure"}
+_TFJOB_RESTART_POLICIES = ("Always", "OnFailure", "Never", "ExitCode")
+_TFJOB_REPLICA_TYPES = (*REPLICA_TYPES.values(), "Master")
+_CLEAN_POD_POLICIES = ("All", "Running", "None")
+# The operator's webhook checks job names as DNS-1035 labels.
+_DNS1035 = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z")
+_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+# --- Kubeflow TFJob ----------------------------------------------------------------------------
+
+
+@dataclass
+class TfJobExport:
+    """The manifest, and what a person must know or change before applying it."""
+
+    manifest: dict
+    notes: list[str] = field(default_factory=list)
+
+
+def kubernetes_name(name: str) -> str:
+    """The job name as a DNS-1035 label (``between_graph`` -> ``between-graph``)."""
+    label = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    if not label[:1].isalpha():
+        label = f"job-{label}".rstrip("-")
+    return label[:63].rstrip("-")
+
+
+def _pod_args(args: list[str]) -> tuple[list[str], list[str]]:
+    """The config's args for a pod, and the ones left out. A cluster placeholder has no value
+    in a TFJob (the operator gives TF_CONFIG only): it is dropped, with the flag before it when
+    that flag takes it as its value (``--task_index {task_index}``)."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    for arg in args:
+        if any(p in arg for p in CLUSTER_PLACEHOLDERS):
+            if kept and kept[-1].startswith("-") and "=" not in kept[-1]:
+                dropped.append(kept.pop())
+            dropped.append(arg)
+        else:
+            kept.append(arg.replace("{run_dir}", POD_RUN_DIR))
+    return kept, dropped
+
+
+def _pod_env(cfg: JobConfig) -> list[dict]:
+    env = {"PYTHONUNBUFFERED": "1", **cfg.env}  # unbuffered: `kubectl logs` shows lines at once
+    env["TENSORDECK_CROSS_DEVICE_OPS"] = resolve_cross_device_ops(cfg.cross_device_ops, "linux")
+    return [{"name": k, "value": v} for k, v in env.items()]
+
+
+def _gpu_count(cfg: JobConfig, role: str, notes: list[str]) -> int:
+    counts = {len(g.gpus) for g in cfg.tasks if g.role == role and g.gpus is not None}
+    if len(counts) > 1:
+        notes.append(
+            f"{REPLICA_TYPES[role]}: the config gives its tasks different GPU counts; a TFJob "
+            f"gives every replica the same, so each asks for {max(counts)}."
+        )
+    return max(counts, default=0)
+
+
+def tfjob(cfg: JobConfig, *, image: str = DEFAULT_IMAGE) -> TfJobExport:
+    """The job as a ``kubeflow.org/v1`` TFJob: one replica spec per role, container
+    ``tensorflow`` running ``python <script>``; the operator sets TF_CONFIG in every pod."""
+    script = PureWindowsPath(cfg.script).name  # a Windows path's name too; "/" splits as well
+    notes = [
+        f"The image must hold TensorFlow and {script} in its working directory (image: {image}).",
+    ]
+    args, dropped = _pod_args(cfg.args)
+    if cfg.effective_cluster_spec != "tf_config" or dropped:
+        notes.append(
+            "This script takes the cluster as flags (--job_name, --task_index, --ps_hosts, "
+            "--worker_hosts); a TFJob gives it TF_CONFIG only. Make the script read TF_CONFIG, "
+            "or start it through a wrapper that turns TF_CONFIG into those flags."
+            + (f" Left out of args: {' '.join(dropped)}." if dropped else "")
+        )
+    if any("{run_dir}" in a for a in cfg.args):
+        notes.append(f"{{run_dir}} is {POD_RUN_DIR} in the pods; mount a volume there to keep it.")
+    if cfg.restart.policy == "on_failure":
+        notes.append(
+            "restart.backoff_seconds has no TFJob field: Kubernetes applies its own restart "
+            "back-off."
+        )
+    replica_specs: dict[str, dict] = {}
+    no_gpus: list[str] = []
+    for role, replica_type in REPLICA_TYPES.items():
+        count = cfg.role_count(role)
+        if not count:
+            continue
+        container: dict = {
+            "name": "tensorflow",  # the operator's default container name
+            "image": image,
+            "command": ["python", script],
+        }
+        if args:
+            container["args"] = args
+        container["env"] = _pod_env(cfg)
+        container["ports"] = [{"name": "tfjob-port", "containerPort": TFJOB_PORT}]
+        gpus = _gpu_count(cfg, role, notes)
+        if gpus:
+            container["resources"] = {"limits": {"nvidia.com/gpu": gpus}}
+        elif role != "ps" and any(g.gpus is None for g in cfg.tasks if g.role == role):
+            no_gpus.append(replica_type)
+        replica_specs[replica_type] = {
+            "replicas": count,
+            "restartPolicy": _RESTART_POLICIES[cfg.restart.policy],
+            "template": {
+                "spec": {
+                    "containers": [container],
+                    "terminationGracePeriodSeconds": math.ceil(cfg.stop_grace_seconds),
+                }
+            },
+        }
+    if no_gpus:
+        notes.append(
+            f"{', '.join(no_gpus)}: the config lets these tasks use every GPU of the machine; a "
+            "pod gets none unless it asks: give 'gpus' in the config or add "
+            "resources.limits nvidia.com/gpu."
+        )
+    manifest = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": kubernetes_name(cfg.name)},
+        "spec": {
+            # Running: the ps tasks (and TF2 workers) never exit; delete them once the job ends.
+            "runPolicy": {"backoffLimit": cfg.restart.max_restarts, "cleanPodPolicy": "Running"},
+            "tfReplicaSpecs": replica_specs,
+        },
+    }
+    return TfJobExport(manifest, notes)
+
+
+def _replica_problems(replica_type: str, spec: object) -> list[str]:
+    where = f"spec.tfReplicaSpecs.{replica_type}"
+    if replica_type not in _TFJOB_REPLICA_TYPES:
+        return [f"{where}: unknown replica type (use {', '.join(_TFJOB_REPLICA_TYPES)})"]
+    if not isinstance(spec, dict):
+        return [f"{where}: must be a mapping"]
+    problems = []
+    replicas = spec.get("replicas", 1)
+    if type(replicas) is not int or replicas < 0:
+        problems.append(f"{where}.replicas: must be an integer >= 0")
+    elif replica_type in ("Chief", "Master", "Evaluator") and replicas > 1:
+        problems.append(f"{where}.replicas: a TFJob has at most one {replica_type}")
+    policy = spec.get("restartPolicy")
+    if policy is not None and policy not in _TFJOB_RESTART_POLICIES:
+        problems.append(
+            f"{where}.restartPolicy: {policy!r} is not one of {', '.join(_TFJOB_RESTART_POLICIES)}"
+        )
+    containers = (((spec.get("template") or {}).get("spec")) or {}).get("containers")
+    if not isinstance(containers, list) or not containers:
+        return [*problems, f"{where}.template.spec.containers: at least one container is required"]
+    for i, container in enumerate(containers):
+        if not isinstance(container, dict) or not container.get("image"):
+            problems.append(f"{where}.template.spec.containers[{i}].image: is required")
+    if not any(isinstance(c, dict) and c.get("name") == "tensorflow" for c in containers):
+        problems.append(
+            f"{where}.template.spec.containers: none is named 'tensorflow' (the operator "
+            "configures the container of that name)"
+        )
+    return problems
+
+
+def validate_tfjob(doc: object) -> list[str]:
+    """What the TFJob schema and the training operator's webhook would reject, one line each."""
+    if not isinstance(doc, dict):
+        return ["the document must be a mapping"]
+    problems = []
+    if doc.get("apiVersion") != "kubeflow.org/v1":
+        problems.append("apiVersion: must be kubeflow.org/v1")
+    if doc.get("kind") != "TFJob":
+        problems.append("kind: must be TFJob")
+    name = (doc.get("metadata") or {}).get("name")
+    if not isinstance(name, str) or not _DNS1035.match(name):
+        problems.append(
+            "metadata.name: must be 1-63 lowercase letters, digits or '-', starting with a letter"
+        )
+    spec = doc.get("spec") or {}
+    replica_specs = spec.get("tfReplicaSpecs")
+    if not isinstance(replica_specs, dict) or not replica_specs:
+        return [*problems, "spec.tfReplicaSpecs: at least one replica spec is required"]
+    for replica_type, replica in replica_specs.items():
+        problems += _replica_problems(replica_type, replica)
+    if "Chief" in replica_specs and "Master" in replica_specs:
+        problems.append("spec.tfReplicaSpecs: a TFJob has at most one Chief or Master")
+    run_policy = spec.get("runPolicy") or {}
+    backoff = run_policy.get("backoffLimit", 0)
+    if type(backoff) is not int or backoff < 0:
+        problems.append("spec.runPolicy.backoffLimit: must be an integer >= 0")
+    if run_policy.get("cleanPodPolicy", "Running") not in _CLEAN_POD_POLICIES:
+        problems.append(
+            f"spec.runPolicy.cleanPodPolicy: must be one of {', '.join(_CLEAN_POD_POLICIES)}"
+        )
+    return problems
+
+
+# --- YAML (the subset manifests need: mappings, lists, strings, ints, bools, null) -------------
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*\Z")
+# Words YAML 1.1 or 1.2 parsers read as booleans or null when unquoted.
+_RESERVED = frozenset(["y", "n", "yes", "no", "on", "off", "true", "false", "null"])
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+
+
+def _yaml_char(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    code = ord(ch)
+    # Printable per the YAML spec, less the characters some parsers treat as line breaks.
+    if 0x20 <= code <= 0x7E or (0xA0 <= code <= 0xD7FF and code not in (0x2028, 0x2029)):
+        return ch
+    if (0xE000 <= code <= 0xFFFD and code != 0xFEFF) or code >= 0x10000:
+        return ch
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def yaml_scalar(value: object) -> str:
+    """One scalar, quoted whenever a plain one could be read as something else."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if not isinstance(value, str):
+        raise TypeError(f"cannot write {type(value).__name__} as YAML")
+    if _PLAIN.match(value) and value.lower() not in _RESERVED:
+        return value
+    return '"' + "".join(_yaml_char(ch) for ch in value) + '"'
+
+
+def _yaml_block(value: object, indent: int) -> list[str]:
+    pad = " " * indent
+    if isinstance(value, dict) and value:
+        lines = []
+        for key, item in value.items():
+            if isinstance(item, (dict, list)) and item:
+                lines.append(f"{pad}{yaml_scalar(str(key))}:")
+                lines += _yaml_block(item, indent + 2)
+            else:
+                lines.append(f"{pad}{yaml_scalar(str(key))}: {_yaml_inline(item)}")
+        return lines
+    if isinstance(value, list) and value:
+        lines = []
+        for item in value:
+            if isinstance(item, (dict, list)) and item:
+                nested = _yaml_block(item, indent + 2)
+                lines.append(f"{pad}- {nested[0][indent + 2 :]}")
+                lines += nested[1:]
+            else:
+                lines.append(f"{pad}- {_yaml_inline(item)}")
+        return lines
+    return [pad + _yaml_inline(value)]
+
+
+def _yaml_inline(value: object) -> str:
+    if isinstance(value, dict):
+        return "{}"  # only empty ones get here
+    if isinstance(value, list):
+        return "[]"
+    return yaml_scalar(value)
+
+
+def to_yaml(doc: object, comments: Iterable[str] = ()) -> str:
+    """``doc`` as block-style YAML, after ``comments`` as ``#`` lines."""
+    head = [f"# {line}".rstrip() for text in comments for line in text.splitlines()]
+    return "\n".join([*head, *_yaml_block(doc, 0)]) + "\n"
+
+
+# --- command lines -----------------------------------------------------------------------------
+
+_CMD_SPECIALS = frozenset("^&|<>()")
+# PowerShell reads typographic single quotes as quotes too.
+_PS_QUOTES = frozenset("'\u2018\u2019\u201a\u201b")
+
+
+def cmd_escape(line: str) -> str:
+    """A line for a Windows batch file that cmd passes on literally: ``%`` doubled, and
+    ``^ & | < > ( )`` caret-escaped where cmd's quote state (every ``"`` toggles it) leaves them
+    unquoted. Delayed expansion (``!``) must be off: the block turns it off."""
+    out = []
+    quoted = False
+    for ch in line:
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "%":
+            ch = "%%"
+        elif ch in _CMD_SPECIALS and not quoted:
+            ch = "^" + ch
+        out.append(ch)
+    return "".join(out)
+
+
+def powershell_quote(value: str) -> str:
+    """A PowerShell single-quoted string: nothing inside expands; quotes are doubled."""
+    return "'" + "".join(ch * 2 if ch in _PS_QUOTES else ch for ch in value) + "'"
+
+
+def posix_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
+    lines = []
+    for name, value in env.items():
+        if _VAR_NAME.match(name):
+            lines.append(f"export {name}={shlex.quote(value)}")
+        else:
+            lines.append(f"# sh cannot set {name!r}: not a valid variable name")
+    return [*lines, shlex.join(argv)]
+
+
+def cmd_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
+    lines = ["setlocal DisableDelayedExpansion"]
+    for name, value in env.items():
+        if "\n" in value or "\r" in value:
+            lines.append(f"rem cmd cannot set {name}: its value spans several lines")
+        else:
+            lines.append(cmd_escape(f'set "{name}={value}"'))
+    # list2cmdline: the quoting python.exe (the MS C runtime) splits back into argv.
+    return [*lines, cmd_escape(subprocess.list2cmdline(argv))]
+
+
+def powershell_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
+    lines = []
+    for name, value in env.items():
+        if _VAR_NAME.match(name):
+            lines.append(f"$env:{name} = {powershell_quote(value)}")
+        else:
+            lines.append(
+                f"Set-Item -LiteralPath {powershell_quote('env:' + name)} "
+                f"-Value {powershell_quote(value)}"
+            )
+    return [*lines, "& " + " ".join(powershell_quote(a) for a in argv)]
+
+
+_SHELL_BLOCKS = {
+    "posix": ("POSIX sh (Linux, macOS, WSL):", "sh", posix_lines),
+    "cmd": (
+        "Windows cmd, as a .cmd file (typed at the prompt instead, write each %% as %):",
+        "bat",
+        cmd_lines,
+    ),
+    "powershell": ("PowerShell:", "powershell", powershell_lines),
+}
+
+
+def _fence(lang: str, lines: list[str]) -> list[str]:
+    """A Markdown code block whose fence no backtick run inside can close."""
+    longest = max((len(run) for run in re.findall(r"`+", "\n".join(lines))), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + lang, *lines, fence]
+
+
+def task_node(task: TaskPlan) -> str | None:
+    """The name of the node that runs ``task``; None: this machine."""
+    return getattr(task, "node", None)
+
+
+def _stop_note(plan: RunPlan) -> str:
+    strategy = plan.config.strategy
+    if strategy == "parameter_server":
+        return (
+            "The ps and worker tasks never exit (they serve the chief): once the chief has "
+            "finished, stop them by hand (Ctrl+C in their terminal)."
+        )
+    if plan.config.role_count("ps"):
+        return (
+            "The ps tasks never exit: once every worker has finished, stop them by hand "
+            "(Ctrl+C in their terminal)."
+        )
+    return "Every task exits by itself when training ends."
+
+
+def _machine_heading(plan: RunPlan, node_name: str | None) -> tuple[str, str]:
+    """The section title of one machine, and the shell its blocks are for (auto: all)."""
+    if node_name is None:
+        return "This machine", "auto"
+    node = plan.config.nodes[node_name]
+    login = f"{node.user}@{node.host}" if node.user else node.host
+    return f"Node `{node_name}` ({login}, folder `{node.workdir}`)", node.shell
+
+
+def commands_markdown(plan: RunPlan) -> str:
+    """Per machine, per task in start order: the shell lines that start it by hand, with the
+    environment (TF_CONFIG included) and arguments (legacy flags included) of ``plan``."""
+    cfg = plan.config
+    out = [
+        f"# Starting `{cfg.name}` by hand ({cfg.strategy})",
+        "",
+        f"Made by `tensordeck export` from `{plan.config_path}`. Open one terminal per task on "
+        "its machine and start the tasks in the order below (servers first).",
+        "",
+        f"- {_stop_note(plan)}",
+        "- The ports were free on this machine when this file was made; if one is taken when "
+        "you start, export again or set `port` in the config.",
+        "- Paths (interpreter, script, run folder, PYTHONPATH) are those TensorDeck resolved; "
+        "adjust them where a machine keeps its files elsewhere.",
+    ]
+    if plan.cluster:
+        cluster = "; ".join(f"{role}: {', '.join(hosts)}" for role, hosts in plan.cluster.items())
+        out.append(f"- Cluster: {cluster}.")
+    if any(a == "" or '"' in a for t in plan.tasks for a in t.argv):
+        out.append(
+            '- Some arguments are empty or contain `"`: Windows PowerShell 5.1 passes those '
+            "wrongly; use PowerShell 7.3 or later, or cmd."
+        )
+    groups: dict[str | None, list[TaskPlan]] = {}
+    for task in plan.tasks:
+        groups.setdefault(task_node(task), []).append(task)
+    for node_name, tasks in groups.items():
+        title, shell = _machine_heading(plan, node_name)
+        out += ["", f"## {title}"]
+        for task in tasks:
+            where = f": listens on {task.address}" if task.address else ""
+            out += ["", f"### {task.name}{where}"]
+            for key, (label, lang, make_lines) in _SHELL_BLOCKS.items():
+                if shell in ("auto", key):
+                    out += ["", label, "", *_fence(lang, make_lines(task.env, task.argv))]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,76 @@
+"""``tensordeck export FILE --kubeflow OUT | --commands OUT [--image IMAGE]``.
+
+``--kubeflow`` writes a TFJob manifest (YAML; JSON when OUT ends in ``.json``), ``--commands``
+a Markdown file with the lines that start each task by hand on its machine. ``-`` as OUT
+writes to stdout. Notes on what the user must change go to stderr.
+
+Exit codes: 0 written; 1 the file could not be written (or the manifest failed validation,
+which is a TensorDeck bug); 2 the config has problems.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from core.config import ConfigError, load_config
+from core.export import DEFAULT_IMAGE, commands_markdown, tfjob, to_yaml, validate_tfjob
+from core.topology import plan_run
+
+EXIT_WRITE = 1
+EXIT_CONFIG = 2
+
+
+def _write(out: str, text: str) -> int:
+    if out == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(out).write_text(text, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        print(f"tensordeck: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_WRITE
+    print(f"tensordeck: wrote {out}", file=sys.stderr)
+    return 0
+
+
+def _kubeflow(file: str, out: str, image: str) -> int:
+    cfg = load_config(file)
+    export = tfjob(cfg, image=image)
+    problems = validate_tfjob(export.manifest)
+    if problems:
+        for problem in problems:
+            print(f"tensordeck: invalid TFJob (a TensorDeck bug): {problem}", file=sys.stderr)
+        return EXIT_WRITE
+    if out.lower().endswith(".json"):
+        text = json.dumps(export.manifest, indent=2) + "\n"
+    else:
+        comments = [f"TFJob made by `tensordeck export` from {file}.", *export.notes]
+        text = to_yaml(export.manifest, comments)
+    for note in export.notes:
+        print(f"note: {note}", file=sys.stderr)
+    code = _write(out, text)
+    if code == 0 and out != "-":
+        print(f"tensordeck: start it with: kubectl apply -f {out}", file=sys.stderr)
+    return code
+
+
+def _commands(file: str, out: str) -> int:
+    plan = plan_run(load_config(file), Path(file))
+    plan.release_ports()  # nothing starts here; the ports are only written down
+    return _write(out, commands_markdown(plan))
+
+
+def export_command(args: argparse.Namespace) -> int:
+    """Run the command for parsed ``args`` (``file``, ``kubeflow`` or ``commands``, ``image``)."""
+    try:
+        if args.kubeflow:
+            return _kubeflow(args.file, args.kubeflow, args.image or DEFAULT_IMAGE)
+        return _commands(args.file, args.commands)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(f"{exc.source}: {problem}", file=sys.stderr)
+        print("tensordeck: nothing was written.", file=sys.stderr)
+        return EXIT_CONFIG

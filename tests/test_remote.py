@@ -1,0 +1,347 @@
+"""Tasks on LAN nodes, against real OpenSSH servers on 127.0.0.2 and 127.0.0.3 (two
+"machines" that are this one): host keys, login, a real TF job across nodes, dropped
+connections, failures, Ctrl+C, and passwords that never reach a file."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.conftest import EXAMPLES, REPO, read_summary, tensordeck
+from tests.sshd import SshServer, keygen, sshd_missing_reason, start_sshd
+
+pytestmark = pytest.mark.skipif(
+    sshd_missing_reason() is not None, reason=sshd_missing_reason() or ""
+)
+
+PYTHON = sys.executable
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """Two nodes with key login; a HOME whose known_hosts trusts both."""
+    root = tmp_path_factory.mktemp("lab")
+    key = keygen(root / "client_key")
+    authorized = root / "authorized_keys"
+    authorized.write_text((root / "client_key.pub").read_text())
+    servers = [
+        start_sshd(root / name, address, authorized)
+        for name, address in (("a", "127.0.0.2"), ("b", "127.0.0.3"))
+    ]
+    home = root / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "known_hosts").write_text(
+        "".join(f"[{s.address}]:{s.port} {s.host_key_pub}\n" for s in servers)
+    )
+    yield {"root": root, "key": key, "servers": servers, "home": home}
+    for server in servers:
+        server.stop()
+
+
+def node(server: SshServer, key: Path, workdir: Path, **extra) -> dict:
+    return {
+        "host": server.address,
+        "port": server.port,
+        "user": "root",
+        "python": PYTHON,
+        "workdir": str(workdir),
+        "key_file": str(key),
+        **extra,
+    }
+
+
+def write_job(folder: Path, lab: dict, code: str | None = None, **config) -> Path:
+    """job.json in ``folder``: ps on node a, two workers on node b; ``code`` as task.py."""
+    folder.mkdir(parents=True, exist_ok=True)
+    a, b = lab["servers"]
+    data = {
+        "name": "lan",
+        "strategy": "between_graph",
+        "stop_grace_seconds": 3,
+        "nodes": {
+            "a": node(a, lab["key"], folder / "node-a"),
+            "b": node(b, lab["key"], folder / "node-b"),
+        },
+        "tasks": [{"role": "ps", "node": "a"}, {"role": "worker", "count": 2, "node": "b"}],
+    }
+    if code is not None:
+        (folder / "task.py").write_text(code)
+        data["script"] = "task.py"
+    data.update(config)
+    path = folder / "job.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def env_for(home: Path, **extra: str) -> dict[str, str]:
+    return {**os.environ, "HOME": str(home), **extra}
+
+
+def node_leftovers(folder: Path) -> list[psutil.Process]:
+    """Processes started on the nodes for jobs in ``folder`` (their run folders are there)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            run_dir = proc.environ().get("TENSORDECK_RUN_DIR", "")
+            if run_dir.startswith(str(folder / "node-")) and proc.status() != "zombie":
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def wait_gone(folder: Path, timeout: float = 8) -> list[psutil.Process]:
+    deadline = time.monotonic() + timeout
+    while (alive := node_leftovers(folder)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive
+
+
+HANG = """
+import os, subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])  # a grandchild
+print("serving", os.environ["TENSORDECK_TASK"], flush=True)
+time.sleep(600)
+"""
+
+
+def test_unknown_host_is_refused_with_its_fingerprint_then_trusted(lab, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    config = write_job(tmp_path / "job", lab, "print('x')")
+    result = tensordeck("--run", str(config), env=env_for(home))
+    assert result.returncode == 2
+    a = lab["servers"][0]
+    assert (
+        f"nodes.a: 127.0.0.2:{a.port} is not a known host (key fingerprint SHA256:" in result.stderr
+    )
+    assert f"tensordeck trust 127.0.0.2 --port {a.port}" in result.stderr
+    assert not (config.parent / "runs").exists()
+    trusted = tensordeck("trust", "127.0.0.2", "--port", str(a.port), "--yes", env=env_for(home))
+    assert trusted.returncode == 0 and "Added to known_hosts" in trusted.stdout
+    assert a.host_key_pub.split()[1] in (home / ".ssh" / "known_hosts").read_text()
+
+
+def test_changed_host_key_is_always_refused(lab, tmp_path):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    a, b = lab["servers"]
+    other = keygen(tmp_path / "impostor").with_suffix(".pub").read_text().split()
+    (home / ".ssh" / "known_hosts").write_text(
+        f"[{a.address}]:{a.port} {other[0]} {other[1]}\n[{b.address}]:{b.port} {b.host_key_pub}\n"
+    )
+    config = write_job(tmp_path / "job", lab, "print('x')")
+    result = tensordeck("--run", str(config), env=env_for(home))
+    assert result.returncode == 2
+    assert f"nodes.a: the host key of 127.0.0.2:{a.port} CHANGED" in result.stderr
+    assert "nodes.b" not in result.stderr
+    refused = tensordeck("trust", a.address, "--port", str(a.port), "--yes", env=env_for(home))
+    assert refused.returncode == 1 and "known with another key; refusing" in refused.stderr
+
+
+@pytest.mark.tf
+def test_between_graph_across_two_nodes(lab, tmp_path):
+    """The TF1 example with its ps on one machine and its workers on the other."""
+    example = json.loads((EXAMPLES / "between_graph.json").read_text())
+    config = write_job(
+        tmp_path / "job",
+        lab,
+        None,
+        script=str(EXAMPLES / example["script"]),
+        args=example["args"],
+        env=example["env"],
+    )
+    run_dir = tmp_path / "run"
+    result = tensordeck("--run", str(config), "--run-dir", str(run_dir), env=env_for(lab["home"]))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    summary = read_summary(run_dir)
+    assert summary["status"] == "succeeded"
+    states = {t["task"]: (t["state"], t["host"]) for t in summary["tasks"]}
+    assert states == {
+        "ps:0": ("stopped", "127.0.0.2"),
+        "worker:0": ("succeeded", "127.0.0.3"),
+        "worker:1": ("succeeded", "127.0.0.3"),
+    }
+    assert "done at global_step" in (run_dir / "logs" / "worker-1.log").read_text()
+    resolved = json.loads((run_dir / "config.json").read_text())
+    worker = next(t for t in resolved["tasks"] if t["task"] == "worker:0")
+    assert worker["argv"][1] == str(tmp_path / "job" / "node-b" / "train_between_graph.py")
+    assert f"--ps_hosts=127.0.0.2:{summary['tasks'][0]['port']}" in worker["argv"]
+    assert not wait_gone(tmp_path / "job")
+
+
+def test_script_copy_is_skipped_when_unchanged(lab, tmp_path):
+    config = write_job(
+        tmp_path / "job",
+        lab,
+        "print('hello')",
+        strategy="single",
+        tasks=[{"role": "worker", "node": "a"}],
+    )
+    copy = tmp_path / "job" / "node-a" / "task.py"
+    assert tensordeck("--run", str(config), env=env_for(lab["home"])).returncode == 0
+    first = copy.stat().st_mtime_ns
+    assert tensordeck("--run", str(config), env=env_for(lab["home"])).returncode == 0
+    assert copy.stat().st_mtime_ns == first
+    (tmp_path / "job" / "task.py").write_text("print('changed')")
+    assert tensordeck("--run", str(config), env=env_for(lab["home"])).returncode == 0
+    assert copy.read_text() == "print('changed')"
+
+
+def test_remote_worker_failure_fails_the_run_with_its_code(lab, tmp_path):
+    script = """
+import os, sys, time
+if os.environ["TENSORDECK_TASK"] == "ps:0":
+    time.sleep(600)
+print("worker", os.environ["TENSORDECK_TASK"], flush=True)
+sys.exit(7 if os.environ["TENSORDECK_TASK"] == "worker:1" else 0)
+"""
+    config = write_job(tmp_path / "job", lab, script)
+    result = tensordeck("--run", str(config), env=env_for(lab["home"]))
+    assert result.returncode == 7, result.stdout + result.stderr
+    run_dir = next((config.parent / "runs").iterdir())
+    summary = read_summary(run_dir)
+    states = {t["task"]: (t["state"], t["exit_code"]) for t in summary["tasks"]}
+    assert states["worker:1"] == ("failed", 7) and states["ps:0"] == ("stopped", 143)
+    assert (run_dir / "logs" / "worker-1.log").read_text() == "worker worker:1\n"
+    assert not wait_gone(tmp_path / "job")
+
+
+def _start(config: Path, home: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "core", "--run", str(config)],
+        cwd=REPO,
+        env=env_for(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def _wait_serving(folder: Path, count: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while (
+        len([p for p in node_leftovers(folder) if "sleep(600)" not in " ".join(p.cmdline())])
+        < count
+        or len(node_leftovers(folder)) < 2 * count
+    ):
+        if time.monotonic() > deadline:
+            raise AssertionError("remote tasks did not start")
+        time.sleep(0.1)
+
+
+def test_dropped_connection_leaves_nothing_on_the_node(lab, tmp_path):
+    config = write_job(tmp_path / "job", lab, HANG)
+    proc = _start(config, lab["home"])
+    _wait_serving(tmp_path / "job", 3)
+    stand_ins = [
+        p
+        for p in psutil.Process(proc.pid).children(recursive=True)
+        if "_remote-task" in p.cmdline()
+    ]
+    assert len(stand_ins) == 3
+    for p in stand_ins:  # the client side of every connection dies at once
+        p.kill()
+    proc.communicate(timeout=30)
+    assert not wait_gone(tmp_path / "job")
+
+
+def test_ctrl_c_stops_remote_tasks(lab, tmp_path):
+    config = write_job(tmp_path / "job", lab, HANG)
+    proc = _start(config, lab["home"])
+    _wait_serving(tmp_path / "job", 3)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out
+    summary = read_summary(next((config.parent / "runs").iterdir()))
+    assert {t["state"] for t in summary["tasks"]} == {"stopped"}
+    assert not wait_gone(tmp_path / "job")
+
+
+# --- passwords ----------------------------------------------------------------------------------
+
+USER = "tensordeck-test"
+
+
+@pytest.fixture(scope="module")
+def password_node(tmp_path_factory):
+    """A node with password login only, as a dedicated user with a fresh random password."""
+    if not shutil.which("useradd") or not shutil.which("chpasswd"):
+        pytest.skip("useradd/chpasswd not available")
+    if subprocess.run(["id", USER], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "-m", "-s", "/bin/sh", USER], check=True)
+    password = secrets.token_urlsafe(16)
+    subprocess.run(["chpasswd"], input=f"{USER}:{password}", text=True, check=True)
+    root = tmp_path_factory.mktemp("pw")
+    empty = root / "no_keys"
+    empty.write_text("")
+    server = start_sshd(root / "c", "127.0.0.4", empty, password_auth=True)
+    workdir = Path(tempfile.mkdtemp(prefix="tensordeck-node-"))  # the user must reach it
+    workdir.chmod(0o777)
+    yield server, password, workdir
+    server.stop()
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_password_from_keyring_wrong_one_refused_and_never_written(password_node, tmp_path):
+    server, password, workdir = password_node
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "known_hosts").write_text(
+        f"[{server.address}]:{server.port} {server.host_key_pub}\n"
+    )
+    env = env_for(
+        home,
+        PYTHON_KEYRING_BACKEND="keyrings.alt.file.PlaintextKeyring",
+        XDG_DATA_HOME=str(tmp_path / "data"),
+    )
+    (tmp_path / "task.py").write_text("import getpass; print('logged in as', getpass.getuser())")
+    config = tmp_path / "job.json"
+    config.write_text(
+        json.dumps(
+            {
+                "name": "pw",
+                "strategy": "single",
+                "script": "task.py",
+                "nodes": {
+                    "c": {
+                        "host": server.address,
+                        "port": server.port,
+                        "user": USER,
+                        "python": "/usr/bin/python3",
+                        "workdir": str(workdir),
+                        "password": True,
+                    }
+                },
+                "tasks": [{"role": "worker", "node": "c"}],
+            }
+        )
+    )
+
+    missing = tensordeck("--run", str(config), env=env)
+    assert missing.returncode == 2 and "tensordeck login CONFIG c" in missing.stderr
+
+    stored = tensordeck("login", str(config), "c", "--password-stdin", input="wrong\n", env=env)
+    assert stored.returncode == 0, stored.stderr
+    wrong = tensordeck("--run", str(config), env=env)
+    assert wrong.returncode == 2 and "refused the login (the keyring password)" in wrong.stderr
+
+    tensordeck("login", str(config), "c", "--password-stdin", input=password + "\n", env=env)
+    ok = tensordeck("--run", str(config), env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert f"logged in as {USER}" in ok.stdout
+    for path in [config, *tmp_path.joinpath("runs").rglob("*")]:
+        if path.is_file():
+            assert password not in path.read_text(errors="replace"), path
+    assert password not in ok.stdout + ok.stderr + wrong.stdout + wrong.stderr
