@@ -50,7 +50,7 @@ class ConfigError(Exception):
 
 class _Strict(BaseModel):
     # strict: "2" is not a count and 1 is not a string; forbid: a typo is an error, not a no-op.
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 class TaskGroup(_Strict):

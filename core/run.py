@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 from core.events import Event, EventSink, RunStatus, TaskOutput
+from core.proctree import Watchdog
 from core.supervisor import RunResult, Supervisor
 from core.topology import RunPlan
 
@@ -46,7 +47,8 @@ class EventLog:
 class Run:
     """Makes the run folder and a supervisor for ``plan``; :meth:`execute` runs it."""
 
-    def __init__(self, plan: RunPlan, sink: EventSink) -> None:
+    def __init__(self, plan: RunPlan, sink: EventSink, watchdog: Watchdog | None = None) -> None:
+        """``watchdog``: an already started orphan watchdog (default: one starts with the run)."""
         self.plan = plan
         self.dir = plan.run_dir
         (self.dir / "logs").mkdir(parents=True, exist_ok=True)
@@ -57,7 +59,8 @@ class Run:
             self._events(event)
             sink(event)
 
-        self.supervisor = Supervisor(plan, fan_out, self.dir / "logs")
+        options = {"watchdog_factory": lambda: watchdog} if watchdog else {}
+        self.supervisor = Supervisor(plan, fan_out, self.dir / "logs", **options)
         _write_json(self.dir / "summary.json", self._summary(None))
 
     def _summary(self, result: RunResult | None) -> dict:

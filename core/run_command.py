@@ -5,9 +5,11 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.config import ConfigError, load_config
-from core.topology import RunPlan, plan_run
+if TYPE_CHECKING:  # imported when used: the watchdog starts before them (see run_command)
+    from core.config import ConfigError
+    from core.topology import RunPlan
 
 EXIT_CONFIG = 2
 
@@ -20,11 +22,16 @@ def _report_config_error(exc: ConfigError) -> int:
 
 
 def _prepare(file: str, run_dir: str | None) -> RunPlan:
+    from core.config import load_config
+    from core.topology import plan_run
+
     cfg = load_config(file)
     return plan_run(cfg, Path(file), run_dir=run_dir)
 
 
 def validate_command(file: str) -> int:
+    from core.config import ConfigError
+
     try:
         plan = _prepare(file, None)
     except ConfigError as exc:
@@ -78,6 +85,20 @@ def preflight(plan: RunPlan) -> bool:
 def run_command(
     file: str, *, run_dir: str | None = None, dry_run: bool = False, check: bool = True
 ) -> int:
+    from core.proctree import make_watchdog
+
+    # The orphan watchdog is a separate process: started first, its start-up overlaps the
+    # imports and checks below instead of adding to them. Closed unused if nothing starts.
+    watchdog = None if dry_run else make_watchdog()
+    try:
+        return _run(file, run_dir, dry_run, check, watchdog)
+    finally:
+        if watchdog:
+            watchdog.close()
+
+
+def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -> int:
+    from core.config import ConfigError
     from core.console import ConsoleSink
     from core.run import Run
     from core.supervisor import install_signal_handlers
@@ -101,7 +122,7 @@ def run_command(
         plan.release_ports()
         print(describe_plan(plan))
         return 0
-    run = Run(plan, ConsoleSink(sys.stdout, [t.key for t in plan.tasks]))
+    run = Run(plan, ConsoleSink(sys.stdout, [t.key for t in plan.tasks]), watchdog=watchdog)
     restore = install_signal_handlers(run.supervisor)
     try:
         result = run.execute()

@@ -33,15 +33,19 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from core.interpreters.activation import activation_env, clean_base_env
 
 MARK = "@@tensordeck-probe@@ "
 METADATA_TIMEOUT = 60.0
 TF_DISTRIBUTIONS = (
-    "tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tensorflow-macos",
-    "tf-nightly", "tf-nightly-gpu", "tf-nightly-cpu",
+    "tensorflow",
+    "tensorflow-gpu",
+    "tensorflow-cpu",
+    "tensorflow-intel",
+    "tensorflow-macos",
+    "tf-nightly",
+    "tf-nightly-gpu",
+    "tf-nightly-cpu",
 )
 _FINGERPRINTED = ("tensorflow", "tf_nightly", "keras", "tf_keras")
 #: Windows NTSTATUS exit codes a crashing TF import produces, and what they mean.
@@ -110,7 +114,7 @@ class _Run:
     def payload(self) -> dict | None:
         for line in reversed(self.stdout.splitlines()):
             if line.startswith(MARK):
-                return json.loads(line[len(MARK):])
+                return json.loads(line[len(MARK) :])
         return None
 
 
@@ -119,6 +123,8 @@ def _child_source(name: str) -> str:
 
 
 def _kill_tree(pid: int) -> None:
+    import psutil  # only for a probe that hangs: the launcher reads cached probes on every run
+
     try:
         parent = psutil.Process(pid)
         victims = [*parent.children(recursive=True), parent]
@@ -134,12 +140,18 @@ def _run_child(python: str, source: str, env: dict[str, str], timeout: float) ->
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tensordeck-probe-") as cwd:
         popen_extra: dict[str, Any] = (
-            {"creationflags": subprocess.CREATE_NO_WINDOW} if sys.platform == "win32"
+            {"creationflags": subprocess.CREATE_NO_WINDOW}
+            if sys.platform == "win32"
             else {"start_new_session": True}  # no Ctrl+C from the terminal into the probe
         )
         proc = subprocess.Popen(
-            [python, "-c", source], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen_extra,
+            [python, "-c", source],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            **popen_extra,
         )
         timed_out = False
         try:
@@ -194,8 +206,9 @@ def probe_interpreter(
         return result
     env = probe_env(python)
     try:
-        meta = _run_child(python, _child_source("child_metadata.py"), env,
-                          min(timeout, METADATA_TIMEOUT))
+        meta = _run_child(
+            python, _child_source("child_metadata.py"), env, min(timeout, METADATA_TIMEOUT)
+        )
     except OSError as exc:
         result.error = f"cannot run {python}: {exc}"
         return result
@@ -219,8 +232,9 @@ def probe_interpreter(
     return result
 
 
-def _import_tensorflow(result: ProbeResult, python: str, env: dict[str, str],
-                       timeout: float) -> None:
+def _import_tensorflow(
+    result: ProbeResult, python: str, env: dict[str, str], timeout: float
+) -> None:
     env = {**env, "TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_MAX_VLOG_LEVEL": "1"}
     run = _run_child(python, _child_source("child_import.py"), env, timeout)
     result.import_attempted = True
@@ -229,8 +243,14 @@ def _import_tensorflow(result: ProbeResult, python: str, env: dict[str, str],
     result.import_seconds = run.seconds
     result.timed_out = run.timed_out
     data = run.payload() or {}
-    for key in ("tf_version", "keras_version", "devices", "gpus", "built_with_cuda",
-                "import_error"):
+    for key in (
+        "tf_version",
+        "keras_version",
+        "devices",
+        "gpus",
+        "built_with_cuda",
+        "import_error",
+    ):
         if data.get(key) is not None:
             setattr(result, key, data[key])
     if run.timed_out:
@@ -267,8 +287,11 @@ def fingerprint(python: str, site_packages: list[str]) -> str:
             parts.append(f"{path}:missing")
     for folder in site_packages:
         try:
-            names = sorted(n for n in os.listdir(folder)
-                           if n.lower().startswith(_FINGERPRINTED) and n.endswith(".dist-info"))
+            names = sorted(
+                n
+                for n in os.listdir(folder)
+                if n.lower().startswith(_FINGERPRINTED) and n.endswith(".dist-info")
+            )
         except OSError:
             continue
         parts += [f"{n}:{os.stat(os.path.join(folder, n)).st_mtime_ns}" for n in names]
@@ -296,7 +319,9 @@ def cached_probe(python: str, import_tf: bool = True, *, timeout: float = 120.0)
     result = probe_interpreter(python, import_tf=import_tf, timeout=timeout)
     if not result.timed_out and result.python_version:
         path.parent.mkdir(parents=True, exist_ok=True)
-        entry = {"fingerprint": fingerprint(python, result.site_packages),
-                 "result": result.to_json()}
+        entry = {
+            "fingerprint": fingerprint(python, result.site_packages),
+            "result": result.to_json(),
+        }
         path.write_text(json.dumps(entry), encoding="utf-8")
     return result
