@@ -155,8 +155,7 @@ class Supervisor:
         self.plan.release_ports()
         try:
             for task in self.tasks:
-                if self._outcome is None:
-                    self._spawn(task)
+                self._spawn(task)  # a stop request meanwhile waits in the queue
             while not self._finished():
                 self._step()
         finally:
