@@ -107,6 +107,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler="core.export_command:export_command")
 
+    p = sub.add_parser(
+        "preflight",
+        help="check a job's machines before a run: SSH, TensorFlow, GPUs, ports, firewalls",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--no-import",
+        action="store_true",
+        help="read TensorFlow's version from its files instead of importing it (fast)",
+    )
+    p.set_defaults(handler="core.remote.preflight_command:preflight_cli")
+
     p = sub.add_parser("trust", help="trust a node's SSH host key (adds it to known_hosts)")
     p.add_argument("host", metavar="HOST")
     p.add_argument("--port", type=int, default=22)

@@ -194,7 +194,7 @@ def default_run_dir(config_path: Path, name: str, now: float | None = None) -> P
     return candidate
 
 
-def _expand_tasks(cfg: JobConfig) -> list[tuple[TaskPlan, int]]:
+def expand_tasks(cfg: JobConfig) -> list[tuple[TaskPlan, int]]:
     """One TaskPlan per process, with the index of the config entry it came from. Its host is
     the address the other tasks reach it at."""
     next_index: dict[str, int] = {}
@@ -388,7 +388,7 @@ def plan_run(
     else:
         resolved_dir = default_run_dir(config_path, cfg.name)
 
-    expanded = _expand_tasks(cfg)
+    expanded = expand_tasks(cfg)
     try:
         reservation = _assign_ports(cfg, expanded)
     except ConfigError as exc:

@@ -45,8 +45,14 @@ def _free_port(address: str) -> int:
         return sock.getsockname()[1]
 
 
-def start_sshd(folder: Path, address: str, authorized_keys: Path, *,
-               password_auth: bool = False) -> SshServer:
+def start_sshd(
+    folder: Path,
+    address: str,
+    authorized_keys: Path,
+    *,
+    password_auth: bool = False,
+    extra_config: str = "",
+) -> SshServer:
     """Start sshd on ``address`` (foreground, its own host key) and wait until it accepts."""
     folder.mkdir(parents=True, exist_ok=True)
     Path("/run/sshd").mkdir(exist_ok=True)
@@ -64,10 +70,11 @@ def start_sshd(folder: Path, address: str, authorized_keys: Path, *,
         "KbdInteractiveAuthentication no\n"
         f"PidFile {folder / 'sshd.pid'}\n"
         "Subsystem sftp internal-sftp\n"
-        "LogLevel ERROR\n"
+        "LogLevel ERROR\n" + extra_config
     )
-    process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [SSHD, "-D", "-e", "-f", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:

@@ -38,11 +38,17 @@ def quote(arg: str, shell: Shell) -> str:
     return f'"{arg}"'
 
 
+def command_line(argv: list[str], shell: Shell) -> str:
+    """``argv`` as one command line for the node's shell (PowerShell runs a quoted path with &)."""
+    head = quote(argv[0], shell)
+    if shell == "powershell":
+        head = f"& {head}"
+    return " ".join([head, *(quote(arg, shell) for arg in argv[1:])])
+
+
 def python_command(python: str, shell: Shell) -> str:
     """The command line that starts ``python`` running the bootstrap."""
-    exe = quote(python, shell)
-    head = f"& {exe}" if shell == "powershell" else exe  # PowerShell runs a quoted path with &
-    return f"{head} -u -c {quote(BOOTSTRAP, shell)}"
+    return command_line([python, "-u", "-c", BOOTSTRAP], shell)
 
 
 def bootstrap_line(source: str) -> bytes:
