@@ -89,3 +89,30 @@ def start_sshd(
         process.kill()
         raise RuntimeError("sshd did not start")
     return SshServer(address, port, (host_key.with_suffix(".pub")).read_text().strip(), process)
+
+
+def start_lab(
+    root: Path, addresses: dict[str, str], extra_config: dict[str, str] | None = None
+) -> dict:
+    """One sshd per ``name -> address``, key login with a fresh client key, and a HOME whose
+    known_hosts trusts them all. Returns {"root", "key", "servers" (by name), "home"}."""
+    key = keygen(root / "client_key")
+    authorized = root / "authorized_keys"
+    authorized.write_text((root / "client_key.pub").read_text())
+    servers = {
+        name: start_sshd(
+            root / name, address, authorized, extra_config=(extra_config or {}).get(name, "")
+        )
+        for name, address in addresses.items()
+    }
+    home = root / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "known_hosts").write_text(
+        "".join(f"[{s.address}]:{s.port} {s.host_key_pub}\n" for s in servers.values())
+    )
+    return {"root": root, "key": key, "servers": servers, "home": home}
+
+
+def stop_lab(lab: dict) -> None:
+    for server in lab["servers"].values():
+        server.stop()

@@ -17,7 +17,7 @@ from core.config import parse_config
 from core.remote import preflight as preflight_module
 from core.remote.preflight import Check, firewall_fix, run_preflight, talks_to
 from tests.conftest import tensordeck
-from tests.sshd import SshServer, keygen, sshd_missing_reason, start_sshd
+from tests.sshd import SshServer, sshd_missing_reason, start_lab, stop_lab
 
 pytestmark = pytest.mark.skipif(
     sshd_missing_reason() is not None, reason=sshd_missing_reason() or ""
@@ -29,22 +29,9 @@ NO_TF_PYTHON = "/usr/bin/python3"  # the system Python here: no TensorFlow
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """Nodes a and b with key login; a HOME whose known_hosts trusts both."""
-    root = tmp_path_factory.mktemp("preflight-lab")
-    key = keygen(root / "client_key")
-    authorized = root / "authorized_keys"
-    authorized.write_text((root / "client_key.pub").read_text())
-    servers = [
-        start_sshd(root / name, address, authorized)
-        for name, address in (("a", "127.0.0.6"), ("b", "127.0.0.7"))
-    ]
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "known_hosts").write_text(
-        "".join(f"[{s.address}]:{s.port} {s.host_key_pub}\n" for s in servers)
-    )
-    yield {"root": root, "key": key, "servers": servers, "home": home}
-    for server in servers:
-        server.stop()
+    lab = start_lab(tmp_path_factory.mktemp("preflight-lab"), {"a": "127.0.0.6", "b": "127.0.0.7"})
+    yield lab
+    stop_lab(lab)
 
 
 @pytest.fixture
@@ -88,7 +75,7 @@ def job(
     **config,
 ) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    sa, sb = lab["servers"]
+    sa, sb = lab["servers"]["a"], lab["servers"]["b"]
     (folder / "task.py").write_text("print('hello')\n")
     data = {
         "name": "lan",
@@ -200,7 +187,7 @@ def test_unknown_host_is_reported_with_the_trust_command(lab, tmp_path, monkeypa
     config = job(tmp_path / "job", lab, ps_and_workers(free_ports(2)))
     result = tensordeck("preflight", str(config), env={**os.environ, "HOME": str(tmp_path)})
     assert result.returncode == 1
-    a, b = lab["servers"]
+    a, b = lab["servers"]["a"], lab["servers"]["b"]
     lines = result.stdout.splitlines()
     assert lines[0] == "node a" and "✗ ssh" in lines[1] and "is not a known host" in lines[1]
     assert lines[2].strip() == f"fix: tensordeck trust 127.0.0.6 --port {a.port}"

@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from tests.conftest import EXAMPLES, REPO, read_summary, tensordeck
-from tests.sshd import SshServer, keygen, sshd_missing_reason, start_sshd
+from tests.sshd import SshServer, keygen, sshd_missing_reason, start_lab, start_sshd, stop_lab
 
 pytestmark = pytest.mark.skipif(
     sshd_missing_reason() is not None, reason=sshd_missing_reason() or ""
@@ -30,23 +30,10 @@ PYTHON = sys.executable
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """Two nodes with key login; a HOME whose known_hosts trusts both."""
-    root = tmp_path_factory.mktemp("lab")
-    key = keygen(root / "client_key")
-    authorized = root / "authorized_keys"
-    authorized.write_text((root / "client_key.pub").read_text())
-    servers = [
-        start_sshd(root / name, address, authorized)
-        for name, address in (("a", "127.0.0.2"), ("b", "127.0.0.3"))
-    ]
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "known_hosts").write_text(
-        "".join(f"[{s.address}]:{s.port} {s.host_key_pub}\n" for s in servers)
-    )
-    yield {"root": root, "key": key, "servers": servers, "home": home}
-    for server in servers:
-        server.stop()
+    """Nodes a and b with key login; a HOME whose known_hosts trusts both."""
+    lab = start_lab(tmp_path_factory.mktemp("lab"), {"a": "127.0.0.2", "b": "127.0.0.3"})
+    yield lab
+    stop_lab(lab)
 
 
 def node(server: SshServer, key: Path, workdir: Path, **extra) -> dict:
@@ -64,7 +51,7 @@ def node(server: SshServer, key: Path, workdir: Path, **extra) -> dict:
 def write_job(folder: Path, lab: dict, code: str | None = None, **config) -> Path:
     """job.json in ``folder``: ps on node a, two workers on node b; ``code`` as task.py."""
     folder.mkdir(parents=True, exist_ok=True)
-    a, b = lab["servers"]
+    a, b = lab["servers"]["a"], lab["servers"]["b"]
     data = {
         "name": "lan",
         "strategy": "between_graph",
@@ -122,7 +109,7 @@ def test_unknown_host_is_refused_with_its_fingerprint_then_trusted(lab, tmp_path
     config = write_job(tmp_path / "job", lab, "print('x')")
     result = tensordeck("--run", str(config), env=env_for(home))
     assert result.returncode == 2
-    a = lab["servers"][0]
+    a = lab["servers"]["a"]
     assert (
         f"nodes.a: 127.0.0.2:{a.port} is not a known host (key fingerprint SHA256:" in result.stderr
     )
@@ -136,7 +123,7 @@ def test_unknown_host_is_refused_with_its_fingerprint_then_trusted(lab, tmp_path
 def test_changed_host_key_is_always_refused(lab, tmp_path):
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
-    a, b = lab["servers"]
+    a, b = lab["servers"]["a"], lab["servers"]["b"]
     other = keygen(tmp_path / "impostor").with_suffix(".pub").read_text().split()
     (home / ".ssh" / "known_hosts").write_text(
         f"[{a.address}]:{a.port} {other[0]} {other[1]}\n[{b.address}]:{b.port} {b.host_key_pub}\n"

@@ -20,7 +20,7 @@ from core.gpu.smi import smi_command
 from core.remote.connect import connect
 from core.remote.gpus import NodeGpuMonitor, read_node_gpus, stream_node_gpus
 from core.remote.shell import command_line
-from tests.sshd import keygen, sshd_missing_reason, start_sshd
+from tests.sshd import sshd_missing_reason, start_lab, stop_lab
 
 pytestmark = pytest.mark.skipif(
     sshd_missing_reason() is not None, reason=sshd_missing_reason() or ""
@@ -53,9 +53,6 @@ while True:
 def gpu_lab(tmp_path_factory):
     """Node "gpu" (fake nvidia-smi on PATH) and node "plain" (none); a HOME trusting both."""
     root = tmp_path_factory.mktemp("gpulab")
-    key = keygen(root / "client_key")
-    authorized = root / "authorized_keys"
-    authorized.write_text((root / "client_key.pub").read_text())
     fake_bin = root / "fakebin"
     fake_bin.mkdir()
     fake = fake_bin / "nvidia-smi"
@@ -63,27 +60,20 @@ def gpu_lab(tmp_path_factory):
         FAKE_SMI.format(python=sys.executable, expected=smi_command()[1:], recorded=str(RECORDED))
     )
     fake.chmod(0o755)
-    gpu = start_sshd(
-        root / "gpu",
-        "127.0.0.4",
-        authorized,
-        extra_config=f"SetEnv PATH={fake_bin}:/usr/local/bin:/usr/bin:/bin\n",
+    lab = start_lab(
+        root,
+        {"gpu": "127.0.0.4", "plain": "127.0.0.5"},
+        extra_config={"gpu": f"SetEnv PATH={fake_bin}:/usr/local/bin:/usr/bin:/bin\n"},
     )
-    plain = start_sshd(root / "plain", "127.0.0.5", authorized)
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "known_hosts").write_text(
-        "".join(f"[{s.address}]:{s.port} {s.host_key_pub}\n" for s in (gpu, plain))
-    )
+    gpu, plain, key, home = lab["servers"]["gpu"], lab["servers"]["plain"], lab["key"], lab["home"]
     nodes = {
         name: Node(
             host=s.address, port=s.port, user="root", python=sys.executable, key_file=str(key)
         )
         for name, s in (("gpu", gpu), ("plain", plain))
     }
-    yield {"nodes": nodes, "servers": {"gpu": gpu, "plain": plain}, "home": home, "fake": str(fake)}
-    gpu.stop()
-    plain.stop()
+    yield {"nodes": nodes, "servers": lab["servers"], "home": home, "fake": str(fake)}
+    stop_lab(lab)
 
 
 @pytest.fixture(autouse=True)
