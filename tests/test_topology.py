@@ -213,3 +213,22 @@ def test_python_as_env_folder_or_missing(tmp_path):
         plan(tmp_path, strategy="single", python="envs/none/python")
     with pytest.raises(ConfigError, match="'no-such-python3' is not on PATH"):
         plan(tmp_path, strategy="single", python="no-such-python3")
+
+
+def test_conda_env_interpreter_is_activated_for_its_tasks(tmp_path):
+    """Starting <env>/bin/python without `conda activate`: TensorDeck adds what activation
+    adds, so the env's CUDA libraries are found (the classic 'works in Anaconda Prompt')."""
+    env = tmp_path / "miniconda3" / "envs" / "tf"
+    (env / "conda-meta").mkdir(parents=True)
+    (env / "bin").mkdir()
+    (env / "bin" / "python").write_text("")
+    p = plan(
+        tmp_path,
+        base_env={"PATH": "/usr/bin", "LD_LIBRARY_PATH": "/opt/x"},
+        strategy="single",
+        python=str(env / "bin" / "python"),
+    )
+    task_env = p.task_env(p.tasks[0])
+    assert task_env["PATH"].split(os.pathsep)[0] == str(env / "bin")
+    assert task_env["LD_LIBRARY_PATH"].split(os.pathsep)[0] == str(env / "lib")
+    assert task_env["CONDA_PREFIX"] == str(env)
