@@ -10,7 +10,7 @@ BLOCKED = ("PySide6", "shiboken6", "PyQt5", "PyQt6", "pyqtgraph")
 class _NoQt(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in BLOCKED:
-            raise ImportError(f"{name} is blocked: the core must run without Qt")
+            raise ModuleNotFoundError(f"{name} is blocked: the core must run without Qt")
         return None
 
 
