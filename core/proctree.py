@@ -227,7 +227,7 @@ class TaskProcess:
 
 # --- the POSIX watchdog -----------------------------------------------------------------------
 
-_WATCHDOG_CODE = r"""
+WATCHDOG_CODE = r"""
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -247,9 +247,9 @@ class Watchdog:
     """A small process that kills every registered process group once TensorDeck is gone
     (its stdin pipe closes when TensorDeck exits, however it exits)."""
 
-    def __init__(self, python: str = sys.executable) -> None:
+    def __init__(self, argv: Sequence[str] | None = None) -> None:
         self._proc = subprocess.Popen(
-            [python, "-I", "-S", "-c", _WATCHDOG_CODE],
+            list(argv or [sys.executable, "-I", "-S", "-c", WATCHDOG_CODE]),
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -280,7 +280,8 @@ def make_watchdog() -> Watchdog | None:
     """The watchdog where one is needed (POSIX; Windows has Job Objects)."""
     if IS_WINDOWS:
         return None
-    python = sys.executable if not getattr(sys, "frozen", False) else None
-    # A frozen app has no plain interpreter to run the watchdog code; there the Linux
-    # parent-death signal is the guard.
-    return Watchdog(python) if python else None
+    if getattr(sys, "frozen", False):
+        # A frozen app has no plain interpreter: its executables run the same code as the
+        # hidden command ``_watchdog`` (resources/installer/entry_cli.py).
+        return Watchdog([sys.executable, "_watchdog"])
+    return Watchdog()

@@ -186,6 +186,10 @@ def test_clean_base_env_undoes_pyinstaller():
     no_orig = clean_base_env({"LD_LIBRARY_PATH": "/tmp/_MEI1"}, frozen=True, bundle_dir="/t")
     assert "LD_LIBRARY_PATH" not in no_orig
     assert clean_base_env(frozen_env, frozen=False) == frozen_env
+    qt = clean_base_env({"QT_PLUGIN_PATH": "/tmp/_MEI123/PySide6/Qt/plugins", "MODE": "1",
+                         "EMPTY": "", "NEAR": "/tmp/_MEI1234/x"}, frozen=True,
+                        bundle_dir="/tmp/_MEI123")
+    assert qt == {"MODE": "1", "EMPTY": "", "NEAR": "/tmp/_MEI1234/x"}
 
 
 # -- probing ---------------------------------------------------------------------------------

@@ -89,6 +89,15 @@ def dll_search_dirs(python: str, platform: str = sys.platform) -> list[Path]:
     return [d for d in dirs if d.is_dir()]
 
 
+def _inside(path: str, root: str) -> bool:
+    """Whether absolute ``path`` is ``root`` or under it (relative entries are never inside:
+    a shortcut may start the app with its own folder as the working directory)."""
+    if not os.path.isabs(path):
+        return False
+    path = os.path.normcase(os.path.abspath(path))
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def clean_base_env(
     env: Mapping[str, str] | None = None,
     *,
@@ -116,11 +125,19 @@ def clean_base_env(
             env.pop(name, None)
     bundle = bundle_dir if bundle_dir is not None else getattr(sys, "_MEIPASS", None)
     if bundle:
+        # Entries inside the bundle go from every variable: PATH, and those the window's Qt
+        # runtime hook sets (QT_PLUGIN_PATH, QML2_IMPORT_PATH): a task's own Qt must not load
+        # the app's plugins.
         root = os.path.normcase(os.path.abspath(bundle))
-        for key in [k for k in env if k.upper() == "PATH"]:
-            inside = [p for p in env[key].split(os.pathsep)
-                      if not p or os.path.normcase(os.path.abspath(p)).startswith(root)]
-            env[key] = os.pathsep.join(p for p in env[key].split(os.pathsep) if p not in inside)
+        for key, value in list(env.items()):
+            entries = value.split(os.pathsep)
+            if not any(_inside(p, root) for p in entries):
+                continue
+            kept = [p for p in entries if p and not _inside(p, root)]
+            if kept:
+                env[key] = os.pathsep.join(kept)
+            else:
+                del env[key]
     for key in [k for k in env if k.startswith("_PYI_") or k == "_MEIPASS2"]:
         del env[key]
     return env

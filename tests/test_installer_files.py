@@ -1,0 +1,208 @@
+"""The packaging files: the PyInstaller spec, the Inno Setup script, the Windows workflow, the
+entry scripts of the two executables and the icon. Fast checks; the frozen app itself is built
+and run by scripts/smoke_frozen.sh."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+import core
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTALLER = ROOT / "resources" / "installer"
+sys.path.insert(0, str(INSTALLER))
+import bundle_info  # noqa: E402
+
+SPEC = ROOT / "build_installer.spec"
+ISS = INSTALLER / "tensordeck.iss"
+WORKFLOW = ROOT / ".github" / "workflows" / "windows.yml"
+
+
+def _iss_defines() -> dict[str, str]:
+    text = ISS.read_text(encoding="utf-8-sig")
+    return dict(re.findall(r'^\s*#define\s+(\w+)\s+"([^"]*)"', text, re.M))
+
+
+def _spec_list(name: str) -> list[str]:
+    """A list of string literals assigned to ``name`` at the top of the spec."""
+    for node in ast.parse(SPEC.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return [ast.literal_eval(e) for e in node.value.elts]  # type: ignore[attr-defined]
+    raise AssertionError(f"{name} is not assigned in {SPEC.name}")
+
+
+# -- name and version ----------------------------------------------------------------------
+
+
+def test_version_and_name_read_without_importing_match_the_package():
+    assert bundle_info.project_version() == core.__version__
+    assert bundle_info.project_name() == "tensordeck"
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^tensordeck = "core\.cli:main"$', pyproject, re.M), (
+        "the console executable and pip's console script must have the same name"
+    )
+
+
+def test_version_reader_on_other_trees(tmp_path):
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "__init__.py").write_text('"""Doc."""\nX = 1\n__version__ = "2.3.4rc1"\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[build-system]\nname = "not-this"\n\n[project]\nname = "other"\nversion = "9"\n'
+    )
+    assert bundle_info.project_version(tmp_path) == "2.3.4rc1"
+    assert bundle_info.project_name(tmp_path) == "other"
+    assert bundle_info.version_tuple("2.3.4rc1") == (2, 3, 4, 0)
+    assert bundle_info.version_tuple("1.2") == (1, 2, 0, 0)
+    (tmp_path / "core" / "__init__.py").write_text("__version__ = compute()\n")
+    with pytest.raises(ValueError, match="__version__"):
+        bundle_info.project_version(tmp_path)
+
+
+def test_bundle_info_prints_for_shell_scripts():
+    run = subprocess.run([sys.executable, str(INSTALLER / "bundle_info.py"), "version"],
+                         capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == core.__version__
+    bad = subprocess.run([sys.executable, str(INSTALLER / "bundle_info.py"), "size"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "usage" in bad.stderr
+
+
+# -- the spec ------------------------------------------------------------------------------
+
+
+def test_spec_parses_and_keeps_tensorflow_and_other_qt_bindings_out():
+    excludes = _spec_list("EXCLUDES")
+    assert {"tensorflow", "keras", "PyQt5", "PyQt6", "tkinter", "matplotlib"} <= set(excludes)
+    # pyqtgraph imports these when it is imported: excluding them breaks the window.
+    assert not set(excludes) & {"PySide6.QtOpenGL", "PySide6.QtOpenGLWidgets"}
+    text = SPEC.read_text(encoding="utf-8")
+    scripts = re.findall(r'analysis\("(\w+\.py)"', text)
+    assert scripts == ["entry_cli.py", "entry_gui.py"]
+    assert all((INSTALLER / script).is_file() for script in scripts)
+    assert "upx=False" in text
+
+
+def test_every_python_file_core_and_gui_read_as_text_is_shipped_as_source():
+    """A .py file named in a string literal, or ``Path(module.__file__)`` read back, is run in
+    another interpreter: the frozen app has no source unless the spec ships it."""
+    read = set()
+    for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("gui/**/*.py")]:
+        text = path.read_text(encoding="utf-8")
+        for name in re.findall(r"[\"']([A-Za-z_]\w*\.py)[\"']", text):
+            read |= {p.relative_to(ROOT).as_posix() for p in ROOT.glob(f"core/**/{name}")}
+            read |= {p.relative_to(ROOT).as_posix() for p in ROOT.glob(f"gui/**/{name}")}
+        for module in re.findall(r"Path\((\w+)\.__file__\)", text):
+            read |= {p.relative_to(ROOT).as_posix() for p in ROOT.glob(f"core/**/{module}.py")}
+    assert "core/remote/node_agent.py" in read  # the scan sees what it must
+    assert read <= set(bundle_info.SOURCES_READ_AT_RUN_TIME)
+
+
+def test_data_files_hold_the_runtime_examples_kb_icons_and_child_sources():
+    pairs = {(Path(src).relative_to(ROOT).as_posix(), dest)
+             for src, dest in bundle_info.data_files()}
+    assert ("resources/runtime/tensordeck_runtime.py", "resources/runtime") in pairs
+    assert ("resources/examples/quickstart.json", "resources/examples") in pairs
+    assert ("resources/icons/tensordeck.ico", "resources/icons") in pairs
+    assert ("core/ports.py", "core") in pairs
+    assert any(dest == "resources/kb" for _, dest in pairs)
+    assert not any("installer" in dest for _, dest in pairs)
+
+
+# -- the installer and the workflow ----------------------------------------------------------
+
+
+def test_iss_names_the_same_app_version_and_executables():
+    defines = _iss_defines()
+    assert defines["AppName"] == bundle_info.DISPLAY_NAME
+    assert defines["AppVersion"] == core.__version__
+    assert defines["GuiExe"] == bundle_info.GUI_EXE + ".exe"
+    assert defines["CliExe"] == bundle_info.project_name() + ".exe"
+    raw = ISS.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf"), "iscc reads non-ASCII lines as UTF-8 only after a BOM"
+    text = raw.decode("utf-8-sig")
+    assert re.search(r"^PrivilegesRequired=lowest$", text, re.M)
+    assert (INSTALLER / re.search(r"^SetupIconFile=(.+)$", text, re.M).group(1).strip()
+            .replace("\\", "/")).resolve() == ROOT / "resources" / "icons" / "tensordeck.ico"
+    # The uninstaller must leave the user's runs and settings alone.
+    assert "[UninstallDelete]" not in text
+
+
+def test_workflow_parses_and_builds_what_the_repository_has():
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    job = workflow["jobs"]["installer"]
+    assert job["runs-on"] == "windows-latest"
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as True
+    assert {"push", "pull_request"} <= set(triggers)
+    commands = "\n".join(step.get("run", "") for step in job["steps"])
+    for path in ("build_installer.spec", r"resources\installer\tensordeck.iss",
+                 r"resources\installer\bundle_info.py"):
+        assert path in commands and (ROOT / path.replace("\\", "/")).is_file()
+    assert "pytest" in commands and "ISCC.exe" in commands and "--smoke" in commands
+    upload = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-art"))
+    output = re.search(r"^OutputBaseFilename=(.+)$", ISS.read_text(encoding="utf-8-sig"), re.M)
+    expected = output.group(1).replace("{#AppName}", bundle_info.DISPLAY_NAME).replace(
+        "{#AppVersion}", "${{ steps.version.outputs.version }}")
+    assert upload["with"]["path"] == f"dist/{expected}.exe"
+
+
+def test_icon_files_are_real():
+    assert (ROOT / "resources/icons/tensordeck.png").read_bytes().startswith(b"\x89PNG")
+    ico = (ROOT / "resources/icons/tensordeck.ico").read_bytes()
+    reserved, kind, count = struct.unpack_from("<HHH", ico)
+    assert (reserved, kind) == (0, 1) and count >= 4
+    sizes = set()
+    for i in range(count):
+        width, _, _, _, _, _, length, offset = struct.unpack_from("<BBBBHHII", ico, 6 + 16 * i)
+        assert ico[offset:offset + 8] == b"\x89PNG\r\n\x1a\n" and offset + length <= len(ico)
+        sizes.add(width or 256)
+    assert {16, 32, 48, 256} <= sizes
+
+
+# -- the entry scripts, run unfrozen -------------------------------------------------------
+
+
+def _entry(script: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(INSTALLER / script), *args],
+                          capture_output=True, text=True, timeout=60, **kwargs)
+
+
+def test_entries_route_internal_commands_to_the_command_line():
+    assert _entry("entry_cli.py", "--version").stdout.strip() == f"tensordeck {core.__version__}"
+    for script in ("entry_cli.py", "entry_gui.py"):
+        run = _entry(script, "_remote-task", "--help")
+        assert run.returncode == 0 and "_remote-task" in run.stdout
+
+
+@pytest.mark.skipif(sys.platform.startswith("win"), reason="the watchdog is POSIX-only")
+def test_watchdog_command_kills_registered_groups_when_its_stdin_closes():
+    sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        watchdog = subprocess.Popen([sys.executable, str(INSTALLER / "entry_cli.py"), "_watchdog"],
+                                    stdin=subprocess.PIPE)
+        watchdog.communicate(f"+{sleeper.pid}\n".encode(), timeout=30)
+        assert watchdog.returncode == 0
+        assert sleeper.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if sleeper.poll() is None:
+            sleeper.kill()
+            sleeper.wait()
+
+
+def test_gui_smoke_shows_the_window_and_quits(tmp_path):
+    pytest.importorskip("PySide6")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)}
+    run = _entry("entry_gui.py", "--smoke", env=env)
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"window shown \d+\.\d\d s after process start", run.stdout)
