@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 from collections.abc import Sequence
 
@@ -132,6 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     p.set_defaults(handler="core.remote.commands:login_cli")
 
+    p = sub.add_parser("gui", help="open the window (also: tensordeck with no arguments)")
+    p.add_argument("gui_args", nargs=argparse.REMAINDER, help="[FILE] [--no-wizard]")
+    p.set_defaults(handler="core.cli:gui_cli")
+
     p = sub.add_parser("_remote-task")  # internal: the local stand-in of a node's task
     p.add_argument("spec")
     p.set_defaults(handler="core.remote.run_task:run_task_cli")
@@ -154,6 +159,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        return gui_cli(argparse.Namespace(gui_args=[]))  # a double-click: the window
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.run and args.command:
@@ -170,8 +178,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.handler:
         module, function = args.handler.split(":")
         return importlib.import_module(module).__dict__[function](args)
-    parser.print_help()
+    parser.print_help()  # options without a command or --run
     return 0
+
+
+def gui_cli(args: argparse.Namespace) -> int:
+    """The window. The CLI is where both faces start, so it alone may load the gui package,
+    by name and only here; without Qt it says how to get it (the CLI works without it)."""
+    try:
+        has_qt = importlib.util.find_spec("PySide6") is not None
+    except ImportError:
+        has_qt = False
+    if not has_qt:
+        print('tensordeck: the window needs PySide6: pip install "tensordeck[gui]". '
+              "Command line help: tensordeck --help", file=sys.stderr)
+        return 2
+    return importlib.import_module("gui.app").main(args.gui_args)
 
 
 if __name__ == "__main__":

@@ -1,1 +1,4 @@
-"""TensorDeck's desktop window (PySide6). Only this package may import Qt."""
+"""TensorDeck's desktop window (PySide6), a thin face over ``core``.
+
+Only this package may import Qt.
+"""

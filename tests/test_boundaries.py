@@ -56,3 +56,10 @@ def test_qt_blocker_blocks(tmp_path):
     result = subprocess.run([sys.executable, "-c", "import PySide6"], capture_output=True,
                             text=True, env={"PYTHONPATH": str(REPO / "tests" / "no_qt")})
     assert result.returncode != 0 and "blocked" in result.stderr
+
+
+def test_without_qt_the_bare_command_says_how_to_get_the_window():
+    result = subprocess.run([sys.executable, "-m", "core"], capture_output=True, text=True,
+                            cwd=REPO, env={"PYTHONPATH": str(REPO / "tests" / "no_qt")})
+    assert result.returncode == 2
+    assert 'pip install "tensordeck[gui]"' in result.stderr

@@ -1,0 +1,144 @@
+"""Training metrics as the window draws them: from the JSON-lines files written by
+``tensordeck_runtime.report`` (exact), and from the progress lines training scripts already
+print (Keras ``fit`` bars, ``step 100/300 loss=0.1234``) for scripts that do not report.
+
+Both produce :class:`MetricPoint` objects: one task, one step, a few named numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: ANSI colour/style codes: Keras 3 prints them even into a pipe.
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf"
+#: Keras: "Epoch 2/5".
+_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
+#: Keras batch counter at the start of a line, then its bar: "12/60 [====" (Keras 2) or
+#: "12/60 ━━━" (Keras 3).
+_KERAS_BAR = re.compile(r"^\s*(\d+)/(\d+)\s+(?:\[|━)")
+#: Keras metrics: " - loss: 0.6931" (value ends at a space or the end, so "ETA: 2s" is no metric).
+_KERAS_METRIC = re.compile(rf" - ([A-Za-z_][\w.]*): ({_NUMBER})(?=\s|$)")
+#: Hand-written loops: "step 100/300 loss=0.1234", "Step 5: loss: 0.3 acc=0.9".
+_STEP = re.compile(r"\bstep\b\s*[:=#]?\s*(\d+)(?:\s*/\s*\d+)?", re.IGNORECASE)
+_PAIR = re.compile(rf"\b([A-Za-z_][\w.]*)\s*[=:]\s*({_NUMBER})(?=[\s,;)]|$)")
+
+
+@dataclass(frozen=True)
+class MetricPoint:
+    """Named values of one task (``worker:1``) at one training step."""
+
+    task: str
+    step: float
+    metrics: dict[str, float]
+    time: float | None = None
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI_RE.sub("", text) if "\x1b" in text else text
+
+
+def _floats(pairs: list[tuple[str, str]], skip: frozenset[str] = frozenset()) -> dict[str, float]:
+    out = {}
+    for name, value in pairs:
+        if name.lower() in skip:
+            continue
+        try:
+            out[name] = float(value)
+        except ValueError:
+            continue
+    return out
+
+
+class ProgressParser:
+    """Metrics from one task's output lines. Keras bars count batches within an epoch, so the
+    step drawn is ``(epoch - 1) * batches_per_epoch + batch``; a repeat of the last step (a
+    ``\\r`` redraw seen again as the finished line) is dropped."""
+
+    _SKIP = frozenset({"step", "epoch", "eta"})
+
+    def __init__(self, task: str) -> None:
+        self.task = task
+        self._epoch = 1
+        self._last: tuple[float, frozenset[str]] | None = None
+
+    def feed(self, line: str) -> MetricPoint | None:
+        if ":" not in line and "=" not in line and "/" not in line:
+            return None
+        line = strip_ansi(line)
+        if line.lstrip().startswith("Epoch "):
+            match = _EPOCH.match(line)
+            if match:
+                self._epoch = int(match.group(1))
+            return None
+        bar = _KERAS_BAR.match(line)
+        if bar:
+            batch, per_epoch = int(bar.group(1)), int(bar.group(2))
+            step = float((self._epoch - 1) * per_epoch + batch)
+            metrics = _floats(_KERAS_METRIC.findall(line))
+        else:
+            match = _STEP.search(line)
+            if not match:
+                return None
+            step = float(match.group(1))
+            metrics = _floats(_PAIR.findall(line[match.end():]), self._SKIP)
+        if not metrics:
+            return None
+        key = (step, frozenset(metrics))
+        if key == self._last:
+            return None
+        self._last = key
+        return MetricPoint(self.task, step, metrics)
+
+
+class MetricsTail:
+    """Follows ``<run_dir>/metrics/*.jsonl`` (one file per task): each :meth:`poll` returns the
+    points appended since the last one. A line still being written is kept for the next poll;
+    a malformed line is skipped."""
+
+    def __init__(self, metrics_dir: str | Path) -> None:
+        self.dir = Path(metrics_dir)
+        self._offsets: dict[Path, int] = {}
+        self._partial: dict[Path, bytes] = {}
+
+    def poll(self) -> list[MetricPoint]:
+        if not self.dir.is_dir():
+            return []
+        points: list[MetricPoint] = []
+        for path in sorted(self.dir.glob("*.jsonl")):
+            points += self._read_new(path)
+        return points
+
+    def _read_new(self, path: Path) -> list[MetricPoint]:
+        offset = self._offsets.get(path, 0)
+        try:
+            with open(path, "rb") as stream:
+                stream.seek(offset)
+                data = stream.read()
+        except OSError:
+            return []
+        if not data:
+            return []
+        self._offsets[path] = offset + len(data)
+        data = self._partial.pop(path, b"") + data
+        lines = data.split(b"\n")
+        if lines[-1]:
+            self._partial[path] = lines[-1]
+        default_task = path.stem.replace("-", ":", 1) if "-" in path.stem else path.stem
+        return [p for p in (_point(line, default_task) for line in lines[:-1]) if p is not None]
+
+
+def _point(line: bytes, default_task: str) -> MetricPoint | None:
+    try:
+        data = json.loads(line)
+        metrics = {str(k): float(v) for k, v in data["metrics"].items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        step = float(data["step"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if not metrics:
+        return None
+    return MetricPoint(str(data.get("task") or default_task), step, metrics, data.get("time"))

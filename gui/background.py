@@ -1,0 +1,59 @@
+"""Slow work (probes, file scans, NVML) off the GUI thread: ``run_in_background(fn, done)``
+runs ``fn`` on Qt's thread pool and calls ``done(result)`` (or ``failed(exc)``) on the GUI
+thread, through a queued signal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+
+class _Relay(QObject):
+    """Lives on the GUI thread: a signal emitted to it from a worker is queued to that thread."""
+
+    finished = Signal(object, object)  # result, exception
+
+    def __init__(self, done: Callable[[Any], None],
+                 failed: Callable[[BaseException], None] | None) -> None:
+        super().__init__()
+        self._done = done
+        self._failed = failed
+        self.finished.connect(self._deliver)
+
+    @Slot(object, object)
+    def _deliver(self, result: object, error: object) -> None:
+        _pending.discard(self)
+        self.deleteLater()
+        if error is None:
+            self._done(result)
+        elif self._failed is not None:
+            self._failed(error)  # type: ignore[arg-type]
+        else:
+            raise error  # type: ignore[misc]
+
+
+class _Job(QRunnable):
+    def __init__(self, fn: Callable[[], Any], relay: _Relay) -> None:
+        super().__init__()
+        self.fn = fn
+        self.relay = relay
+
+    def run(self) -> None:
+        try:
+            result, error = self.fn(), None
+        except Exception as exc:  # delivered to the GUI thread, which shows it
+            result, error = None, exc
+        self.relay.finished.emit(result, error)
+
+
+_pending: set[_Relay] = set()  # keeps each relay alive until its result was delivered
+
+
+def run_in_background(fn: Callable[[], Any], done: Callable[[Any], None],
+                      failed: Callable[[BaseException], None] | None = None) -> None:
+    """Run ``fn()`` on a worker thread; ``done``/``failed`` run on the GUI thread."""
+    relay = _Relay(done, failed)
+    _pending.add(relay)
+    QThreadPool.globalInstance().start(_Job(fn, relay))

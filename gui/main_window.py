@@ -1,0 +1,359 @@
+"""The main window: a navigation bar (Machine, Cluster, Run, History), the menus (File, Run,
+Settings), recent files, drag and drop of config files, the tray notification at the end of a
+run, and the remembered window state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QHBoxLayout,
+    QListWidget,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QStyle,
+    QSystemTrayIcon,
+    QWidget,
+)
+
+from core.config import ConfigError
+from gui.bridge import GpuFeed
+from gui.i18n import LANGUAGES, SYSTEM
+from gui.settings import Settings
+from gui.views.cluster import ClusterView
+from gui.views.history import HistoryView
+from gui.views.machine import MachineView
+from gui.views.run import RunView
+
+PAGES = ("machine", "cluster", "run", "history")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Settings | None = None, *, nvml: object = None,
+                 gpu_feed: bool = True) -> None:
+        super().__init__()
+        self.settings = settings or Settings()
+        self.setWindowTitle("TensorDeck")
+        self.setAcceptDrops(True)
+        self.resize(1280, 820)
+        self.machine = MachineView(nvml=nvml)
+        self.cluster = ClusterView()
+        self.run_view = RunView()
+        self.history = HistoryView()
+        self.nav = QListWidget()
+        self.nav.setObjectName("nav")
+        self.nav.setFixedWidth(170)
+        self.nav.setIconSize(QSize(18, 18))
+        self.stack = QStackedWidget()
+        style = self.style()
+        pix = QStyle.StandardPixmap
+        icons = (pix.SP_ComputerIcon, pix.SP_FileDialogDetailedView, pix.SP_MediaPlay,
+                 pix.SP_FileDialogContentsView)
+        names = (self.tr("Machine"), self.tr("Cluster"), self.tr("Run"), self.tr("History"))
+        for name, icon, view in zip(names, icons,
+                                    (self.machine, self.cluster, self.run_view, self.history),
+                                    strict=True):
+            self.nav.addItem(name)
+            self.nav.item(self.nav.count() - 1).setIcon(style.standardIcon(icon))
+            self.stack.addWidget(view)
+        self.nav.currentRowChanged.connect(self._on_page)
+        central = QWidget()
+        row = QHBoxLayout(central)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.nav)
+        row.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+        self._build_menus()
+        self.tray = self._make_tray()
+        self.gpu_feed = GpuFeed(self, nvml=nvml) if gpu_feed else None
+        self._feed_started = False
+        if self.gpu_feed is not None:
+            self.gpu_feed.sample.connect(self.machine.update_sample)
+            self.gpu_feed.sample.connect(self.run_view.show_gpu_sample)
+        self.machine.gpus_found.connect(self.cluster.set_machine_gpus)
+        self.machine.interpreters_found.connect(self.cluster.set_interpreters)
+        self.cluster.changed.connect(self._update_title)
+        self.run_view.start_requested.connect(self.start_run)
+        self.run_view.run_finished.connect(self._on_run_finished)
+        self.history.rerun.connect(self._rerun)
+        self.history.set_folders(self._history_folders())
+        self._restore_state()
+        self.show_page("cluster")
+        self._update_title()
+
+    # --- pages --------------------------------------------------------------------------------
+
+    def show_page(self, name: str) -> None:
+        self.nav.setCurrentRow(PAGES.index(name))
+
+    def current_page(self) -> str:
+        return PAGES[self.stack.currentIndex()]
+
+    def _on_page(self, row: int) -> None:
+        self.stack.setCurrentIndex(row)
+        if PAGES[row] == "history":
+            self.history.set_folders(self._history_folders())
+            self.history.refresh()
+        elif PAGES[row] == "machine" and self.machine.report is None:
+            self.machine.refresh()
+
+    # --- menus --------------------------------------------------------------------------------
+
+    def _action(self, text: str, slot, shortcut: QKeySequence | str | None = None) -> QAction:
+        action = QAction(text, self)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        return action
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu(self.tr("&File"))
+        file_menu.addAction(self._action(self.tr("&New (wizard)…"), self.new_config,
+                                         QKeySequence.StandardKey.New))
+        file_menu.addAction(self._action(self.tr("&Open…"), self.open_dialog,
+                                         QKeySequence.StandardKey.Open))
+        self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
+        file_menu.addAction(self._action(self.tr("&Save"), self.save,
+                                         QKeySequence.StandardKey.Save))
+        file_menu.addAction(self._action(self.tr("Save &as…"), self.save_as,
+                                         QKeySequence.StandardKey.SaveAs))
+        file_menu.addSeparator()
+        file_menu.addAction(self._action(self.tr("&Quit"), self.close,
+                                         QKeySequence.StandardKey.Quit))
+        run_menu = self.menuBar().addMenu(self.tr("&Run"))
+        run_menu.addAction(self._action(self.tr("&Start"), self.start_run, "F5"))
+        run_menu.addAction(self._action(self.tr("S&top"), self.run_view.stop, "Shift+F5"))
+        settings_menu = self.menuBar().addMenu(self.tr("&Settings"))
+        language_menu = settings_menu.addMenu(self.tr("&Language"))
+        current = self.settings.language
+        for code, label in ((SYSTEM, self.tr("System language")), *LANGUAGES.items()):
+            action = self._action(label, lambda _=False, c=code: self._set_language(c))
+            action.setCheckable(True)
+            action.setChecked(code == current)
+            language_menu.addAction(action)
+        help_menu = self.menuBar().addMenu(self.tr("&Help"))
+        help_menu.addAction(self._action(self.tr("&About TensorDeck"), self._about))
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.settings.recent_files()
+        for path in recent:
+            self.recent_menu.addAction(
+                self._action(path, lambda _=False, p=path: self.open_file(p)))
+        self.recent_menu.setEnabled(bool(recent))
+
+    def _set_language(self, code: str) -> None:
+        self.settings.language = code
+        QMessageBox.information(self, self.tr("Language"),
+                                self.tr("The new language applies the next time TensorDeck "
+                                        "starts."))
+
+    def _about(self) -> None:
+        from core import __version__
+
+        QMessageBox.about(self, self.tr("About TensorDeck"), self.tr(
+            "TensorDeck {version}\nLaunch, watch and diagnose TensorFlow training.").format(
+            version=__version__))
+
+    # --- files --------------------------------------------------------------------------------
+
+    def _confirm_discard(self) -> bool:
+        if not self.cluster.dirty:
+            return True
+        answer = QMessageBox.question(
+            self, self.tr("Unsaved changes"),
+            self.tr("The config has unsaved changes. Save them first?"),
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_config(self) -> None:
+        if not self._confirm_discard():
+            return
+        from gui.wizard import ConfigWizard
+
+        wizard = ConfigWizard(self)
+        if self.machine.report is not None:
+            wizard.tasks_page.set_machine_gpus(
+                [(g.index, g.name or "GPU") for g in self.machine.report.gpus])
+        self.settings.wizard_done = True
+        if wizard.exec() != ConfigWizard.DialogCode.Accepted:
+            return
+        self.apply_wizard(wizard)
+
+    def apply_wizard(self, wizard) -> Path | None:
+        """Load the wizard's config into the forms, save it, and run it if asked."""
+        self.cluster.load(wizard.config(), None)
+        path = wizard.review_page.path.text().strip()
+        try:
+            saved = self.cluster.save(path)
+        except OSError as exc:
+            QMessageBox.warning(self, self.tr("Not saved"), str(exc))
+            self.show_page("cluster")
+            return None
+        self._remember(saved)
+        if wizard.review_page.run_now.isChecked():
+            self.start_run()
+        else:
+            self.show_page("cluster")
+        return saved
+
+    def open_dialog(self) -> None:
+        if not self._confirm_discard():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open a config"),
+                                              self.settings.last_folder("config"),
+                                              self.tr("TensorDeck config (*.json)"))
+        if path:
+            self.open_file(path)
+
+    def open_file(self, path: str) -> bool:
+        try:
+            self.cluster.load_file(path)
+        except ConfigError as exc:
+            QMessageBox.warning(self, self.tr("Cannot open"), str(exc))
+            self.settings.remove_recent_file(path)
+            self._fill_recent()
+            return False
+        self._remember(Path(path).resolve())
+        self.show_page("cluster")
+        return True
+
+    def save(self) -> bool:
+        if self.cluster.path is None:
+            return self.save_as()
+        try:
+            self._remember(self.cluster.save())
+        except OSError as exc:
+            QMessageBox.warning(self, self.tr("Not saved"), str(exc))
+            return False
+        return True
+
+    def save_as(self) -> bool:
+        start = str(self.cluster.path or Path(self.settings.last_folder("config") or ".")
+                    / "job.json")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save the config"), start,
+                                              self.tr("TensorDeck config (*.json)"))
+        if not path:
+            return False
+        try:
+            self._remember(self.cluster.save(path))
+        except OSError as exc:
+            QMessageBox.warning(self, self.tr("Not saved"), str(exc))
+            return False
+        return True
+
+    def _remember(self, path: Path) -> None:
+        self.settings.add_recent_file(str(path))
+        self.settings.set_last_folder("config", str(path.parent))
+        self._fill_recent()
+        self._update_title()
+
+    def _history_folders(self) -> list[str]:
+        folders = [str(Path(p).parent) for p in self.settings.recent_files()]
+        if self.cluster.path is not None:
+            folders.insert(0, str(self.cluster.path.parent))
+        return folders
+
+    def _update_title(self) -> None:
+        name = self.cluster.path.name if self.cluster.path else self.tr("new config")
+        self.setWindowTitle(f"{name}{' *' if self.cluster.dirty else ''} — TensorDeck")
+        self.run_view.set_config(str(self.cluster.path) if self.cluster.path else None)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        urls = event.mimeData().urls()
+        if urls and urls[0].toLocalFile().lower().endswith(".json"):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls = event.mimeData().urls()
+        if urls and self._confirm_discard():
+            self.open_file(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    # --- runs ---------------------------------------------------------------------------------
+
+    def start_run(self) -> None:
+        """Save the forms (the run reads the file, as the CLI would), then start."""
+        if self.run_view.running:
+            self.show_page("run")
+            return
+        problems = self.cluster.validate()
+        if problems:
+            self.show_page("cluster")
+            QMessageBox.warning(self, self.tr("Fix the config first"),
+                                "\n".join(str(p) for p in problems))
+            return
+        if (self.cluster.dirty or self.cluster.path is None) and not self.save():
+            return
+        self.show_page("run")
+        self.run_view.start(self.cluster.path)
+
+    def _rerun(self, config_path: str) -> None:
+        if self._confirm_discard() and self.open_file(config_path):
+            self.start_run()
+
+    def _on_run_finished(self, name: str, status: str, run_dir: str) -> None:
+        if self.tray is None:
+            return
+        icon = (QSystemTrayIcon.MessageIcon.Information if status == "succeeded"
+                else QSystemTrayIcon.MessageIcon.Warning)
+        self.tray.showMessage(self.tr("TensorDeck: {name} {status}").format(
+            name=name, status=status), run_dir, icon, 8000)
+
+    def _make_tray(self) -> QSystemTrayIcon | None:
+        if not QSystemTrayIcon.isSystemTrayAvailable():
+            return None
+        icon = self.windowIcon()
+        if icon.isNull():
+            icon = self.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon)
+        tray = QSystemTrayIcon(icon, self)
+        tray.show()
+        return tray
+
+    # --- state --------------------------------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        geometry, state = self.settings.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self.gpu_feed is not None and not self._feed_started:
+            self._feed_started = True
+            self.gpu_feed.start()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.run_view.running:
+            answer = QMessageBox.question(
+                self, self.tr("A run is going on"),
+                self.tr("Closing TensorDeck stops the run and all its tasks. Close anyway?"))
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        if not self._confirm_discard():
+            event.ignore()
+            return
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            self.run_view.shutdown()
+        finally:
+            QApplication.restoreOverrideCursor()
+        if self.gpu_feed is not None:
+            self.gpu_feed.stop()
+        self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        event.accept()
+

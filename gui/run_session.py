@@ -1,0 +1,127 @@
+"""One run started from the window: plan, run folder and supervisor on a worker thread (which
+then owns the task processes), events through an :class:`EventBridge`.
+
+Signals (all on the GUI thread):
+    planned(RunPlan): the plan is ready and the run folder made; tasks are about to start.
+    events(list[Event]): a batch of core events, in order.
+    finished(RunResult | None): the run ended (None: it could not start; see ``failed``).
+    failed(list[str]): the config could not run; one message per problem, nothing was started.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from core.config import ConfigError, load_config
+from core.run import Run
+from core.topology import RunPlan, plan_run
+from gui.bridge import EventBridge
+
+
+class _Planned:
+    """Travels through the bridge, so that ``planned`` reaches the GUI before any event."""
+
+    def __init__(self, plan: RunPlan) -> None:
+        self.plan = plan
+
+
+class RunSession(QObject):
+    planned = Signal(object)
+    events = Signal(list)
+    finished = Signal(object)
+    failed = Signal(list)
+    _done = Signal(object, object)  # result, problems (worker thread -> GUI thread)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = EventBridge(parent=self)
+        self.bridge.batch.connect(self._on_batch)
+        self._done.connect(self._on_done)
+        self._run: Run | None = None
+        self._thread: threading.Thread | None = None
+        self._stop_requested = False
+        self.run_dir: Path | None = None
+
+    @property
+    def running(self) -> bool:
+        """A run's thread is alive (its ``finished`` may still be on its way)."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, config_path: str | Path, run_dir: str | Path | None = None) -> None:
+        """Validate, plan and run ``config_path`` on a worker thread."""
+        if self._thread is not None:
+            raise RuntimeError("a run is already going on")
+        self._stop_requested = False
+        self.bridge.start()
+        self._thread = threading.Thread(target=self._work, args=(Path(config_path), run_dir),
+                                        name="tensordeck-run", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop every task (gracefully, then by force); a second call kills at once."""
+        self._stop_requested = True
+        run = self._run
+        if run is not None:
+            run.supervisor.request_stop("stopped from the window")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the worker thread ended (for closing the app); True if it did."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def _work(self, config_path: Path, run_dir: str | Path | None) -> None:
+        try:
+            plan = plan_run(load_config(config_path), config_path, run_dir=run_dir)
+        except ConfigError as exc:
+            self._done.emit(None, [str(p) for p in exc.problems])
+            return
+        except Exception as exc:  # an unexpected failure must still reach the window
+            self._done.emit(None, [f"{type(exc).__name__}: {exc}"])
+            return
+        try:
+            run = Run(plan, self.bridge.sink)
+        except OSError as exc:
+            plan.release_ports()
+            self._done.emit(None, [f"cannot create the run folder {plan.run_dir}: {exc}"])
+            return
+        self._run = run
+        self.run_dir = run.dir
+        self.bridge.sink(_Planned(plan))  # type: ignore[arg-type]
+        if self._stop_requested:  # Stop pressed while planning
+            run.supervisor.request_stop("stopped from the window")
+        result = None
+        try:
+            result = run.execute()
+        finally:
+            self._done.emit(result, None)
+
+    @Slot(list)
+    def _on_batch(self, batch: list) -> None:
+        events: list = []
+        for item in batch:
+            if isinstance(item, _Planned):
+                if events:
+                    self.events.emit(events)
+                    events = []
+                self.planned.emit(item.plan)
+            else:
+                events.append(item)
+        if events:
+            self.events.emit(events)
+
+    @Slot(object, object)
+    def _on_done(self, result: object, problems: object) -> None:
+        if self._thread is not None:
+            self._thread.join()
+        self._thread = None
+        self._run = None
+        self.bridge.stop()  # deliver the last events before "finished"
+        if problems:
+            self.failed.emit(problems)
+        self.finished.emit(result)

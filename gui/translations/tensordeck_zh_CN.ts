@@ -1,0 +1,1315 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>Charts</name>
+    <message>
+        <location filename="../widgets/charts.py" line="99" />
+        <source>Utilization</source>
+        <extracomment>(GpuInfo attribute, chart title, unit, fixed y range or None)</extracomment>
+        <translation>利用率</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="100" />
+        <source>Memory used</source>
+        <translation>已用显存</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="101" />
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="102" />
+        <source>Power</source>
+        <translation>功耗</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="105" />
+        <source>1 min</source>
+        <translation>1 分钟</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="106" />
+        <source>5 min</source>
+        <translation>5 分钟</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="107" />
+        <source>1 h</source>
+        <translation>1 小时</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="108" />
+        <source>24 h</source>
+        <translation>24 小时</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="152" />
+        <source>No GPU samples: this machine has no NVIDIA GPU that NVML can read, so there is nothing to chart.</source>
+        <translation>没有 GPU 采样：本机没有 NVML 可读取的 NVIDIA GPU，因此没有可绘制的数据。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="158" />
+        <source>Show the last</source>
+        <translation>显示最近</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="224" />
+        <source>No training metrics yet. TensorDeck charts the loss and metrics it reads in the task logs (Keras progress bars, lines like 'step 100 loss=0.25') and what the script reports with tensordeck_runtime.report(step, loss=...).</source>
+        <translation>还没有训练指标。TensorDeck 会绘制从任务日志中读到的损失和指标（Keras 进度条、形如 “step 100 loss=0.25” 的行），以及脚本通过 tensordeck_runtime.report(step, loss=...) 报告的数据。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="279" />
+        <source>step</source>
+        <translation>步数</translation>
+    </message>
+</context>
+<context>
+    <name>ClusterView</name>
+    <message>
+        <location filename="../views/cluster.py" line="98" />
+        <source>train.py (relative to the config file's folder)</source>
+        <translation>train.py（相对于配置文件所在的文件夹）</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="99" />
+        <location filename="../views/cluster.py" line="107" />
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="101" />
+        <source>--epochs 5 --data {run_dir}/data</source>
+        <translation>--epochs 5 --data {run_dir}/data</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="102" />
+        <source>Add file…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="106" />
+        <source>Default: the Python running TensorDeck</source>
+        <translation>默认：运行 TensorDeck 的 Python</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="109" />
+        <source>No NVIDIA GPU was found on this machine: tasks run on the CPU.</source>
+        <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="114" />
+        <source>Never: the first failure fails the run</source>
+        <translation>从不：任一任务失败即整个运行失败</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="115" />
+        <source>On failure: restart the task</source>
+        <translation>失败时：重启该任务</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="127" />
+        <source>Default for the strategy</source>
+        <translation>按策略默认</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="128" />
+        <source>TF_CONFIG variable</source>
+        <translation>TF_CONFIG 环境变量</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="129" />
+        <source>--job_name/--task_index flags</source>
+        <translation>--job_name/--task_index 命令行参数</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="130" />
+        <source>Both</source>
+        <translation>两者都用</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="132" />
+        <source>auto (hierarchical copy on Windows)</source>
+        <translation>自动（Windows 上为 hierarchical copy）</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="137" />
+        <source>Default: runs/&lt;time&gt;-&lt;name&gt; next to the config</source>
+        <translation>默认：配置文件旁的 runs/&lt;时间&gt;-&lt;名称&gt;</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="144" />
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="147" />
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="148" />
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="150" />
+        <source>Script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="152" />
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="154" />
+        <source>Interpreter</source>
+        <translation>解释器</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="156" />
+        <source>Tasks</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="161" />
+        <source>Environment variables</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="165" />
+        <source>Failures and stopping</source>
+        <translation>失败与停止</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="167" />
+        <source>Restart policy</source>
+        <translation>重启策略</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="168" />
+        <source>Max restarts per task</source>
+        <translation>每个任务最多重启次数</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="169" />
+        <source>First restart after</source>
+        <translation>首次重启等待</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="171" />
+        <source>Stop grace period</source>
+        <translation>停止宽限时间</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="173" />
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="175" />
+        <source>Cluster description</source>
+        <translation>集群描述方式</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="176" />
+        <source>All-reduce</source>
+        <translation>All-reduce 方式</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="177" />
+        <source>Run folder</source>
+        <translation>运行文件夹</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="196" />
+        <source>The config file (read-only)</source>
+        <translation>配置文件（只读）</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="206" />
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="401" />
+        <source>{n} problem(s) to fix before this config can run.</source>
+        <translation>还有 {n} 个问题需要修正，之后才能运行此配置。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="405" />
+        <source>Valid: this is exactly the file `tensordeck --run` reads.</source>
+        <translation>有效：这正是 `tensordeck --run` 读取的文件。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="423" />
+        <source>{path} does not exist</source>
+        <translation>{path} 不存在</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="433" />
+        <source>Row {row}</source>
+        <translation>第 {row} 行</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="460" />
+        <source>Not saved yet</source>
+        <translation>尚未保存</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="465" />
+        <source>Training script</source>
+        <translation>训练脚本</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="466" />
+        <source>Python scripts (*.py);;All files (*)</source>
+        <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="472" />
+        <source>File argument</source>
+        <translation>文件参数</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="479" />
+        <source>Training interpreter</source>
+        <translation>训练用解释器</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="480" />
+        <source>Python ({pattern});;All files (*)</source>
+        <translation>Python ({pattern});;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>ConfigWizard</name>
+    <message>
+        <location filename="../wizard.py" line="308" />
+        <source>New TensorDeck job</source>
+        <translation>新建 TensorDeck 作业</translation>
+    </message>
+</context>
+<context>
+    <name>EnvEditor</name>
+    <message>
+        <location filename="../widgets/env_editor.py" line="23" />
+        <source>Variable</source>
+        <translation>变量</translation>
+    </message>
+    <message>
+        <location filename="../widgets/env_editor.py" line="23" />
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <location filename="../widgets/env_editor.py" line="27" />
+        <source>Add variable</source>
+        <translation>添加变量</translation>
+    </message>
+    <message>
+        <location filename="../widgets/env_editor.py" line="28" />
+        <source>Remove selected</source>
+        <translation>删除所选</translation>
+    </message>
+</context>
+<context>
+    <name>FindingCard</name>
+    <message>
+        <location filename="../views/machine.py" line="139" />
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="143" />
+        <source>Run…</source>
+        <translation>运行…</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="146" />
+        <source>This command is for another system ({shell})</source>
+        <translation>此命令适用于其他系统（{shell}）</translation>
+    </message>
+</context>
+<context>
+    <name>GpuCard</name>
+    <message>
+        <location filename="../views/machine.py" line="99" />
+        <source>Memory: {memory}</source>
+        <translation>显存：{memory}</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="100" />
+        <source>Utilization: {value}</source>
+        <translation>利用率：{value}</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="101" />
+        <source>Temperature: {value}</source>
+        <translation>温度：{value}</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="102" />
+        <source>Power: {value}</source>
+        <translation>功耗：{value}</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="103" />
+        <source>Driver {driver} · CUDA up to {cuda}</source>
+        <translation>驱动 {driver} · 最高支持 CUDA {cuda}</translation>
+    </message>
+</context>
+<context>
+    <name>GpuPicker</name>
+    <message>
+        <location filename="../widgets/task_editor.py" line="36" />
+        <source>Default (ps: none, others: all)</source>
+        <translation>默认（ps 不用 GPU，其他任务使用全部 GPU）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="37" />
+        <source>No GPU (CPU only)</source>
+        <translation>不用 GPU（仅 CPU）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="46" />
+        <source>No NVIDIA GPU found on this machine</source>
+        <translation>本机未找到 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="72" />
+        <source>Default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="74" />
+        <source>None (CPU)</source>
+        <translation>无（CPU）</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryView</name>
+    <message>
+        <location filename="../views/history.py" line="57" />
+        <source>History</source>
+        <extracomment>How much of each log the history shows (the file has everything).</extracomment>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="59" />
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="60" />
+        <source>Open run folder</source>
+        <translation>打开运行文件夹</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="61" />
+        <source>Run again</source>
+        <translation>再次运行</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="73" />
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="73" />
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="74" />
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="74" />
+        <source>Duration</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="75" />
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="113" />
+        <source>Runs found next to the configs you opened: {folders}</source>
+        <translation>在你打开过的配置文件旁找到的运行：{folders}</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="114" />
+        <source>none yet</source>
+        <translation>暂无</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="135" />
+        <source>No runs yet. Start one from the Run view.</source>
+        <translation>还没有运行记录。请在“运行”页面启动一次。</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="157" />
+        <source>exit code</source>
+        <translation>退出码</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="162" />
+        <source>Config: {path}</source>
+        <translation>配置：{path}</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="163" />
+        <source>Reason: {reason}</source>
+        <translation>原因：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>InterpreterPage</name>
+    <message>
+        <location filename="../wizard.py" line="58" />
+        <source>Welcome to TensorDeck</source>
+        <extracomment>Tasks each strategy starts with (the user edits them on the Tasks page).</extracomment>
+        <translation>欢迎使用 TensorDeck</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="59" />
+        <source>First, the Python that will run your training. It needs TensorFlow; TensorDeck itself does not.</source>
+        <translation>首先选择运行训练的 Python。它需要安装 TensorFlow；TensorDeck 本身不需要。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="63" />
+        <source>The Python running TensorDeck</source>
+        <translation>运行 TensorDeck 的 Python</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="64" />
+        <source>Looking for Python installations…</source>
+        <translation>正在查找已安装的 Python…</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="65" />
+        <source>Full check (imports TensorFlow)</source>
+        <translation>完整检查（导入 TensorFlow）</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="68" />
+        <source>Training interpreter</source>
+        <translation>训练用解释器</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="116" />
+        <source>Checking {python}…</source>
+        <translation>正在检查 {python}…</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="127" />
+        <source>Problem: {error}</source>
+        <translation>问题：{error}</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="129" />
+        <source>Python {version}: TensorFlow is not installed. Install it, or choose another Python.</source>
+        <translation>Python {version}：未安装 TensorFlow。请安装它，或选择其他 Python。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="133" />
+        <source>Python {version} with TensorFlow {tf}.</source>
+        <translation>Python {version}，已安装 TensorFlow {tf}。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="139" />
+        <source>Importing TensorFlow in {python}…</source>
+        <translation>正在 {python} 中导入 TensorFlow…</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="151" />
+        <source>No problem found.</source>
+        <translation>未发现问题。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="154" />
+        <source>The Machine view shows each fix.</source>
+        <translation>“本机”页面列出了每个问题的修复方法。</translation>
+    </message>
+</context>
+<context>
+    <name>LogPanel</name>
+    <message>
+        <location filename="../widgets/log_view.py" line="219" />
+        <source>Search the logs (Enter: next match)</source>
+        <extracomment>Under a flood, the tail is redrawn at most this often (seconds), and only its last FLOOD_TAIL lines (a screenful is ~50); the full tail comes back when the flood stops.</extracomment>
+        <translation>搜索日志（回车：下一个匹配）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/log_view.py" line="221" />
+        <source>Only matching lines</source>
+        <translation>只显示匹配的行</translation>
+    </message>
+    <message>
+        <location filename="../widgets/log_view.py" line="222" />
+        <source>Previous</source>
+        <translation>上一个</translation>
+    </message>
+    <message>
+        <location filename="../widgets/log_view.py" line="223" />
+        <source>Next</source>
+        <translation>下一个</translation>
+    </message>
+    <message>
+        <location filename="../widgets/log_view.py" line="232" />
+        <source>All tasks</source>
+        <translation>全部任务</translation>
+    </message>
+</context>
+<context>
+    <name>MachineView</name>
+    <message>
+        <location filename="../views/machine.py" line="168" />
+        <source>Machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="169" />
+        <source>Check again</source>
+        <translation>重新检查</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="187" />
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="188" />
+        <source>Training interpreters</source>
+        <translation>训练用解释器</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="189" />
+        <source>Findings</source>
+        <translation>诊断结果</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="213" />
+        <source>Checking this machine…</source>
+        <translation>正在检查本机…</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="249" />
+        <source>The check failed: {error}</source>
+        <translation>检查失败：{error}</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="270" />
+        <source>Training still runs on the CPU.</source>
+        <translation>训练仍可在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="280" />
+        <source>No NVIDIA driver</source>
+        <translation>没有 NVIDIA 驱动</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="281" />
+        <source>The NVIDIA driver is not running</source>
+        <translation>NVIDIA 驱动未运行</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="282" />
+        <source>NVIDIA driver mismatch: reboot</source>
+        <translation>NVIDIA 驱动版本不一致：请重启</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="283" />
+        <source>No NVIDIA GPU</source>
+        <translation>没有 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="284" />
+        <source>The GPUs could not be read</source>
+        <translation>无法读取 GPU 信息</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="297" />
+        <source>No Python found. Install Python with TensorFlow, or add one in the Cluster view's Interpreter field.</source>
+        <translation>未找到 Python。请安装带 TensorFlow 的 Python，或在“集群”页面的“解释器”一栏中指定。</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="313" />
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="318" />
+        <source>{python} · TensorFlow is not installed</source>
+        <translation>{python} · 未安装 TensorFlow</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="321" />
+        <source>{python} · TensorFlow {tf} fails to import</source>
+        <translation>{python} · TensorFlow {tf} 导入失败</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="323" />
+        <source>{n} GPU(s)</source>
+        <translation>{n} 个 GPU</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="324" />
+        <source>CPU only</source>
+        <translation>仅 CPU</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="331" />
+        <source>Nothing to fix: no problem found.</source>
+        <translation>无需修复：未发现问题。</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="346" />
+        <source>Run this command?</source>
+        <translation>运行此命令？</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="347" />
+        <source>TensorDeck will run:
+
+{command}
+
+It may change your system. Continue?</source>
+        <translation>TensorDeck 将运行：
+
+{command}
+
+这可能会修改你的系统。是否继续？</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="370" />
+        <source>[exit code {code}]</source>
+        <translation>[退出码 {code}]</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="375" />
+        <source>[could not start: {error}]</source>
+        <translation>[无法启动：{error}]</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../main_window.py" line="57" />
+        <source>Machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="57" />
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="57" />
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="57" />
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="117" />
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="118" />
+        <source>&amp;New (wizard)…</source>
+        <translation>新建（向导）(&amp;N)…</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="120" />
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="122" />
+        <source>Open &amp;recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="123" />
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="125" />
+        <source>Save &amp;as…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="128" />
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="130" />
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="131" />
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="132" />
+        <source>S&amp;top</source>
+        <translation>停止(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="133" />
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="134" />
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="136" />
+        <source>System language</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="141" />
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="142" />
+        <source>&amp;About TensorDeck</source>
+        <translation>关于 TensorDeck(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="155" />
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="156" />
+        <source>The new language applies the next time TensorDeck starts.</source>
+        <translation>新语言将在下次启动 TensorDeck 时生效。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="162" />
+        <source>About TensorDeck</source>
+        <translation>关于 TensorDeck</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="163" />
+        <source>TensorDeck {version}
+Launch, watch and diagnose TensorFlow training.</source>
+        <translation>TensorDeck {version}
+启动、监视和诊断 TensorFlow 训练。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="172" />
+        <source>Unsaved changes</source>
+        <translation>未保存的修改</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="173" />
+        <source>The config has unsaved changes. Save them first?</source>
+        <translation>配置有未保存的修改。要先保存吗？</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="201" />
+        <location filename="../main_window.py" line="238" />
+        <location filename="../main_window.py" line="252" />
+        <source>Not saved</source>
+        <translation>未保存</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="214" />
+        <source>Open a config</source>
+        <translation>打开配置</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="216" />
+        <location filename="../main_window.py" line="246" />
+        <source>TensorDeck config (*.json)</source>
+        <translation>TensorDeck 配置 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="224" />
+        <source>Cannot open</source>
+        <translation>无法打开</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="245" />
+        <source>Save the config</source>
+        <translation>保存配置</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="269" />
+        <source>new config</source>
+        <translation>新配置</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="294" />
+        <source>Fix the config first</source>
+        <translation>请先修正配置</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="311" />
+        <source>TensorDeck: {name} {status}</source>
+        <translation>TensorDeck：{name} {status}</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="342" />
+        <source>A run is going on</source>
+        <translation>有运行正在进行</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="343" />
+        <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
+        <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
+    </message>
+</context>
+<context>
+    <name>ReviewPage</name>
+    <message>
+        <location filename="../wizard.py" line="254" />
+        <source>Review and save</source>
+        <translation>检查并保存</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="255" />
+        <source>This is the config file TensorDeck will save. The command line runs the same file: tensordeck --run FILE</source>
+        <translation>这是 TensorDeck 将要保存的配置文件。命令行运行的也是同一个文件：tensordeck --run 文件</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="260" />
+        <source>Save as…</source>
+        <translation>另存为…</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="264" />
+        <source>Start the run when I press Finish</source>
+        <translation>点击“完成”后立即开始运行</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="269" />
+        <source>Job name</source>
+        <translation>作业名称</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="270" />
+        <source>Config file</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="290" />
+        <source>Save the config</source>
+        <translation>保存配置</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="291" />
+        <source>TensorDeck config (*.json)</source>
+        <translation>TensorDeck 配置 (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>RunView</name>
+    <message>
+        <location filename="../views/run.py" line="70" />
+        <source>TensorBoard</source>
+        <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap).</extracomment>
+        <translation>TensorBoard</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="78" />
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="80" />
+        <location filename="../views/run.py" line="136" />
+        <source>No config loaded: open one, or create one with File &gt; New.</source>
+        <translation>尚未加载配置：请打开一个，或通过“文件 &gt; 新建”创建。</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="86" />
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="88" />
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="91" />
+        <source>Open run folder</source>
+        <translation>打开运行文件夹</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="93" />
+        <source>Open TensorBoard</source>
+        <translation>打开 TensorBoard</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="108" />
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="109" />
+        <source>Training metrics</source>
+        <translation>训练指标</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="110" />
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="195" />
+        <source>{task} started (pid {pid})</source>
+        <translation>{task} 已启动（pid {pid}）</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="200" />
+        <source>{task} exited with code {code} ({state})</source>
+        <translation>{task} 已退出，退出码 {code}（{state}）</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="205" />
+        <source>{task} restarts in {delay:g} s</source>
+        <translation>{task} 将在 {delay:g} 秒后重启</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="209" />
+        <source>stopping: {reason}</source>
+        <translation>正在停止：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="211" />
+        <source>run folder {path}</source>
+        <translation>运行文件夹 {path}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="213" />
+        <source>run {status} (exit code {code})</source>
+        <translation>运行{status}（退出码 {code}）</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="233" />
+        <source>The run did not start</source>
+        <translation>运行未启动</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="234" />
+        <source>Nothing was started:</source>
+        <translation>没有启动任何任务：</translation>
+    </message>
+</context>
+<context>
+    <name>ScriptPage</name>
+    <message>
+        <location filename="../wizard.py" line="225" />
+        <source>The training script</source>
+        <translation>训练脚本</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="226" />
+        <source>The Python file to run, and its arguments.</source>
+        <translation>要运行的 Python 文件及其参数。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="228" />
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="231" />
+        <source>Hide TensorFlow's information messages (TF_CPP_MIN_LOG_LEVEL=1)</source>
+        <translation>隐藏 TensorFlow 的提示信息（TF_CPP_MIN_LOG_LEVEL=1）</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="238" />
+        <source>Script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="239" />
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="245" />
+        <source>Training script</source>
+        <translation>训练脚本</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="246" />
+        <source>Python scripts (*.py)</source>
+        <translation>Python 脚本 (*.py)</translation>
+    </message>
+</context>
+<context>
+    <name>State</name>
+    <message>
+        <location filename="../i18n.py" line="48" />
+        <source>pending</source>
+        <extracomment>Language code -&gt; its name in that language (what the settings menu lists).</extracomment>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="49" />
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="50" />
+        <source>restarting</source>
+        <translation>重启中</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="51" />
+        <source>succeeded</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="52" />
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="53" />
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="54" />
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="55" />
+        <source>abandoned</source>
+        <translation>已遗弃</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="56" />
+        <source>stopping</source>
+        <translation>正在停止</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="57" />
+        <source>not started</source>
+        <translation>未开始</translation>
+    </message>
+</context>
+<context>
+    <name>Strategy</name>
+    <message>
+        <location filename="../views/cluster.py" line="45" />
+        <source>One process on one GPU (or the CPU). The simplest way to train.</source>
+        <extracomment>Keys the form writes, in the order a file lists them.</extracomment>
+        <translation>一个进程，使用一块 GPU（或 CPU）。最简单的训练方式。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="47" />
+        <source>One process that uses every GPU of this machine and keeps a copy of the model on each (MirroredStrategy).</source>
+        <translation>一个进程使用本机所有 GPU，每块 GPU 上各保存一份模型副本（MirroredStrategy）。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="50" />
+        <source>Several worker processes, each with its GPUs, training one model in step (MultiWorkerMirroredStrategy).</source>
+        <translation>多个 worker 进程，各自使用自己的 GPU，同步训练同一个模型（MultiWorkerMirroredStrategy）。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="53" />
+        <source>A chief coordinates, workers compute, ps tasks hold the model's variables (TF2 ParameterServerStrategy).</source>
+        <translation>由 chief 协调，worker 负责计算，ps 任务保存模型变量（TF2 ParameterServerStrategy）。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="56" />
+        <source>Classic TensorFlow 1 scripts that read --job_name, --task_index, --ps_hosts and --worker_hosts (replica_device_setter).</source>
+        <translation>经典的 TensorFlow 1 脚本，读取 --job_name、--task_index、--ps_hosts 和 --worker_hosts 参数（replica_device_setter）。</translation>
+    </message>
+</context>
+<context>
+    <name>StrategyPage</name>
+    <message>
+        <location filename="../wizard.py" line="162" />
+        <source>How should it train?</source>
+        <translation>如何训练？</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="163" />
+        <source>Pick the simplest that fits; you can change it later.</source>
+        <translation>选择能满足需要的最简单方式；以后还可以修改。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="167" />
+        <source>One GPU (or the CPU)</source>
+        <translation>一块 GPU（或 CPU）</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="168" />
+        <source>All GPUs of this machine</source>
+        <translation>本机的所有 GPU</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="169" />
+        <source>Several processes, all GPUs in step</source>
+        <translation>多个进程，所有 GPU 同步训练</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="170" />
+        <source>Several processes with parameter servers</source>
+        <translation>多个进程，使用参数服务器</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="171" />
+        <source>A TensorFlow 1 cluster script</source>
+        <translation>TensorFlow 1 集群脚本</translation>
+    </message>
+</context>
+<context>
+    <name>TaskEditor</name>
+    <message>
+        <location filename="../widgets/task_editor.py" line="88" />
+        <source>Role</source>
+        <translation>角色</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="88" />
+        <source>Count</source>
+        <translation>数量</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="88" />
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="89" />
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="89" />
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="94" />
+        <source>Add task</source>
+        <translation>添加任务</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="95" />
+        <source>Remove selected</source>
+        <translation>删除所选</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="126" />
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+</context>
+<context>
+    <name>TaskTable</name>
+    <message>
+        <location filename="../widgets/task_table.py" line="31" />
+        <source>Role</source>
+        <translation>角色</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="31" />
+        <source>Index</source>
+        <translation>序号</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="31" />
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="31" />
+        <source>PID</source>
+        <translation>PID</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="31" />
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="32" />
+        <source>Restarts</source>
+        <translation>重启次数</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="32" />
+        <source>Exit code</source>
+        <translation>退出码</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="32" />
+        <source>Uptime</source>
+        <translation>运行时长</translation>
+    </message>
+</context>
+<context>
+    <name>TasksPage</name>
+    <message>
+        <location filename="../wizard.py" line="192" />
+        <source>Tasks and GPUs</source>
+        <translation>任务与 GPU</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="197" />
+        <source>No NVIDIA GPU was found on this machine: the tasks will run on the CPU.</source>
+        <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="216" />
+        <source>One process. Choose the GPUs it may use.</source>
+        <translation>一个进程。选择它可以使用的 GPU。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="217" />
+        <source>Each row is one kind of process. Ports: 'auto' picks a free one at each start.</source>
+        <translation>每一行是一类进程。端口为“自动”时，每次启动都会挑选一个空闲端口。</translation>
+    </message>
+</context>
+<context>
+    <name>TensorBoard</name>
+    <message>
+        <location filename="../tensorboard.py" line="74" />
+        <source>TensorBoard is not installed in {python}. Install it with:
+{python} -m pip install tensorboard</source>
+        <translation>{python} 中没有安装 TensorBoard。请用以下命令安装：
+{python} -m pip install tensorboard</translation>
+    </message>
+    <message>
+        <location filename="../tensorboard.py" line="78" />
+        <source>TensorBoard exited with code {code}:
+{tail}</source>
+        <translation>TensorBoard 已退出，退出码 {code}：
+{tail}</translation>
+    </message>
+    <message>
+        <location filename="../tensorboard.py" line="85" />
+        <source>Cannot start {python}: the training interpreter is missing.</source>
+        <translation>无法启动 {python}：训练用解释器不存在。</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,491 @@
+"""The Cluster view: the config file as forms, validated as you type, with the exact JSON it
+saves. What it saves is the config file the CLI runs (``tensordeck --run FILE``)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.config import ConfigError, ConfigProblem, parse_config
+from gui.style import monospace_font
+from gui.widgets.env_editor import EnvEditor
+from gui.widgets.task_editor import TaskEditor
+
+STRATEGIES = ("single", "mirrored", "multi_worker_mirrored", "parameter_server", "between_graph")
+#: Keys the form writes, in the order a file lists them.
+KEY_ORDER = ("$schema", "name", "strategy", "script", "args", "python", "cluster_spec", "tasks",
+             "env", "cross_device_ops", "restart", "stop_grace_seconds", "run_dir")
+
+
+def strategy_help(strategy: str) -> str:
+    """One plain sentence per strategy."""
+    texts = {
+        "single": QCoreApplication.translate(
+            "Strategy", "One process on one GPU (or the CPU). The simplest way to train."),
+        "mirrored": QCoreApplication.translate(
+            "Strategy", "One process that uses every GPU of this machine and keeps a copy of "
+            "the model on each (MirroredStrategy)."),
+        "multi_worker_mirrored": QCoreApplication.translate(
+            "Strategy", "Several worker processes, each with its GPUs, training one model in "
+            "step (MultiWorkerMirroredStrategy)."),
+        "parameter_server": QCoreApplication.translate(
+            "Strategy", "A chief coordinates, workers compute, ps tasks hold the model's "
+            "variables (TF2 ParameterServerStrategy)."),
+        "between_graph": QCoreApplication.translate(
+            "Strategy", "Classic TensorFlow 1 scripts that read --job_name, --task_index, "
+            "--ps_hosts and --worker_hosts (replica_device_setter)."),
+    }
+    return texts.get(strategy, "")
+
+
+def _problem_label() -> QLabel:
+    label = QLabel()
+    label.setObjectName("problem")
+    label.setWordWrap(True)
+    label.hide()
+    return label
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+class ClusterView(QWidget):
+    """Signals: ``changed()`` on any edit (the document is then unsaved),
+    ``validity(bool)`` after each validation."""
+
+    changed = Signal()
+    validity = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.path: Path | None = None
+        self.dirty = False
+        self._loading = False
+        self._extra: dict = {}  # keys the form does not edit (kept, and validated)
+        self.problems: list[ConfigProblem] = []
+
+        self.name = QLineEdit()
+        self.strategy = QComboBox()
+        for strategy in STRATEGIES:
+            self.strategy.addItem(strategy, strategy)
+        self.strategy_help = QLabel()
+        self.strategy_help.setObjectName("muted")
+        self.strategy_help.setWordWrap(True)
+        self.script = QLineEdit()
+        self.script.setPlaceholderText(self.tr("train.py (relative to the config file's folder)"))
+        script_browse = QPushButton(self.tr("Browse…"))
+        self.args = QLineEdit()
+        self.args.setPlaceholderText(self.tr("--epochs 5 --data {run_dir}/data"))
+        args_file = QPushButton(self.tr("Add file…"))
+        self.python = QComboBox()
+        self.python.setEditable(True)
+        self.python.lineEdit().setPlaceholderText(
+            self.tr("Default: the Python running TensorDeck"))
+        python_browse = QPushButton(self.tr("Browse…"))
+        self.tasks = TaskEditor()
+        self.no_gpu_note = QLabel(self.tr("No NVIDIA GPU was found on this machine: tasks run "
+                                          "on the CPU."))
+        self.no_gpu_note.setObjectName("muted")
+        self.env = EnvEditor()
+        self.restart_policy = QComboBox()
+        self.restart_policy.addItem(self.tr("Never: the first failure fails the run"), "never")
+        self.restart_policy.addItem(self.tr("On failure: restart the task"), "on_failure")
+        self.max_restarts = QSpinBox()
+        self.max_restarts.setRange(0, 100)
+        self.backoff = QDoubleSpinBox()
+        self.backoff.setRange(0, 3600)
+        self.backoff.setSuffix(" s")
+        self.backoff.setValue(1.0)
+        self.grace = QDoubleSpinBox()
+        self.grace.setRange(0, 3600)
+        self.grace.setSuffix(" s")
+        self.grace.setValue(10)
+        self.cluster_spec = QComboBox()
+        self.cluster_spec.addItem(self.tr("Default for the strategy"), None)
+        self.cluster_spec.addItem(self.tr("TF_CONFIG variable"), "tf_config")
+        self.cluster_spec.addItem(self.tr("--job_name/--task_index flags"), "flags")
+        self.cluster_spec.addItem(self.tr("Both"), "both")
+        self.cross_ops = QComboBox()
+        for value, label in (("auto", self.tr("auto (hierarchical copy on Windows)")),
+                             ("nccl", "NCCL"), ("hierarchical_copy", "hierarchical copy"),
+                             ("reduction_to_one_device", "reduce to one device")):
+            self.cross_ops.addItem(label, value)
+        self.run_dir = QLineEdit()
+        self.run_dir.setPlaceholderText(self.tr("Default: runs/<time>-<name> next to the config"))
+
+        self.problem_labels: dict[str, QLabel] = {
+            key: _problem_label() for key in (
+                "", "name", "strategy", "script", "args", "python", "tasks", "env", "restart",
+                "stop_grace_seconds", "advanced")}
+
+        job = QGroupBox(self.tr("Job"))
+        form = QFormLayout(job)
+        form.addRow(self.problem_labels[""])
+        form.addRow(self.tr("Name"), self._with_problem(self.name, "name"))
+        form.addRow(self.tr("Strategy"), self._stack(self.strategy, self.strategy_help,
+                                                     self.problem_labels["strategy"]))
+        form.addRow(self.tr("Script"), self._stack(self._row(self.script, script_browse),
+                                                   self.problem_labels["script"]))
+        form.addRow(self.tr("Arguments"), self._stack(self._row(self.args, args_file),
+                                                      self.problem_labels["args"]))
+        form.addRow(self.tr("Interpreter"), self._stack(self._row(self.python, python_browse),
+                                                        self.problem_labels["python"]))
+        tasks_box = QGroupBox(self.tr("Tasks"))
+        tasks_layout = QVBoxLayout(tasks_box)
+        tasks_layout.addWidget(self.tasks)
+        tasks_layout.addWidget(self.no_gpu_note)
+        tasks_layout.addWidget(self.problem_labels["tasks"])
+        env_box = QGroupBox(self.tr("Environment variables"))
+        env_layout = QVBoxLayout(env_box)
+        env_layout.addWidget(self.env)
+        env_layout.addWidget(self.problem_labels["env"])
+        behaviour = QGroupBox(self.tr("Failures and stopping"))
+        behaviour_form = QFormLayout(behaviour)
+        behaviour_form.addRow(self.tr("Restart policy"), self.restart_policy)
+        behaviour_form.addRow(self.tr("Max restarts per task"), self.max_restarts)
+        behaviour_form.addRow(self.tr("First restart after"), self.backoff)
+        behaviour_form.addRow(self.problem_labels["restart"])
+        behaviour_form.addRow(self.tr("Stop grace period"),
+                              self._with_problem(self.grace, "stop_grace_seconds"))
+        advanced = QGroupBox(self.tr("Advanced"))
+        advanced_form = QFormLayout(advanced)
+        advanced_form.addRow(self.tr("Cluster description"), self.cluster_spec)
+        advanced_form.addRow(self.tr("All-reduce"), self.cross_ops)
+        advanced_form.addRow(self.tr("Run folder"), self.run_dir)
+        advanced_form.addRow(self.problem_labels["advanced"])
+
+        forms = QWidget()
+        forms_layout = QVBoxLayout(forms)
+        for box in (job, tasks_box, env_box, behaviour, advanced):
+            forms_layout.addWidget(box)
+        forms_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(forms)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+
+        self.preview = QPlainTextEdit()
+        self.preview.setReadOnly(True)
+        self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.preview.setFont(monospace_font())
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        preview_box = QGroupBox(self.tr("The config file (read-only)"))
+        preview_layout = QVBoxLayout(preview_box)
+        preview_layout.addWidget(self.status)
+        preview_layout.addWidget(self.preview, 1)
+
+        splitter = QSplitter()
+        splitter.addWidget(scroll)
+        splitter.addWidget(preview_box)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        title = QLabel(self.tr("Cluster"))
+        title.setObjectName("pageTitle")
+        self.path_label = QLabel()
+        self.path_label.setObjectName("muted")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 16, 20, 16)
+        layout.addWidget(title)
+        layout.addWidget(self.path_label)
+        layout.addWidget(splitter, 1)
+
+        self._validate_timer = QTimer(self)
+        self._validate_timer.setSingleShot(True)
+        self._validate_timer.setInterval(150)
+        self._validate_timer.timeout.connect(self.validate)
+        for signal in (self.name.textChanged, self.script.textChanged, self.args.textChanged,
+                       self.python.currentTextChanged, self.tasks.changed, self.env.changed,
+                       self.restart_policy.currentIndexChanged, self.max_restarts.valueChanged,
+                       self.backoff.valueChanged, self.grace.valueChanged,
+                       self.cluster_spec.currentIndexChanged, self.cross_ops.currentIndexChanged,
+                       self.run_dir.textChanged):
+            signal.connect(self._on_edit)
+        self.strategy.currentIndexChanged.connect(self._on_strategy)
+        script_browse.clicked.connect(self._browse_script)
+        args_file.clicked.connect(self._add_arg_file)
+        python_browse.clicked.connect(self._browse_python)
+        self.set_machine_gpus([])
+        self.load({"name": "my-job", "strategy": "single", "script": "train.py"}, None)
+
+    # --- layout helpers -----------------------------------------------------------------------
+
+    @staticmethod
+    def _row(*widgets: QWidget) -> QWidget:
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(widgets[0], 1)
+        for widget in widgets[1:]:
+            row.addWidget(widget)
+        return box
+
+    @staticmethod
+    def _stack(*widgets: QWidget) -> QWidget:
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        for widget in widgets:
+            column.addWidget(widget)
+        return box
+
+    def _with_problem(self, widget: QWidget, key: str) -> QWidget:
+        return self._stack(widget, self.problem_labels[key])
+
+    # --- the document -------------------------------------------------------------------------
+
+    def set_machine_gpus(self, gpus: list[tuple[int, str]]) -> None:
+        self.tasks.set_machine_gpus(gpus)
+        self.no_gpu_note.setVisible(not gpus)
+
+    def set_interpreters(self, paths: list[str]) -> None:
+        current = self.python.currentText()
+        self.python.blockSignals(True)
+        self.python.clear()
+        self.python.addItems(paths)
+        self.python.setEditText(current)
+        self.python.blockSignals(False)
+
+    def load(self, data: dict, path: Path | None) -> None:
+        """Show ``data`` (a parsed config file, valid or not) in the forms."""
+        self._loading = True
+        self.path = path
+        self._extra = {k: v for k, v in data.items() if k not in KEY_ORDER}
+        self._schema = data.get("$schema")
+        self.name.setText(str(data.get("name", "")))
+        index = self.strategy.findData(data.get("strategy"))
+        self.strategy.setCurrentIndex(max(index, 0))
+        self.script.setText(str(data.get("script", "")))
+        args = data.get("args") or []
+        self.args.setText(shlex.join(str(a) for a in args) if isinstance(args, list) else "")
+        self.python.setEditText(data.get("python") or "")
+        self.tasks.set_value(data.get("tasks") or [{"role": "worker"}])
+        self.env.set_value(data.get("env") or {})
+        restart = data.get("restart") or {}
+        self.restart_policy.setCurrentIndex(max(self.restart_policy.findData(
+            restart.get("policy", "never")), 0))
+        self.max_restarts.setValue(int(restart.get("max_restarts", 0)))
+        self.backoff.setValue(float(restart.get("backoff_seconds", 1.0)))
+        self.grace.setValue(float(data.get("stop_grace_seconds", 10)))
+        self.cluster_spec.setCurrentIndex(max(self.cluster_spec.findData(
+            data.get("cluster_spec")), 0))
+        self.cross_ops.setCurrentIndex(max(self.cross_ops.findData(
+            data.get("cross_device_ops", "auto")), 0))
+        self.run_dir.setText(data.get("run_dir") or "")
+        self._loading = False
+        self.dirty = False
+        self._update_strategy_help()
+        self._update_path_label()
+        self.validate()
+
+    def load_file(self, path: str | Path) -> None:
+        """Open a config file; raises ConfigError when it is not JSON (the forms keep theirs)."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(str(path), [ConfigProblem(where="", message=f"cannot read: {exc}")]
+                              ) from None
+        except json.JSONDecodeError as exc:
+            raise ConfigError(str(path), [ConfigProblem(
+                where="", message=f"invalid JSON at line {exc.lineno}, column {exc.colno}: "
+                f"{exc.msg}")]) from None
+        if not isinstance(data, dict):
+            raise ConfigError(str(path), [ConfigProblem(where="", message="must be a JSON "
+                                                                          "object {...}")])
+        self.load(data, path.resolve())
+
+    def to_dict(self) -> dict:
+        """The config file as the forms say it, keys in the usual order."""
+        try:
+            args = shlex.split(self.args.text())
+        except ValueError:
+            args = self.args.text().split()
+        restart: dict = {"policy": self.restart_policy.currentData(),
+                         "max_restarts": self.max_restarts.value()}
+        if self.backoff.value() != 1.0:
+            restart["backoff_seconds"] = _number(self.backoff.value())
+        data = {
+            "$schema": self._schema,
+            "name": self.name.text(),
+            "strategy": self.strategy.currentData(),
+            "script": self.script.text().strip(),
+            "args": args,
+            "python": self.python.currentText().strip() or None,
+            "cluster_spec": self.cluster_spec.currentData(),
+            "tasks": self.tasks.value(),
+            "env": self.env.value(),
+            "cross_device_ops": self.cross_ops.currentData(),
+            "restart": restart,
+            "stop_grace_seconds": _number(self.grace.value()),
+            "run_dir": self.run_dir.text().strip() or None,
+        }
+        if data["$schema"] is None:
+            del data["$schema"]
+        if data["cross_device_ops"] == "auto":
+            del data["cross_device_ops"]
+        return {**data, **self._extra}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the config file (to ``path``, or where it came from). Relative script paths
+        stay relative to the file's folder."""
+        target = Path(path).resolve() if path else self.path
+        if target is None:
+            raise ValueError("no file name: use save(path)")
+        script = self.script.text().strip()
+        if script and os.path.isabs(script):
+            with contextlib.suppress(ValueError):  # another drive on Windows: keep it absolute
+                self.script.setText(os.path.relpath(script, target.parent))
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        tmp.write_text(self.to_json(), encoding="utf-8")
+        os.replace(tmp, target)
+        self.path = target
+        self.dirty = False
+        self._update_path_label()
+        return target
+
+    # --- validation ---------------------------------------------------------------------------
+
+    def validate(self) -> list[ConfigProblem]:
+        """Check the forms (no file system or network beyond the script's existence) and show
+        each problem next to its field."""
+        data = self.to_dict()
+        try:
+            parse_config(data)
+            problems: list[ConfigProblem] = []
+        except ConfigError as exc:
+            problems = list(exc.problems)
+        problems += self._script_problem(data.get("script", ""))
+        self.problems = problems
+        grouped: dict[str, list[str]] = {key: [] for key in self.problem_labels}
+        for problem in problems:
+            key, text = self._field_of(problem)
+            grouped[key].append(text)
+        for key, label in self.problem_labels.items():
+            label.setText("\n".join(grouped[key]))
+            label.setVisible(bool(grouped[key]))
+        for widget, key in ((self.name, "name"), (self.script, "script"),
+                            (self.python, "python")):
+            widget.setProperty("invalid", bool(grouped[key]))
+            widget.style().unpolish(widget)
+            widget.style().polish(widget)
+        self.preview.setPlainText(self.to_json())
+        if problems:
+            self.status.setText(self.tr("{n} problem(s) to fix before this config can run.")
+                                .format(n=len(problems)))
+            self.status.setObjectName("problem")
+        else:
+            self.status.setText(self.tr("Valid: this is exactly the file `tensordeck --run` "
+                                        "reads."))
+            self.status.setObjectName("muted")
+        self.status.style().unpolish(self.status)
+        self.status.style().polish(self.status)
+        self.validity.emit(not problems)
+        return problems
+
+    def _script_problem(self, script: str) -> list[ConfigProblem]:
+        if not script:
+            return []
+        path = Path(os.path.expanduser(script))
+        if not path.is_absolute():
+            if self.path is None:
+                return []
+            path = self.path.parent / path
+        if path.is_file():
+            return []
+        return [ConfigProblem(where="script", message=self.tr("{path} does not exist").format(
+            path=path))]
+
+    def _field_of(self, problem: ConfigProblem) -> tuple[str, str]:
+        """Which label shows ``problem``, and its text there."""
+        where = problem.where
+        if where.startswith("tasks["):
+            index = where[len("tasks["):].split("]")[0]
+            field = where.split("]", 1)[1].lstrip(".")
+            row = int(index) + 1 if index.isdigit() else index
+            prefix = self.tr("Row {row}").format(row=row) + (f" ({field})" if field else "")
+            return "tasks", f"{prefix}: {problem.message}"
+        head = where.split(".")[0].split("[")[0]
+        if head in ("cluster_spec", "cross_device_ops", "run_dir"):
+            return "advanced", f"{head}: {problem.message}"
+        if head in self.problem_labels and head:
+            return head, problem.message
+        return "", str(problem)
+
+    # --- editing ------------------------------------------------------------------------------
+
+    def _on_edit(self) -> None:
+        if self._loading:
+            return
+        self.dirty = True
+        self._update_path_label()
+        self.changed.emit()
+        self._validate_timer.start()
+
+    def _on_strategy(self) -> None:
+        self._update_strategy_help()
+        self._on_edit()
+
+    def _update_strategy_help(self) -> None:
+        self.strategy_help.setText(strategy_help(self.strategy.currentData()))
+
+    def _update_path_label(self) -> None:
+        name = str(self.path) if self.path else self.tr("Not saved yet")
+        self.path_label.setText(name + (" *" if self.dirty else ""))
+
+    def _browse_script(self) -> None:
+        start = str(self.path.parent) if self.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Training script"), start,
+                                              self.tr("Python scripts (*.py);;All files (*)"))
+        if path:
+            self.script.setText(self._relative(path))
+
+    def _add_arg_file(self) -> None:
+        start = str(self.path.parent) if self.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("File argument"), start)
+        if path:
+            text = self.args.text().rstrip()
+            self.args.setText((text + " " if text else "") + shlex.quote(self._relative(path)))
+
+    def _browse_python(self) -> None:
+        pattern = "python.exe" if os.name == "nt" else "python*"
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Training interpreter"), "",
+                                              self.tr("Python ({pattern});;All files (*)")
+                                              .format(pattern=pattern))
+        if path:
+            self.python.setEditText(path)
+
+    def _relative(self, path: str) -> str:
+        if self.path is None:
+            return path
+        try:
+            return os.path.relpath(path, self.path.parent)
+        except ValueError:
+            return path

@@ -1,0 +1,378 @@
+"""The Machine view: GPU cards (live), the training interpreters with a status each, and the
+doctor's findings with their evidence, "Copy fix" and (after a confirmation) "Run fix"."""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import QProcess, Qt, Signal, Slot
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.findings import Finding, FixStep
+from core.gpu.info import GpuInfo, GpuReport, GpuState
+from gui.background import run_in_background
+from gui.style import monospace_font, status_color
+
+
+def _as_card(frame: QFrame) -> QVBoxLayout:
+    """Style ``frame`` as a card. Its height is fixed to its contents: in a scroll area,
+    word-wrapped labels would otherwise let the layout squash cards onto each other."""
+    frame.setObjectName("card")
+    frame.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+    layout = QVBoxLayout(frame)
+    layout.setContentsMargins(14, 12, 14, 12)
+    return layout
+
+
+def _card() -> tuple[QFrame, QVBoxLayout]:
+    frame = QFrame()
+    return frame, _as_card(frame)
+
+
+def _label(text: str, name: str | None = None, wrap: bool = True) -> QLabel:
+    label = QLabel(text)
+    if name:
+        label.setObjectName(name)
+    label.setWordWrap(wrap)
+    return label
+
+
+def _dot(state: str) -> QLabel:
+    dot = QLabel("●")
+    dot.setStyleSheet(f"color: {status_color(state).name()}; font-size: 16px;")
+    return dot
+
+
+def _clear(layout: QVBoxLayout | QGridLayout) -> None:
+    while layout.count():
+        item = layout.takeAt(0)
+        if item.widget():
+            item.widget().deleteLater()
+
+
+def shell_argv(step: FixStep, platform: str = sys.platform) -> list[str] | None:
+    """How to run a fix step's command here, or None when it is for another system."""
+    windows = platform.startswith("win")
+    if step.shell == "powershell":
+        return ["powershell", "-NoProfile", "-Command", step.command] if windows else None
+    if step.shell in ("cmd", "conda"):
+        return ["cmd", "/d", "/c", step.command] if windows else (
+            ["/bin/sh", "-c", step.command] if step.shell == "conda" else None)
+    if step.shell == "bash":
+        return None if windows else ["/bin/bash", "-c", step.command]
+    return ["cmd", "/d", "/c", step.command] if windows else ["/bin/sh", "-c", step.command]
+
+
+class GpuCard(QFrame):
+    def __init__(self, gpu: GpuInfo, report: GpuReport) -> None:
+        super().__init__()
+        layout = _as_card(self)
+        title = QHBoxLayout()
+        title.addWidget(_dot("error" if gpu.error else "ok"))
+        title.addWidget(_label(f"GPU {gpu.index} · {gpu.name or '?'}", "cardTitle"), 1)
+        layout.addLayout(title)
+        self.details = _label("", "muted")
+        layout.addWidget(self.details)
+        self.driver = (report.driver_version, report.cuda_driver_version)
+        self.update_gpu(gpu)
+
+    def update_gpu(self, gpu: GpuInfo) -> None:
+        def num(value, unit: str, fmt: str = "{:.0f}") -> str:
+            return "—" if value is None else fmt.format(value) + unit
+
+        memory = (f"{num(gpu.memory_used_mib, '')} / {num(gpu.memory_total_mib, ' MiB')}"
+                  if gpu.memory_total_mib else "—")
+        lines = [
+            self.tr("Memory: {memory}").format(memory=memory),
+            self.tr("Utilization: {value}").format(value=num(gpu.utilization_gpu, " %")),
+            self.tr("Temperature: {value}").format(value=num(gpu.temperature_c, " °C")),
+            self.tr("Power: {value}").format(value=num(gpu.power_draw_w, " W")),
+            self.tr("Driver {driver} · CUDA up to {cuda}").format(
+                driver=self.driver[0] or "?", cuda=self.driver[1] or "?"),
+        ]
+        if gpu.error:
+            lines.append(gpu.error)
+        self.details.setText("\n".join(lines))
+
+
+class FindingCard(QFrame):
+    """One finding: severity, title, evidence, and its fix steps with Copy / Run buttons."""
+
+    run_requested = Signal(object)  # FixStep
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__()
+        layout = _as_card(self)
+        head = QHBoxLayout()
+        head.addWidget(_dot(finding.severity))
+        head.addWidget(_label(finding.title, "cardTitle"), 1)
+        layout.addLayout(head)
+        if finding.evidence:
+            evidence = _label(finding.evidence, "muted")
+            evidence.setFont(monospace_font())
+            layout.addWidget(evidence)
+        for step in finding.steps:
+            layout.addWidget(_label("• " + step.text))
+            if not step.command:
+                continue
+            row = QHBoxLayout()
+            command = QLabel(step.command)
+            command.setFont(monospace_font())
+            command.setStyleSheet("background: #f6f8fa; border: 1px solid #d0d7de; "
+                                  "border-radius: 4px; padding: 4px;")
+            command.setWordWrap(True)
+            command.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            row.addWidget(command, 1)
+            copy = QPushButton(self.tr("Copy"))
+            copy.clicked.connect(lambda _=False, s=step: QGuiApplication.clipboard().setText(
+                s.command))
+            row.addWidget(copy)
+            run = QPushButton(self.tr("Run…"))
+            run.setEnabled(shell_argv(step) is not None)
+            if not run.isEnabled():
+                run.setToolTip(self.tr("This command is for another system ({shell})").format(
+                    shell=step.shell))
+            run.clicked.connect(lambda _=False, s=step: self.run_requested.emit(s))
+            row.addWidget(run)
+            layout.addLayout(row)
+
+
+class MachineView(QWidget):
+    """Signals: ``gpus_found(list[(index, name)])``, ``interpreters_found(list[str])``."""
+
+    gpus_found = Signal(list)
+    interpreters_found = Signal(list)
+
+    def __init__(self, parent: QWidget | None = None, *, nvml: object = None) -> None:
+        super().__init__(parent)
+        self._nvml = nvml
+        self.report: GpuReport | None = None
+        self.findings: list[Finding] = []
+        self.gpu_cards: dict[int, GpuCard] = {}
+        self._process: QProcess | None = None
+        self.checking = False
+
+        title = _label(self.tr("Machine"), "pageTitle")
+        self.refresh_button = QPushButton(self.tr("Check again"))
+        head = QHBoxLayout()
+        head.addWidget(title)
+        head.addStretch(1)
+        head.addWidget(self.refresh_button)
+        self.gpu_grid = QGridLayout()
+        self.interpreters = QVBoxLayout()
+        self.findings_box = QVBoxLayout()
+        self.fix_output = QPlainTextEdit()
+        self.fix_output.setObjectName("log")
+        self.fix_output.setReadOnly(True)
+        self.fix_output.setFont(monospace_font())
+        self.fix_output.setMaximumHeight(180)
+        self.fix_output.hide()
+
+        body = QWidget()
+        column = QVBoxLayout(body)
+        column.addLayout(head)
+        for heading, layout in ((self.tr("GPUs"), self.gpu_grid),
+                                (self.tr("Training interpreters"), self.interpreters),
+                                (self.tr("Findings"), self.findings_box)):
+            column.addWidget(_label(heading, "cardTitle"))
+            column.addLayout(layout)
+        column.addWidget(self.fix_output)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(12, 8, 12, 8)
+        outer.addWidget(scroll)
+        self.refresh_button.clicked.connect(self.refresh)
+
+    # --- checking -----------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read the GPUs and find interpreters (fast), then probe each (slow), off the GUI
+        thread."""
+        if self.checking:
+            return
+        self.checking = True
+        self.refresh_button.setEnabled(False)
+        _clear(self.findings_box)
+        self.findings_box.addWidget(_label(self.tr("Checking this machine…"), "muted"))
+        nvml = self._nvml
+
+        def look():
+            from core.gpu import read_gpus
+            from core.interpreters.discover import discover_interpreters
+
+            return read_gpus(nvml, processes=False), discover_interpreters(use_conda=True)
+
+        run_in_background(look, self._on_looked, self._on_failed)
+
+    def _on_looked(self, found) -> None:
+        report, interpreters = found
+        self.show_gpus(report)
+        paths = [i.path for i in interpreters]
+        self.interpreters_found.emit(paths)
+        self.show_interpreters([(i.path, i.kind, None) for i in interpreters])
+
+        def probe():
+            from core.doctor.machine import diagnose_machine
+            from core.interpreters.probe import cached_probe
+
+            probes = [cached_probe(p) for p in paths]
+            return probes, diagnose_machine(report, probes)
+
+        run_in_background(probe, lambda result: self._on_probed(interpreters, *result),
+                          self._on_failed)
+
+    def _on_probed(self, interpreters, probes, findings) -> None:
+        self.show_interpreters([(i.path, i.kind, p) for i, p in zip(interpreters, probes,
+                                                                     strict=True)])
+        self.show_findings(findings)
+        self._done()
+
+    def _on_failed(self, exc: BaseException) -> None:
+        _clear(self.findings_box)
+        self.findings_box.addWidget(_label(self.tr("The check failed: {error}").format(
+            error=f"{type(exc).__name__}: {exc}"), "problem"))
+        self._done()
+
+    def _done(self) -> None:
+        self.checking = False
+        self.refresh_button.setEnabled(True)
+
+    # --- showing ------------------------------------------------------------------------------
+
+    def show_gpus(self, report: GpuReport) -> None:
+        self.report = report
+        _clear(self.gpu_grid)
+        self.gpu_cards.clear()
+        if report.state != GpuState.OK:
+            frame, layout = _card()
+            head = QHBoxLayout()
+            head.addWidget(_dot("warning" if report.state == GpuState.NO_GPU else "error"))
+            head.addWidget(_label(self._gpu_state_title(report.state), "cardTitle"), 1)
+            layout.addLayout(head)
+            layout.addWidget(_label(report.message, "muted"))
+            layout.addWidget(_label(self.tr("Training still runs on the CPU."), "muted"))
+            self.gpu_grid.addWidget(frame, 0, 0, 1, 2)
+        for i, gpu in enumerate(report.gpus):
+            card = GpuCard(gpu, report)
+            self.gpu_cards[gpu.index] = card
+            self.gpu_grid.addWidget(card, i // 2, i % 2)
+        self.gpus_found.emit([(g.index, g.name or "GPU") for g in report.gpus])
+
+    def _gpu_state_title(self, state: GpuState) -> str:
+        return {
+            GpuState.NO_DRIVER: self.tr("No NVIDIA driver"),
+            GpuState.DRIVER_NOT_LOADED: self.tr("The NVIDIA driver is not running"),
+            GpuState.DRIVER_MISMATCH: self.tr("NVIDIA driver mismatch: reboot"),
+            GpuState.NO_GPU: self.tr("No NVIDIA GPU"),
+        }.get(state, self.tr("The GPUs could not be read"))
+
+    @Slot(object)
+    def update_sample(self, sample) -> None:
+        """A live :class:`GpuSample`: refresh the cards' numbers."""
+        for gpu in sample.gpus:
+            card = self.gpu_cards.get(gpu.index)
+            if card is not None:
+                card.update_gpu(gpu)
+
+    def show_interpreters(self, rows: list) -> None:
+        _clear(self.interpreters)
+        if not rows:
+            self.interpreters.addWidget(_label(self.tr("No Python found. Install Python with "
+                                                       "TensorFlow, or add one in the Cluster "
+                                                       "view's Interpreter field."), "problem"))
+        for path, kind, probe in rows:
+            frame, layout = _card()
+            head = QHBoxLayout()
+            state, text = self._probe_status(probe)
+            head.addWidget(_dot(state))
+            head.addWidget(_label(path, "cardTitle"), 1)
+            head.addWidget(_label(kind, "muted", wrap=False))
+            layout.addLayout(head)
+            layout.addWidget(_label(text, "muted"))
+            self.interpreters.addWidget(frame)
+
+    def _probe_status(self, probe) -> tuple[str, str]:
+        if probe is None:
+            return "pending", self.tr("Checking…")
+        version = f"Python {probe.python_version or '?'}"
+        if probe.error:
+            return "error", f"{version} · {probe.error}"
+        if not probe.tf_version:
+            return "warning", self.tr("{python} · TensorFlow is not installed").format(
+                python=version)
+        if probe.import_attempted and not probe.import_ok:
+            return "error", self.tr("{python} · TensorFlow {tf} fails to import").format(
+                python=version, tf=probe.tf_version)
+        devices = (self.tr("{n} GPU(s)").format(n=len(probe.gpus)) if probe.gpus
+                   else self.tr("CPU only"))
+        return "ok", f"{version} · TensorFlow {probe.tf_version} · {devices}"
+
+    def show_findings(self, findings: list[Finding]) -> None:
+        self.findings = findings
+        _clear(self.findings_box)
+        if not findings:
+            self.findings_box.addWidget(_label(self.tr("Nothing to fix: no problem found."),
+                                               "muted"))
+        for finding in findings:
+            card = FindingCard(finding)
+            card.run_requested.connect(self.run_fix)
+            self.findings_box.addWidget(card)
+
+    # --- running a fix ------------------------------------------------------------------------
+
+    def run_fix(self, step: FixStep, confirm: bool = True) -> None:
+        argv = shell_argv(step)
+        if argv is None or (self._process is not None):
+            return
+        if confirm:
+            answer = QMessageBox.question(
+                self, self.tr("Run this command?"),
+                self.tr("TensorDeck will run:\n\n{command}\n\nIt may change your system. "
+                        "Continue?").format(command=step.command))
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        self.fix_output.show()
+        self.fix_output.appendPlainText(f"$ {step.command}")
+        process = QProcess(self)
+        process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
+        process.readyReadStandardOutput.connect(self._on_fix_output)
+        process.finished.connect(self._on_fix_finished)
+        process.errorOccurred.connect(self._on_fix_error)
+        self._process = process
+        process.start(argv[0], argv[1:])
+
+    def _on_fix_output(self) -> None:
+        if self._process is not None:
+            data = bytes(self._process.readAllStandardOutput().data())
+            text = data.decode("utf-8", "replace").rstrip("\n")
+            if text:
+                self.fix_output.appendPlainText(text)
+
+    def _on_fix_finished(self, code: int, _status) -> None:
+        self._on_fix_output()
+        self.fix_output.appendPlainText(self.tr("[exit code {code}]").format(code=code))
+        self._process = None
+
+    def _on_fix_error(self, error) -> None:
+        if error == QProcess.ProcessError.FailedToStart:
+            self.fix_output.appendPlainText(self.tr("[could not start: {error}]").format(
+                error=self._process.errorString() if self._process else ""))
+            self._process = None
+

@@ -1,0 +1,278 @@
+"""The Run view: Start / Stop, the task table, the logs (combined and per task), GPU charts,
+training metric charts, "Open run folder" and "Open TensorBoard"."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.events import (
+    RunFinished,
+    RunStarted,
+    RunStopping,
+    TaskExited,
+    TaskOutput,
+    TaskRestarting,
+    TaskStarted,
+)
+from core.metrics import MetricsTail, ProgressParser
+from gui.background import run_in_background
+from gui.i18n import state_label
+from gui.run_session import RunSession
+from gui.style import status_color
+from gui.tensorboard import TensorBoard
+from gui.widgets.charts import GpuCharts, MetricCharts
+from gui.widgets.log_view import LogPanel
+from gui.widgets.task_table import TaskTable
+
+#: Substrings a metric line must contain before it is worth a regex (floods stay cheap).
+_METRIC_HINTS = ("loss", "acc", "step", "/")
+
+
+def task_name(key: str) -> str:
+    return key.replace(":", "-")
+
+
+def badge(label: QLabel, state: str) -> None:
+    label.setText(state_label(state))
+    label.setStyleSheet(f"background: {status_color(state).name()};")
+
+
+class RunView(QWidget):
+    """Signals: ``start_requested()`` (the window saves the config, then calls :meth:`start`),
+    ``run_finished(name, status, run_dir)``."""
+
+    start_requested = Signal()
+    run_finished = Signal(str, str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = RunSession(self)
+        self.session.planned.connect(self._on_planned)
+        self.session.events.connect(self._on_events)
+        self.session.failed.connect(self._on_failed)
+        self.session.finished.connect(self._on_finished)
+        self.tensorboard = TensorBoard(self)
+        self.tensorboard.failed.connect(
+            lambda message: QMessageBox.warning(self, self.tr("TensorBoard"), message))
+        self.python: str | None = None
+        self.run_dir: Path | None = None
+        self.config_name = ""
+        self._parsers: dict[str, ProgressParser] = {}
+        self._tail: MetricsTail | None = None
+        self._tail_busy = False
+
+        title = QLabel(self.tr("Run"))
+        title.setObjectName("pageTitle")
+        self.config_label = QLabel(self.tr("No config loaded: open one, or create one with "
+                                           "File > New."))
+        self.config_label.setObjectName("muted")
+        self.status = QLabel()
+        self.status.setObjectName("badge")
+        badge(self.status, "idle")
+        self.start_button = QPushButton(self.tr("Start"))
+        self.start_button.setObjectName("primary")
+        self.stop_button = QPushButton(self.tr("Stop"))
+        self.stop_button.setObjectName("danger")
+        self.stop_button.setEnabled(False)
+        self.folder_button = QPushButton(self.tr("Open run folder"))
+        self.folder_button.setEnabled(False)
+        self.tensorboard_button = QPushButton(self.tr("Open TensorBoard"))
+        self.tensorboard_button.setEnabled(False)
+        head = QHBoxLayout()
+        head.addWidget(title)
+        head.addWidget(self.status)
+        head.addStretch(1)
+        for button in (self.folder_button, self.tensorboard_button, self.stop_button,
+                       self.start_button):
+            head.addWidget(button)
+
+        self.tasks = TaskTable()
+        self.logs = LogPanel()
+        self.gpu_charts = GpuCharts()
+        self.metric_charts = MetricCharts()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.logs, self.tr("Logs"))
+        self.tabs.addTab(self.metric_charts, self.tr("Training metrics"))
+        self.tabs.addTab(self.gpu_charts, self.tr("GPUs"))
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.tasks)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([160, 520])
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 16, 20, 16)
+        layout.addLayout(head)
+        layout.addWidget(self.config_label)
+        layout.addWidget(splitter, 1)
+
+        self.start_button.clicked.connect(self.start_requested)
+        self.stop_button.clicked.connect(self.stop)
+        self.folder_button.clicked.connect(self.open_run_folder)
+        self.tensorboard_button.clicked.connect(self.open_tensorboard)
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
+        self._ticker.start()
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def set_config(self, path: str | None, name: str = "") -> None:
+        self.config_name = name
+        self.config_label.setText(path or self.tr("No config loaded: open one, or create one "
+                                                  "with File > New."))
+
+    @property
+    def running(self) -> bool:
+        return self.session.running
+
+    def start(self, config_path: str | Path, run_dir: str | Path | None = None) -> None:
+        if self.session.running:
+            return
+        self.logs.set_tasks([])
+        self.metric_charts.clear()
+        self._parsers.clear()
+        self._tail = None
+        badge(self.status, "running")
+        self.start_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.session.start(config_path, run_dir)
+
+    def stop(self) -> None:
+        if self.session.running:
+            badge(self.status, "stopping")
+            self.session.stop()
+
+    def open_run_folder(self) -> None:
+        if self.run_dir:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.run_dir)))
+
+    def open_tensorboard(self) -> None:
+        if self.run_dir and self.python:
+            self.tensorboard.start(self.python, str(self.run_dir))
+
+    def show_gpu_sample(self, sample) -> None:
+        self.gpu_charts.add_sample(sample.time, sample.gpus)
+
+    # --- session signals ----------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_planned(self, plan) -> None:
+        self.python = plan.python
+        self.run_dir = plan.run_dir
+        self.config_name = plan.config.name
+        self.tasks.set_tasks(plan.tasks)
+        self.logs.set_tasks([t.name for t in plan.tasks])
+        self._parsers = {t.key: ProgressParser(t.key) for t in plan.tasks}
+        self._tail = MetricsTail(plan.run_dir / "metrics")
+        self.folder_button.setEnabled(True)
+        self.tensorboard_button.setEnabled(True)
+
+    @Slot(list)
+    def _on_events(self, events: list) -> None:
+        logs = self.logs
+        for event in events:
+            if isinstance(event, TaskOutput):
+                name = task_name(event.task)
+                logs.add_output(name, event.lines, event.progress)
+                self._parse_metrics(event)
+            elif isinstance(event, TaskStarted):
+                self.tasks.task_started(event.task, event.pid)
+                logs.add_message(self.tr("{task} started (pid {pid})").format(
+                    task=task_name(event.task), pid=event.pid))
+            elif isinstance(event, TaskExited):
+                self.tasks.task_exited(event.task, event.exit_code, event.state)
+                logs.add_output(task_name(event.task), (), None)
+                logs.add_message(self.tr("{task} exited with code {code} ({state})").format(
+                    task=task_name(event.task), code=event.exit_code,
+                    state=state_label(event.state.value)))
+            elif isinstance(event, TaskRestarting):
+                self.tasks.task_restarting(event.task, event.attempt)
+                logs.add_message(self.tr("{task} restarts in {delay:g} s").format(
+                    task=task_name(event.task), delay=event.delay))
+            elif isinstance(event, RunStopping):
+                badge(self.status, "stopping")
+                logs.add_message(self.tr("stopping: {reason}").format(reason=event.reason))
+            elif isinstance(event, RunStarted):
+                logs.add_message(self.tr("run folder {path}").format(path=event.run_dir))
+            elif isinstance(event, RunFinished):
+                logs.add_message(self.tr("run {status} (exit code {code})").format(
+                    status=state_label(event.status.value), code=event.exit_code))
+        logs.flush()
+        self.metric_charts.refresh()
+
+    def _parse_metrics(self, event: TaskOutput) -> None:
+        parser = self._parsers.get(event.task)
+        if parser is None:
+            return
+        texts = list(event.lines[-200:])  # a flood's tail is enough for a chart
+        if event.progress:
+            texts.append(event.progress)
+        for text in texts:
+            if any(hint in text for hint in _METRIC_HINTS):
+                point = parser.feed(text)
+                if point:
+                    self.metric_charts.add_point(point.task, point.step, point.metrics)
+
+    @Slot(list)
+    def _on_failed(self, problems: list) -> None:
+        QMessageBox.warning(self, self.tr("The run did not start"),
+                            self.tr("Nothing was started:") + "\n\n" + "\n".join(problems))
+
+    @Slot(object)
+    def _on_finished(self, result) -> None:
+        self.start_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+        status = result.status.value if result is not None else "failed"
+        badge(self.status, status)
+        self.tasks.tick()
+        self._poll_metrics()
+        if result is not None:
+            self.run_finished.emit(self.config_name, status, str(self.run_dir))
+
+    def _tick(self) -> None:
+        if self.session.running:
+            self.tasks.tick()
+            self._poll_metrics()
+        self.gpu_charts.refresh()
+
+    def _poll_metrics(self) -> None:
+        tail = self._tail
+        if tail is None or self._tail_busy:
+            return
+        self._tail_busy = True
+
+        def show(points: list) -> None:
+            self._tail_busy = False
+            for point in points:
+                self.metric_charts.add_point(point.task, point.step, point.metrics)
+            self.metric_charts.refresh()
+
+        def failed(_exc: BaseException) -> None:
+            self._tail_busy = False
+
+        run_in_background(tail.poll, show, failed)
+
+    def shutdown(self, timeout: float = 30.0) -> None:
+        """Stop the run (if any) and wait for its tasks to end: called when the app closes."""
+        self.tensorboard.stop()
+        if self.session.running:
+            self.session.stop()
+            started = time.monotonic()
+            if not self.session.wait(timeout):
+                self.session.stop()  # a second request kills at once
+                self.session.wait(max(1.0, timeout - (time.monotonic() - started)))

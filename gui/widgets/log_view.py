@@ -1,0 +1,306 @@
+"""Log panes that keep up with a task printing 50,000 lines a second.
+
+A pane holds a bounded tail (``max_lines``); the complete log is the task's file in the run
+folder. Lines are queued by :meth:`LogView.add_lines` and drawn by :meth:`LogView.flush` in one
+batch (per-line appends are ~150x slower). A batch longer than the pane is drawn by replacing
+the text with its tail, which is ~7x faster than appending and trimming. ``\\r`` progress lines
+(one per task) are trailing lines updated in place.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QColor, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.metrics import strip_ansi
+from gui.style import TASK_COLORS, monospace_font
+
+DEFAULT_MAX_LINES = 5000
+#: Under a flood, the tail is redrawn at most this often (seconds), and only its last
+#: FLOOD_TAIL lines (a screenful is ~50); the full tail comes back when the flood stops.
+REDRAW_INTERVAL = 0.15
+FLOOD_TAIL = 1000
+_PREFIX = re.compile(r"^\[([^\]]{1,40})\]")
+
+
+class _PrefixHighlighter(QSyntaxHighlighter):
+    """Colours the ``[worker-1]`` prefix of each line, one colour per task."""
+
+    def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+        self._formats: dict[str, QTextCharFormat] = {}
+
+    def format_for(self, name: str) -> QTextCharFormat:
+        fmt = self._formats.get(name)
+        if fmt is None:
+            fmt = QTextCharFormat()
+            fmt.setForeground(QColor(TASK_COLORS[len(self._formats) % len(TASK_COLORS)]))
+            fmt.setFontWeight(600)
+            self._formats[name] = fmt
+        return fmt
+
+    def highlightBlock(self, text: str) -> None:
+        if text.startswith("["):
+            match = _PREFIX.match(text)
+            if match:
+                self.setFormat(0, match.end(), self.format_for(match.group(1)))
+
+
+class LogView(QPlainTextEdit):
+    """A read-only, bounded log pane with an optional text filter and trailing progress lines."""
+
+    def __init__(self, max_lines: int = DEFAULT_MAX_LINES, colored_prefixes: bool = False,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("log")
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setFont(monospace_font())
+        self.setMaximumBlockCount(max_lines)
+        self.max_lines = max_lines
+        self._lines: deque[str] = deque(maxlen=max_lines)  # the tail, for re-filtering
+        self._pending: deque[str] = deque(maxlen=max_lines)
+        self._pending_count = 0
+        self._progress: dict[str, str] = {}
+        self._progress_shown = 0  # trailing blocks that are progress lines
+        self._progress_dirty = False
+        self._filter = ""
+        self._last_redraw = 0.0
+        self._cut_short = False
+        self._flush_scheduled = False
+        self.highlighter = _PrefixHighlighter(self.document()) if colored_prefixes else None
+
+    # --- feeding ------------------------------------------------------------------------------
+
+    def add_lines(self, lines: list[str] | tuple[str, ...]) -> None:
+        """Queue lines for the next :meth:`flush` (cheap: no drawing here)."""
+        if "\x1b" in "".join(lines):
+            lines = [strip_ansi(line) for line in lines]
+        self._lines.extend(lines)
+        self._pending.extend(lines)
+        self._pending_count += len(lines)
+
+    def set_progress(self, key: str, text: str | None) -> None:
+        """The current ``\\r`` line of ``key`` (None: it finished or was replaced by a line)."""
+        if text is None:
+            if self._progress.pop(key, None) is not None:
+                self._progress_dirty = True
+        elif self._progress.get(key) != text:
+            self._progress[key] = text
+            self._progress_dirty = True
+
+    def set_filter(self, text: str) -> None:
+        """Show only lines containing ``text`` (case-insensitive); "" shows every line."""
+        self._filter = text.lower()
+        self._render_all()
+
+    def clear_log(self) -> None:
+        self._lines.clear()
+        self._pending.clear()
+        self._progress.clear()
+        self._progress_shown = 0
+        self.clear()
+
+    def _scheduled_flush(self) -> None:
+        self._flush_scheduled = False
+        self.flush()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.flush()
+
+    @property
+    def line_count(self) -> int:
+        """Lines held by the pane (not counting progress lines)."""
+        return len(self._lines)
+
+    # --- drawing ------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Draw what was queued since the last flush, in one batch. A hidden pane keeps its
+        (bounded) queue and draws when shown."""
+        if (not self._pending and not self._progress_dirty) or not self.isVisible():
+            return
+        # Trimming many old lines costs more than redrawing the whole tail (3x at 2,500 lines).
+        overflowed = self._pending_count >= self.max_lines or (
+            self._pending_count > self.max_lines // 8
+            and self.document().blockCount() + self._pending_count > self.max_lines)
+        wait = self._last_redraw + REDRAW_INTERVAL - time.monotonic()
+        if overflowed and wait > 0:
+            # A flood: redraw the tail a few times a second, not at every tick; and surely
+            # once more after the last batch.
+            if not self._flush_scheduled:
+                self._flush_scheduled = True
+                QTimer.singleShot(int(wait * 1000) + 1, self._scheduled_flush)
+            return
+        new = list(self._pending)
+        self._pending.clear()
+        self._pending_count = 0
+        if self._filter:
+            new = [line for line in new if self._filter in line.lower()]
+        at_bottom = self._at_bottom()
+        if overflowed:
+            self._render_all(FLOOD_TAIL)
+        elif self._cut_short:
+            self._render_all()  # the flood is over: bring back the whole tail once
+        else:
+            self._remove_progress()
+            if new:
+                self.appendPlainText("\n".join(new))
+            self._append_progress()
+        self._progress_dirty = False
+        if at_bottom:
+            self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
+
+    def _at_bottom(self) -> bool:
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 2
+
+    def _render_all(self, limit: int | None = None) -> None:
+        """Replace the text with the (filtered) tail: ``limit`` lines, or all the pane holds."""
+        self._last_redraw = time.monotonic()
+        lines = self._lines if not self._filter else [
+            line for line in self._lines if self._filter in line.lower()]
+        limit = min(limit or self.max_lines, self.max_lines)
+        self._cut_short = limit < len(lines)
+        tail = list(lines)[-limit:]
+        self.setPlainText("\n".join(tail))
+        self._progress_shown = 0
+        self._append_progress()
+        self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
+
+    def _remove_progress(self) -> None:
+        if not self._progress_shown:
+            return
+        doc = self.document()
+        first = doc.findBlockByNumber(doc.blockCount() - self._progress_shown)
+        cursor = QTextCursor(first)
+        if first.blockNumber() > 0:
+            cursor.movePosition(QTextCursor.MoveOperation.PreviousCharacter)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        self._progress_shown = 0
+
+    def _append_progress(self) -> None:
+        shown = [strip_ansi(text) for text in self._progress.values()]
+        if self._filter:
+            shown = [text for text in shown if self._filter in text.lower()]
+        if shown:
+            if self.document().isEmpty():
+                self.setPlainText("\n".join(shown))
+            else:
+                self.appendPlainText("\n".join(shown))
+        self._progress_shown = len(shown)
+
+
+class LogPanel(QWidget):
+    """A combined pane (every task, coloured ``[task]`` prefixes) and one pane per task, with
+    search (Enter: next match) and "only matching lines" filtering."""
+
+    def __init__(self, max_lines: int = DEFAULT_MAX_LINES, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.max_lines = max_lines
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(self.tr("Search the logs (Enter: next match)"))
+        self.search.setClearButtonEnabled(True)
+        self.only_matching = QCheckBox(self.tr("Only matching lines"))
+        self.previous_button = QPushButton(self.tr("Previous"))
+        self.next_button = QPushButton(self.tr("Next"))
+        bar = QHBoxLayout()
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.previous_button)
+        bar.addWidget(self.next_button)
+        bar.addWidget(self.only_matching)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.combined = LogView(max_lines, colored_prefixes=True)
+        self.tabs.addTab(self.combined, self.tr("All tasks"))
+        self.views: dict[str, LogView] = {}
+        self._prefix: dict[str, str] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.tabs, 1)
+        self.search.returnPressed.connect(self.find_next)
+        self.next_button.clicked.connect(self.find_next)
+        self.previous_button.clicked.connect(lambda: self.find_next(backward=True))
+        self.only_matching.toggled.connect(self._apply_filter)
+        self.search.textChanged.connect(self._on_search_changed)
+
+    def set_tasks(self, names: list[str]) -> None:
+        """Start over with one pane per task (``worker-0`` names)."""
+        while self.tabs.count() > 1:
+            widget = self.tabs.widget(1)
+            self.tabs.removeTab(1)
+            widget.deleteLater()
+        self.combined.clear_log()
+        self.views.clear()
+        width = max((len(n) for n in names), default=6) + 2
+        self._prefix = {n: f"[{n}]".ljust(width) + " " for n in names}
+        for name in names:
+            view = LogView(self.max_lines)
+            self.views[name] = view
+            self.tabs.addTab(view, name)
+        self._apply_filter()
+
+    def add_output(self, name: str, lines: list[str] | tuple[str, ...],
+                   progress: str | None) -> None:
+        """Queue a task's lines (and its current progress line) for the next :meth:`flush`."""
+        view = self.views.get(name)
+        if view is None:
+            self.set_tasks([*self.views, name])
+            view = self.views[name]
+        if lines:
+            view.add_lines(lines)
+            prefix = self._prefix.get(name, f"[{name}] ")
+            self.combined.add_lines([prefix + line for line in lines])
+        view.set_progress(name, progress)
+        prefixed = self._prefix.get(name, "") + progress if progress else None
+        self.combined.set_progress(name, prefixed)
+
+    def add_message(self, text: str) -> None:
+        """A TensorDeck line (task started, exited ...) in the combined pane."""
+        self.combined.add_lines([f"[tensordeck] {text}"])
+
+    def flush(self) -> None:
+        self.combined.flush()
+        for view in self.views.values():
+            view.flush()
+
+    def find_next(self, backward: bool = False) -> bool:
+        view = self.tabs.currentWidget()
+        text = self.search.text()
+        if not text or not isinstance(view, LogView):
+            return False
+        flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
+        if view.find(text, flags):
+            return True
+        cursor = view.textCursor()  # wrap around
+        cursor.movePosition(QTextCursor.MoveOperation.End if backward
+                            else QTextCursor.MoveOperation.Start)
+        view.setTextCursor(cursor)
+        return view.find(text, flags)
+
+    def _on_search_changed(self, _text: str) -> None:
+        if self.only_matching.isChecked():
+            self._apply_filter()
+
+    def _apply_filter(self) -> None:
+        text = self.search.text() if self.only_matching.isChecked() else ""
+        for view in (self.combined, *self.views.values()):
+            view.set_filter(text)

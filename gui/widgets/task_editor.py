@@ -1,0 +1,174 @@
+"""The ``tasks`` of a config as a table: role, count, host, port and GPUs per entry, the GPUs
+as checkable items of the machine's real GPUs."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+ROLES = ("chief", "worker", "ps", "evaluator")
+
+
+class GpuPicker(QToolButton):
+    """Which GPUs a task entry sees: default (None), none ([]), or chosen indexes."""
+
+    changed = Signal()
+
+    def __init__(self, gpus: list[tuple[int, str]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self._value: list[int] | None = None
+        menu = QMenu(self)
+        self._default = menu.addAction(self.tr("Default (ps: none, others: all)"))
+        self._none = menu.addAction(self.tr("No GPU (CPU only)"))
+        menu.addSeparator()
+        self._gpu_actions: dict[int, QAction] = {}
+        for index, name in gpus:
+            action = menu.addAction(f"GPU {index}: {name}")
+            action.setCheckable(True)
+            self._gpu_actions[index] = action
+            action.toggled.connect(self._on_gpu_toggled)
+        if not gpus:
+            empty = menu.addAction(self.tr("No NVIDIA GPU found on this machine"))
+            empty.setEnabled(False)
+        self._default.triggered.connect(lambda: self.set_value(None))
+        self._none.triggered.connect(lambda: self.set_value([]))
+        self.setMenu(menu)
+        self._update_text()
+
+    def value(self) -> list[int] | None:
+        return None if self._value is None else list(self._value)
+
+    def set_value(self, value: list[int] | None) -> None:
+        self._value = None if value is None else list(value)
+        for index, action in self._gpu_actions.items():
+            action.blockSignals(True)
+            action.setChecked(bool(value) and index in value)
+            action.blockSignals(False)
+        self._update_text()
+        self.changed.emit()
+
+    def _on_gpu_toggled(self) -> None:
+        self._value = [i for i, a in self._gpu_actions.items() if a.isChecked()]
+        self._update_text()
+        self.changed.emit()
+
+    def _update_text(self) -> None:
+        if self._value is None:
+            self.setText(self.tr("Default"))
+        elif not self._value:
+            self.setText(self.tr("None (CPU)"))
+        else:
+            self.setText(", ".join(f"GPU {i}" for i in self._value))
+
+
+class TaskEditor(QWidget):
+    """Rows of (role, count, host, port, GPUs); ``changed`` on every edit."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.gpus: list[tuple[int, str]] = []
+        self.table = QTableWidget(0, 5)
+        self.table.setHorizontalHeaderLabels([self.tr("Role"), self.tr("Count"), self.tr("Host"),
+                                              self.tr("Port"), self.tr("GPUs")])
+        self.table.verticalHeader().hide()
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setMinimumHeight(130)
+        self.add_button = QPushButton(self.tr("Add task"))
+        self.remove_button = QPushButton(self.tr("Remove selected"))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.table)
+        layout.addLayout(buttons)
+        self.add_button.clicked.connect(lambda: self.add_row({"role": "worker"}))
+        self.remove_button.clicked.connect(self._remove_selected)
+
+    def set_machine_gpus(self, gpus: list[tuple[int, str]]) -> None:
+        """The GPUs the pickers offer; keeps the current rows."""
+        rows = self.value()
+        self.gpus = gpus
+        self.set_value(rows)
+
+    def add_row(self, entry: dict) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        role = QComboBox()
+        role.addItems(ROLES)
+        if entry.get("role") in ROLES:
+            role.setCurrentText(entry["role"])
+        count = QSpinBox()
+        count.setRange(1, 256)
+        count.setValue(int(entry.get("count", 1)) if isinstance(entry.get("count", 1), int) else 1)
+        host = QLineEdit(str(entry.get("host", "localhost")))
+        port = QSpinBox()
+        port.setRange(0, 65535)
+        port.setSpecialValueText(self.tr("auto"))
+        port.setValue(entry["port"] if isinstance(entry.get("port"), int) else 0)
+        gpus = GpuPicker(self.gpus)
+        gpus.set_value(entry.get("gpus") if isinstance(entry.get("gpus"), list) else None)
+        for col, widget in enumerate((role, count, host, port, gpus)):
+            self.table.setCellWidget(row, col, widget)
+        role.currentIndexChanged.connect(self.changed)
+        count.valueChanged.connect(self.changed)
+        host.textChanged.connect(self.changed)
+        port.valueChanged.connect(self.changed)
+        gpus.changed.connect(self.changed)
+        self.changed.emit()
+
+    def _remove_selected(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True)
+        if not rows and self.table.rowCount():
+            rows = [self.table.rowCount() - 1]
+        for row in rows:
+            self.table.removeRow(row)
+        self.changed.emit()
+
+    def cell(self, row: int, col: int) -> QWidget:
+        return self.table.cellWidget(row, col)
+
+    def set_value(self, entries: list[dict]) -> None:
+        self.blockSignals(True)
+        self.table.setRowCount(0)
+        for entry in entries:
+            self.add_row(entry if isinstance(entry, dict) else {})
+        self.blockSignals(False)
+        self.changed.emit()
+
+    def value(self) -> list[dict]:
+        """The entries as the config file says them: only what differs from the defaults."""
+        out = []
+        for row in range(self.table.rowCount()):
+            entry: dict = {"role": self.cell(row, 0).currentText()}
+            if self.cell(row, 1).value() != 1:
+                entry["count"] = self.cell(row, 1).value()
+            host = self.cell(row, 2).text().strip()
+            if host and host != "localhost":
+                entry["host"] = host
+            if self.cell(row, 3).value():
+                entry["port"] = self.cell(row, 3).value()
+            gpus = self.cell(row, 4).value()
+            if gpus is not None:
+                entry["gpus"] = gpus
+            out.append(entry)
+        return out

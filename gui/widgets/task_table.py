@@ -1,0 +1,99 @@
+"""The run's task table: role, index, address, pid, state (coloured), restarts, exit code,
+uptime. Rows are keyed by task (``worker:1``) and updated from core events."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+
+from core.events import TaskState
+from gui.i18n import state_label
+from gui.style import status_color
+
+COLUMNS = ("role", "index", "host", "pid", "state", "restarts", "exit code", "uptime")
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
+
+
+class TaskTable(QTableWidget):
+    def __init__(self, parent=None) -> None:
+        super().__init__(0, len(COLUMNS), parent)
+        self.setHorizontalHeaderLabels([
+            self.tr("Role"), self.tr("Index"), self.tr("Host"), self.tr("PID"), self.tr("State"),
+            self.tr("Restarts"), self.tr("Exit code"), self.tr("Uptime")])
+        self.verticalHeader().hide()
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setAlternatingRowColors(True)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self._rows: dict[str, int] = {}
+        self._started: dict[str, float] = {}
+        self._ended: dict[str, float] = {}
+        self.states: dict[str, TaskState] = {}
+
+    def set_tasks(self, tasks: list) -> None:
+        """One row per :class:`core.topology.TaskPlan`, all pending."""
+        self.setRowCount(0)
+        self._rows.clear()
+        self._started.clear()
+        self._ended.clear()
+        self.states.clear()
+        for task in tasks:
+            row = self.rowCount()
+            self.insertRow(row)
+            self._rows[task.key] = row
+            address = task.address or task.host
+            for col, value in enumerate((task.role, task.index, address, "", "", 0, "", "")):
+                item = QTableWidgetItem(str(value))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                self.setItem(row, col, item)
+            self.set_state(task.key, TaskState.PENDING)
+
+    def _set(self, key: str, column: str, value: object) -> None:
+        row = self._rows.get(key)
+        if row is not None:
+            self.item(row, COLUMNS.index(column)).setText("" if value is None else str(value))
+
+    def set_state(self, key: str, state: TaskState) -> None:
+        self.states[key] = state
+        row = self._rows.get(key)
+        if row is None:
+            return
+        item = self.item(row, COLUMNS.index("state"))
+        item.setText(state_label(state.value))
+        item.setForeground(status_color(state.value))
+        font = item.font()
+        font.setBold(True)
+        item.setFont(font)
+
+    def task_started(self, key: str, pid: int) -> None:
+        self._started[key] = time.time()
+        self._ended.pop(key, None)
+        self._set(key, "pid", pid)
+        self._set(key, "exit code", "")
+        self.set_state(key, TaskState.RUNNING)
+
+    def task_exited(self, key: str, exit_code: int, state: TaskState) -> None:
+        self._ended[key] = time.time()
+        self._set(key, "exit code", exit_code)
+        self.set_state(key, state)
+        self.tick()
+
+    def task_restarting(self, key: str, attempt: int) -> None:
+        self._set(key, "restarts", attempt - 1)
+        self.set_state(key, TaskState.RESTARTING)
+
+    def tick(self) -> None:
+        """Refresh the uptime column."""
+        now = time.time()
+        for key, started in self._started.items():
+            self._set(key, "uptime", format_duration(self._ended.get(key, now) - started))

@@ -1,0 +1,113 @@
+"""Training metrics for TensorDeck's window, from inside a training script.
+
+TensorDeck puts this folder on every task's ``PYTHONPATH``, so a script launched by TensorDeck
+can do::
+
+    import tensordeck_runtime as td
+    td.report(step, loss=0.12, accuracy=0.97)          # any loop
+    model.fit(..., callbacks=[td.MetricsCallback()])   # Keras 3 or tf-keras
+
+Each call appends one JSON line ``{"time", "step", "task", "metrics"}`` to
+``$TENSORDECK_RUN_DIR/metrics/<role>-<index>.jsonl``; the window tails those files and draws
+one curve per task. Outside TensorDeck (no ``TENSORDECK_RUN_DIR``) every call is a no-op, so the
+script still runs by hand. Pure Python, no dependencies: Keras is imported only when the callback
+is created.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import time
+
+__all__ = ["MetricsCallback", "metrics_path", "report"]
+
+_lock = threading.Lock()
+_files: dict[str, object] = {}
+
+
+def metrics_path() -> str | None:
+    """Where this task's metrics go, or None when not started by TensorDeck."""
+    run_dir = os.environ.get("TENSORDECK_RUN_DIR")
+    if not run_dir:
+        return None
+    task = os.environ.get("TENSORDECK_TASK", "worker:0")
+    return os.path.join(run_dir, "metrics", task.replace(":", "-") + ".jsonl")
+
+
+def _number(value: object) -> float | None:
+    """A plain float from a Python/NumPy/TF scalar; None for what cannot be drawn."""
+    try:
+        if hasattr(value, "numpy"):
+            value = value.numpy()
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def report(step: int, **metrics: object) -> None:
+    """Record ``metrics`` (name=value) at training ``step``. Non-numeric values are skipped."""
+    path = metrics_path()
+    if path is None:
+        return
+    values = {name: v for name, v in ((n, _number(x)) for n, x in metrics.items()) if v is not None}
+    if not values:
+        return
+    line = json.dumps({"time": time.time(), "step": int(step),
+                       "task": os.environ.get("TENSORDECK_TASK", "worker:0"), "metrics": values})
+    with _lock:
+        stream = _files.get(path)
+        if stream is None:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            # Line-buffered: the window sees each line as soon as it is written.
+            stream = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - kept open
+            _files[path] = stream
+        stream.write(line + "\n")  # type: ignore[attr-defined]
+
+
+def _keras_callback_base() -> type:
+    """``keras.callbacks.Callback`` of the Keras the script uses (tf-keras when
+    TF_USE_LEGACY_KERAS=1, else Keras 3)."""
+    if os.environ.get("TF_USE_LEGACY_KERAS") == "1":
+        try:
+            import tf_keras
+
+            return tf_keras.callbacks.Callback
+        except ImportError:
+            pass
+    try:
+        import keras
+
+        return keras.callbacks.Callback
+    except ImportError:
+        from tensorflow import keras as tf_keras_api
+
+        return tf_keras_api.callbacks.Callback
+
+
+class _MetricsCallbackMixin:
+    """Reports the batch logs every ``every`` batches and the epoch logs (with validation
+    metrics) at each epoch end, on a global step count."""
+
+    def __init__(self, every: int = 10) -> None:
+        super().__init__()
+        self.every = max(1, int(every))
+        self._step = 0
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        self._step += 1
+        if logs and self._step % self.every == 0:
+            report(self._step, **logs)
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        if logs:
+            report(self._step, epoch=epoch + 1, **logs)
+
+
+def MetricsCallback(every: int = 10):
+    """A Keras callback reporting training metrics to TensorDeck (Keras 3 or tf-keras)."""
+    cls = type("MetricsCallback", (_MetricsCallbackMixin, _keras_callback_base()), {})
+    return cls(every)

@@ -1,0 +1,60 @@
+"""Fixtures for the window's tests (pytest-qt, offscreen): settings in a temporary ini file,
+a main window on recorded NVML answers, and waiting for a run started from the window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QSettings
+
+from gui.settings import Settings
+from tests.nvml_replay import ReplayNvml
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+
+
+@pytest.fixture
+def h200_nvml() -> ReplayNvml:
+    """Two H200s, as NVML answered on a Linux GPU machine."""
+    return ReplayNvml.load("h200x2_linux")
+
+
+@pytest.fixture(autouse=True)
+def _no_modal_dialogs(monkeypatch):
+    """A message box nobody answers would hang the test run: fail instead (tests that expect
+    one replace it themselves)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    def unexpected(*args, **kwargs):
+        raise AssertionError(f"unexpected dialog: {args[1:3]}")
+
+    for name in ("question", "warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, unexpected)
+
+
+@pytest.fixture
+def window(qtbot, settings, h200_nvml):
+    """The main window on two recorded H200s, without the 1 Hz GPU sampler thread."""
+    from gui.main_window import MainWindow
+
+    win = MainWindow(settings, nvml=h200_nvml, gpu_feed=False)
+    win.show()
+    yield win
+    win.run_view.shutdown(timeout=10)
+    win.cluster.dirty = False  # edits made by the test: close without asking
+    win.close()
+    win.deleteLater()
+
+
+def wait_for_run(qtbot, run_view, timeout_ms: int = 60_000):
+    """Wait until the run started from ``run_view`` ends; returns its RunResult."""
+    with qtbot.waitSignal(run_view.session.finished, timeout=timeout_ms) as blocker:
+        pass
+    return blocker.args[0]

@@ -1,0 +1,85 @@
+"""The Cluster view: forms <-> the config file the CLI runs, and validation as you type."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from PySide6.QtCore import Qt
+
+from core.gpu import read_gpus
+from tests.conftest import EXAMPLES, tensordeck
+
+pytest_plugins = ["tests.gui_fixtures"]
+
+
+def test_opening_quickstart_shows_it_and_saves_it_unchanged(qtbot, window, tmp_path):
+    for name in ("quickstart.json", "train_ps.py"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    assert window.open_file(str(tmp_path / "quickstart.json"))
+    cluster = window.cluster
+    assert cluster.strategy.currentData() == "parameter_server"
+    assert cluster.tasks.table.rowCount() == 3
+    assert cluster.problems == []
+    shipped = json.loads((EXAMPLES / "quickstart.json").read_text())
+    assert cluster.to_dict() == shipped
+    assert json.loads(cluster.preview.toPlainText()) == shipped
+    out = tmp_path / "copy.json"
+    cluster.save(out)
+    assert json.loads(out.read_text()) == shipped
+    assert window.settings.recent_files() == [str(tmp_path / "quickstart.json")]
+
+
+def test_an_edit_shows_a_message_next_to_the_field_and_fixing_it_clears_it(qtbot, window):
+    cluster = window.cluster
+    label = cluster.problem_labels["name"]
+    assert label.isHidden()
+    cluster.name.clear()
+    qtbot.keyClicks(cluster.name, "bad/name")
+    qtbot.waitUntil(lambda: not label.isHidden())
+    assert "none of" in label.text()
+    assert cluster.name.property("invalid") is True
+    qtbot.keyClick(cluster.name, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(cluster.name, "-5")
+    cluster.name.setText("good-name")
+    qtbot.waitUntil(lambda: label.isHidden())
+    assert cluster.name.property("invalid") is False
+    assert cluster.problems == []
+
+
+def test_task_problems_name_the_row(qtbot, window):
+    cluster = window.cluster
+    cluster.strategy.setCurrentIndex(cluster.strategy.findData("parameter_server"))
+    cluster.tasks.set_value([{"role": "chief", "count": 2}, {"role": "worker"}, {"role": "ps"}])
+    qtbot.waitUntil(lambda: not cluster.problem_labels["tasks"].isHidden())
+    text = cluster.problem_labels["tasks"].text()
+    assert "Row 1 (count): a cluster has at most one chief" in text
+    cluster.tasks.cell(0, 1).setValue(1)
+    qtbot.waitUntil(lambda: cluster.problem_labels["tasks"].isHidden())
+
+
+def test_gpu_checkboxes_offer_the_machines_gpus(qtbot, window, h200_nvml):
+    window.machine.show_gpus(read_gpus(h200_nvml, processes=False))
+    cluster = window.cluster
+    assert cluster.no_gpu_note.isHidden()
+    picker = cluster.tasks.cell(0, 4)
+    actions = [a for a in picker.menu().actions() if a.isCheckable()]
+    assert [a.text().split(":")[0] for a in actions] == ["GPU 0", "GPU 1"]
+    actions[1].setChecked(True)
+    assert cluster.to_dict()["tasks"][0]["gpus"] == [1]
+
+
+def test_what_the_forms_save_is_what_the_cli_runs(qtbot, window, tmp_path):
+    (tmp_path / "train.py").write_text("print('trained')\n")
+    cluster = window.cluster
+    cluster.name.setText("from-forms")
+    cluster.script.setText(str(tmp_path / "train.py"))
+    cluster.args.setText("--epochs 2 --note 'two words'")
+    cluster.env.set_value({"MY_FLAG": "1"})
+    path = cluster.save(tmp_path / "job.json")
+    saved = json.loads(path.read_text())
+    assert saved["script"] == "train.py"  # relative to the config's folder
+    assert saved["args"] == ["--epochs", "2", "--note", "two words"]
+    result = tensordeck("--run", str(path), timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "trained" in result.stdout

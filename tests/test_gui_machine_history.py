@@ -1,0 +1,73 @@
+"""The Machine view (GPU cards from recorded NVML answers, findings with Copy / Run fix) and
+the History view (runs made by the real CLI)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel
+
+from core.findings import Finding, FixStep
+from core.gpu import read_gpus
+from gui.views.machine import FindingCard, MachineView, shell_argv
+from tests.conftest import tensordeck
+from tests.gui_fixtures import wait_for_run
+from tests.nvml_replay import ReplayNvml
+
+pytest_plugins = ["tests.gui_fixtures"]
+
+
+def test_gpu_cards_show_each_gpu_and_the_no_driver_state(qtbot, h200_nvml):
+    view = MachineView(nvml=h200_nvml)
+    qtbot.addWidget(view)
+    view.show_gpus(read_gpus(h200_nvml, processes=False))
+    assert sorted(view.gpu_cards) == [0, 1]
+    text = view.gpu_cards[0].details.text()
+    assert "MiB" in text and "°C" in text and "CUDA up to" in text
+    view.show_gpus(read_gpus(ReplayNvml.load("driver_not_loaded"), processes=False))
+    assert view.gpu_cards == {}
+    texts = [label.text() for label in view.findChildren(QLabel)]
+    assert "The NVIDIA driver is not running" in texts
+
+
+def test_finding_card_copies_and_runs_a_fix_after_confirmation(qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    view = MachineView()
+    qtbot.addWidget(view)
+    view.show()
+    step = FixStep("Say hello", "echo hello from the fix", "any")
+    view.show_findings([Finding("demo", "warning", "A demo problem", "evidence line", (step,))])
+    card = view.findChildren(FindingCard)[0]
+    copy, run = [b for b in card.findChildren(type(view.refresh_button))]
+    copy.click()
+    assert QGuiApplication.clipboard().text() == "echo hello from the fix"
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.No)
+    run.click()
+    assert view.fix_output.isHidden()  # declined: nothing ran
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.Yes)
+    run.click()
+    qtbot.waitUntil(lambda: "[exit code 0]" in view.fix_output.toPlainText(), timeout=10_000)
+    assert "hello from the fix" in view.fix_output.toPlainText()
+
+
+def test_fix_commands_for_another_system_cannot_be_run():
+    assert shell_argv(FixStep("x", "winget install x", "powershell"), "linux") is None
+    assert shell_argv(FixStep("x", "ls", "bash"), "win32") is None
+    assert shell_argv(FixStep("x", "dir", "cmd"), "win32")[:3] == ["cmd", "/d", "/c"]
+
+
+def test_history_lists_cli_runs_and_reruns_one(qtbot, window, tmp_path, job):
+    path = job("print('from history')", strategy="single", tasks=[{"role": "worker"}])
+    assert tensordeck("--run", str(path), timeout=60).returncode == 0
+    assert window.open_file(str(path))
+    window.show_page("history")
+    history = window.history
+    qtbot.waitUntil(lambda: history.table.rowCount() == 1, timeout=10_000)
+    assert history.table.item(0, 1).text() == "succeeded"
+    qtbot.waitUntil(lambda: history.logs.count() == 1, timeout=10_000)
+    assert "from history" in history.logs.widget(0).toPlainText()
+    with qtbot.waitSignal(history.rerun) as blocker:
+        history.rerun_button.click()
+    assert blocker.args == [str(path)]
+    assert window.current_page() == "run"
+    assert wait_for_run(qtbot, window.run_view).status.value == "succeeded"

@@ -1,0 +1,128 @@
+"""Runs started from the window: real supervisor, real task processes, real log files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from PySide6.QtCore import Qt
+
+from core.events import TaskState
+from tests.conftest import EXAMPLES, wait_no_leftovers
+from tests.gui_fixtures import wait_for_run
+
+LINES = "import sys\nfor i in range(5):\n    print(f'step {i + 1}/5 loss={1 / (i + 1):.3f}')\n"
+FOREVER = "import time\nprint('serving', flush=True)\nwhile True:\n    time.sleep(1)\n"
+
+pytest_plugins = ["tests.gui_fixtures"]
+
+
+def write_job(tmp_path, script: str, **config) -> str:
+    (tmp_path / "task.py").write_text(script)
+    data = {"name": "gui", "strategy": "multi_worker_mirrored", "script": "task.py",
+            "tasks": [{"role": "worker", "count": 2}], "stop_grace_seconds": 2, **config}
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_a_run_from_the_window_shows_tasks_logs_and_metrics(qtbot, window, tmp_path):
+    assert window.open_file(write_job(tmp_path, LINES))
+    qtbot.mouseClick(window.run_view.start_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() == "run"
+    result = wait_for_run(qtbot, window.run_view)
+    view = window.run_view
+    assert result.status.value == "succeeded"
+    assert view.tasks.states == {"worker:0": TaskState.SUCCEEDED, "worker:1": TaskState.SUCCEEDED}
+    combined = view.logs.combined.toPlainText()
+    assert "[worker-0] step 5/5 loss=0.200" in combined
+    assert "[worker-1] step 1/5 loss=1.000" in combined
+    assert view.status.text() == "succeeded"
+    assert "run succeeded (exit code 0)" in combined
+    view.logs.tabs.setCurrentWidget(view.logs.views["worker-1"])
+    assert view.logs.views["worker-1"].toPlainText().splitlines()[-1] == "step 5/5 loss=0.200"
+    # Loss parsed from the log lines, one curve per worker.
+    assert set(view.metric_charts.series) == {("loss", "worker:0"), ("loss", "worker:1")}
+    assert view.metric_charts.series[("loss", "worker:0")].data()[1].tolist() == [
+        1.0, 0.5, 0.333, 0.25, 0.2]
+    assert view.folder_button.isEnabled() and view.start_button.isEnabled()
+
+
+def test_a_config_that_cannot_run_starts_nothing(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *args: shown.append(args[2]))
+    path = write_job(tmp_path, LINES)
+    (tmp_path / "task.py").unlink()
+    window.run_view.start(path)
+    result = wait_for_run(qtbot, window.run_view)
+    assert result is None
+    assert shown and "task.py does not exist" in shown[0]
+    assert not (tmp_path / "runs").exists()
+
+
+def test_stop_from_the_window_leaves_no_process(qtbot, window, tmp_path):
+    path = write_job(tmp_path, FOREVER)
+    view = window.run_view
+    window.show_page("run")  # a hidden log pane draws nothing until shown
+    view.start(path)
+    qtbot.waitUntil(lambda: "serving" in view.logs.combined.toPlainText()
+                    and view.logs.combined.toPlainText().count("serving") == 2, timeout=30_000)
+    run_dir = view.run_dir
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    result = wait_for_run(qtbot, view)
+    assert result.status.value == "interrupted"
+    assert set(view.tasks.states.values()) == {TaskState.STOPPED}
+    assert not wait_no_leftovers(run_dir)
+
+
+FLOOD = """
+import sys
+line = "x" * 60
+for start in range(0, {total}, 1000):
+    sys.stdout.write("".join(f"{{i}} {{line}}\\n" for i in range(start, start + 1000)))
+print("done")
+"""
+
+
+def test_a_log_flood_keeps_panes_bounded_and_files_complete(qtbot, window, tmp_path):
+    """Smaller than bench/gui_log_flood.py (which measures the stalls): 2 tasks x 100,000
+    lines, as fast as they print."""
+    total = 100_000
+    path = write_job(tmp_path, FLOOD.format(total=total))
+    view = window.run_view
+    window.show_page("run")
+    view.start(path)
+    result = wait_for_run(qtbot, view)
+    assert result.status.value == "succeeded"
+    combined = view.logs.combined
+    assert combined.line_count == combined.max_lines  # bounded: the tail only
+    assert combined.document().blockCount() <= combined.max_lines
+    for name, pane in view.logs.views.items():
+        assert pane.line_count == pane.max_lines
+        log = (view.run_dir / "logs" / f"{name}.log").read_text()
+        assert log.count("\n") == total + 1 and log.endswith("done\n")  # the file has all
+    pane = view.logs.views["worker-0"]
+    view.logs.tabs.setCurrentWidget(pane)  # drawn when shown (within REDRAW_INTERVAL)
+    qtbot.waitUntil(lambda: pane.toPlainText().endswith("\ndone"), timeout=5000)
+    assert pane.document().blockCount() <= pane.max_lines
+
+
+@pytest.mark.tf
+def test_quickstart_from_the_window(qtbot, window, tmp_path):
+    for name in ("quickstart.json", "train_ps.py"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    assert window.open_file(str(tmp_path / "quickstart.json"))
+    window.start_run()
+    result = wait_for_run(qtbot, window.run_view, timeout_ms=300_000)
+    view = window.run_view
+    assert result.status.value == "succeeded", view.logs.combined.toPlainText()[-3000:]
+    assert view.tasks.states == {"ps:0": TaskState.STOPPED, "worker:0": TaskState.STOPPED,
+                                 "worker:1": TaskState.STOPPED, "chief:0": TaskState.SUCCEEDED}
+    view.logs.tabs.setCurrentWidget(view.logs.views["chief-0"])
+    assert "step 300/300" in view.logs.views["chief-0"].toPlainText()
+    assert "[chief-0]" in view.logs.combined.toPlainText()
+    assert ("loss", "chief:0") in view.metric_charts.series
+    assert not wait_no_leftovers(view.run_dir)

@@ -1,0 +1,141 @@
+"""Training metrics: the runtime's JSON lines, their tail, and progress lines parsed from real
+Keras output (tests/data/keras: Keras 3 and tf-keras ``fit(verbose=1)`` through a pipe)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.metrics import MetricsTail, ProgressParser, strip_ansi
+from core.output import LineSplitter
+
+DATA = Path(__file__).parent / "data" / "keras"
+RUNTIME = Path(__file__).resolve().parent.parent / "resources" / "runtime"
+
+
+def output_lines(name: str) -> tuple[list[str], list[str]]:
+    """(every text the window gets in order, the progress states among them) of a recorded
+    output, fed as a process writes it: one write per ``\\r`` redraw or finished line."""
+    splitter, texts, progress = LineSplitter(), [], []
+    raw = (DATA / name).read_bytes()
+    for chunk in re.split(rb"(?<=[\r\n])", raw):
+        done, current = splitter.feed(chunk)
+        texts += done
+        if current:
+            texts.append(current)
+            progress.append(current)
+    return texts + splitter.close(), progress
+
+
+@pytest.mark.parametrize("name", ["keras3_fit.txt", "tf_keras_fit.txt"])
+def test_keras_fit_lines_give_one_point_per_epoch(name):
+    texts, progress = output_lines(name)
+    lines = [t for t in texts if t not in progress]
+    parser = ProgressParser("worker:0")
+    points = [p for p in map(parser.feed, lines) if p]
+    assert [p.step for p in points] == [6, 12, 18]  # 6 batches per epoch, 3 epochs
+    assert set(points[0].metrics) == {"loss", "accuracy", "val_loss", "val_accuracy"}
+    last = lines[[i for i, line in enumerate(lines) if "val_loss" in line][-1]]
+    printed = strip_ansi(last).split("val_loss: ")[1].split()[0]
+    assert points[-1].metrics["val_loss"] == float(printed)
+
+
+def test_keras3_progress_states_are_parsed_and_not_repeated():
+    texts, progress = output_lines("keras3_fit.txt")
+    assert len(progress) == 3  # one redraw an epoch before its finished line
+    parser = ProgressParser("worker:0")
+    points = [p for p in map(parser.feed, [t for t in texts for _ in (1, 2)]) if p]
+    assert [p.step for p in points] == [1, 6, 7, 12, 13, 18]
+
+
+def test_hand_written_loop_lines():
+    parser = ProgressParser("chief:0")
+    point = parser.feed("step 100/300 loss=0.1234")
+    assert point and point.step == 100 and point.metrics == {"loss": 0.1234}
+    point = parser.feed("Step 7: loss: 2.5e-1, acc=0.9 lr=1e-3")
+    assert point and point.step == 7 and point.metrics == {"loss": 0.25, "acc": 0.9, "lr": 0.001}
+    for noise in ("I0000 00:00:1795987931.638276 17402 port.cc:153] oneDNN custom operations",
+                  "checkpoint saved: /tmp/x", "Epoch 2/5", "step 5 done", ""):
+        assert parser.feed(noise) is None
+
+
+def test_epoch_line_moves_the_keras_step():
+    parser = ProgressParser("worker:0")
+    parser.feed("Epoch 3/5")
+    point = parser.feed("10/10 [==============================] - 0s 5ms/step - loss: 0.5")
+    assert point and point.step == 30
+
+
+def test_tail_reads_appended_lines_once_and_waits_for_partial_lines(tmp_path):
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    tail = MetricsTail(metrics)
+    assert tail.poll() == []
+    path = metrics / "worker-1.jsonl"
+    first = json.dumps({"time": 1.0, "step": 1, "task": "worker:1", "metrics": {"loss": 0.5}})
+    second = json.dumps({"step": 2, "metrics": {"loss": 0.4, "note": "x", "ok": True}})
+    path.write_text(first + "\nnot json\n" + second[:10])
+    points = tail.poll()
+    assert [(p.task, p.step, p.metrics) for p in points] == [("worker:1", 1, {"loss": 0.5})]
+    with open(path, "a") as stream:
+        stream.write(second[10:] + "\n")
+    points = tail.poll()
+    assert [(p.task, p.step, p.metrics) for p in points] == [("worker:1", 2, {"loss": 0.4})]
+    assert tail.poll() == []
+
+
+def _child(code: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    import os
+
+    full_env = {**os.environ, "PYTHONPATH": str(RUNTIME), "TENSORDECK_RUN_DIR": str(tmp_path),
+                "TENSORDECK_TASK": "worker:1", **env}
+    return subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_runtime_report_writes_what_the_tail_reads(tmp_path):
+    result = _child("import tensordeck_runtime as td\n"
+                    "td.report(1, loss=0.5, name='skipped')\n"
+                    "td.report(2, loss=float('nan'))\n"
+                    "td.report(3, loss=0.25, accuracy=1)\n", tmp_path)
+    assert result.returncode == 0, result.stderr
+    points = MetricsTail(tmp_path / "metrics").poll()
+    assert [(p.task, p.step, p.metrics) for p in points] == [
+        ("worker:1", 1, {"loss": 0.5}), ("worker:1", 3, {"loss": 0.25, "accuracy": 1.0})]
+
+
+def test_runtime_is_a_no_op_outside_tensordeck(tmp_path):
+    result = _child("import tensordeck_runtime as td; td.report(1, loss=0.5)\n"
+                    "print(td.metrics_path())", tmp_path, TENSORDECK_RUN_DIR="")
+    assert result.returncode == 0 and result.stdout.strip() == "None"
+    assert not (tmp_path / "metrics").exists()
+
+
+FIT = """
+import numpy as np, tensordeck_runtime as td
+{imports}
+x = np.random.rand(64, 4).astype("float32"); y = (x.sum(1) > 2).astype("float32")
+m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid")])
+m.compile("adam", "binary_crossentropy", metrics=["accuracy"])
+m.fit(x, y, epochs=2, batch_size=16, verbose=0, callbacks=[td.MetricsCallback(every=2)])
+"""
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("legacy", [False, True], ids=["keras3", "tf_keras"])
+def test_metrics_callback_reports_batches_and_epochs(tmp_path, legacy):
+    imports = "import tf_keras as keras" if legacy else "import keras"
+    result = _child(FIT.format(imports=imports), tmp_path, TF_CPP_MIN_LOG_LEVEL="3",
+                    TF_USE_LEGACY_KERAS="1" if legacy else "0")
+    assert result.returncode == 0, result.stderr[-3000:]
+    points = MetricsTail(tmp_path / "metrics").poll()
+    batches = [p for p in points if "epoch" not in p.metrics]
+    epochs = [p for p in points if "epoch" in p.metrics]
+    assert [p.step for p in batches] == [2, 4, 6, 8]  # 4 batches an epoch, every 2nd
+    assert [p.metrics["epoch"] for p in epochs] == [1, 2] and epochs[-1].step == 8
+    assert all("loss" in p.metrics and p.task == "worker:1" for p in points)
