@@ -18,8 +18,8 @@ _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf"
 #: Keras: "Epoch 2/5".
 _EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 #: Keras batch counter at the start of a line, then its bar: "12/60 [====" (Keras 2) or
-#: "12/60 ━━━" (Keras 3).
-_KERAS_BAR = re.compile(r"^\s*(\d+)/(\d+)\s+(?:\[|━)")
+#: "12/60 ━━━" (Keras 3), or the one line per epoch of ``verbose=2``: "20/20 - 1s - loss: ...".
+_KERAS_BAR = re.compile(r"^\s*(\d+)/(\d+)\s+(?:\[|━|- )")
 #: Keras metrics: " - loss: 0.6931" (value ends at a space or the end, so "ETA: 2s" is no metric).
 _KERAS_METRIC = re.compile(rf" - ([A-Za-z_][\w.]*): ({_NUMBER})(?=\s|$)")
 #: Hand-written loops: "step 100/300 loss=0.1234", "Step 5: loss: 0.3 acc=0.9".

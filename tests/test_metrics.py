@@ -139,3 +139,16 @@ def test_metrics_callback_reports_batches_and_epochs(tmp_path, legacy):
     assert [p.step for p in batches] == [2, 4, 6, 8]  # 4 batches an epoch, every 2nd
     assert [p.metrics["epoch"] for p in epochs] == [1, 2] and epochs[-1].step == 8
     assert all("loss" in p.metrics and p.task == "worker:1" for p in points)
+
+
+def test_keras_verbose_2_epoch_lines():
+    """``fit(verbose=2)`` prints one line per epoch, without a bar (both Keras examples)."""
+    parser = ProgressParser("worker:0")
+    assert parser.feed("Epoch 1/2") is None
+    keras2 = parser.feed("20/20 - 1s - loss: 0.7384 - accuracy: 0.5070 - 1s/epoch - 61ms/step")
+    assert keras2 is not None and keras2.step == 20
+    assert keras2.metrics == {"loss": 0.7384, "accuracy": 0.5070}
+    assert parser.feed("Epoch 2/2") is None
+    keras3 = parser.feed("20/20 - 1s - 11ms/step - accuracy: 0.8047 - loss: 0.4890")
+    assert keras3 is not None and keras3.step == 40
+    assert keras3.metrics == {"accuracy": 0.8047, "loss": 0.4890}
