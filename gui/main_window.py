@@ -21,9 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.config import ConfigError
+from core.config import ConfigError, load_config
+from core.remote.preflight import PreflightReport, run_preflight
+from gui.background import run_in_background
 from gui.bridge import GpuFeed
 from gui.i18n import LANGUAGES, SYSTEM
+from gui.preflight_dialog import PreflightDialog
 from gui.settings import Settings
 from gui.views.cluster import ClusterView
 from gui.views.history import HistoryView
@@ -45,6 +48,9 @@ class MainWindow(QMainWindow):
         self.cluster = ClusterView()
         self.run_view = RunView()
         self.history = HistoryView()
+        #: Whether preflight imports TensorFlow on every machine (slow; tests switch it off).
+        self.preflight_import_tf = True
+        self.preflight_dialog: PreflightDialog | None = None
         self.nav = QListWidget()
         self.nav.setObjectName("nav")
         self.nav.setFixedWidth(170)
@@ -81,6 +87,7 @@ class MainWindow(QMainWindow):
         self.machine.interpreters_found.connect(self.cluster.set_interpreters)
         self.cluster.changed.connect(self._update_title)
         self.run_view.start_requested.connect(self.start_run)
+        self.cluster.preflight_requested.connect(self.preflight)
         self.run_view.run_finished.connect(self._on_run_finished)
         self.history.rerun.connect(self._rerun)
         self.history.set_folders(self._history_folders())
@@ -288,16 +295,49 @@ class MainWindow(QMainWindow):
         if self.run_view.running:
             self.show_page("run")
             return
+        if not self._saved_valid_config():
+            return
+        self.show_page("run")
+        self.run_view.start(self.cluster.path)
+
+    def _saved_valid_config(self) -> bool:
+        """Whether the forms are valid and saved (saving them if needed): runs and preflight
+        read the file, as the CLI would."""
         problems = self.cluster.validate()
         if problems:
             self.show_page("cluster")
             QMessageBox.warning(self, self.tr("Fix the config first"),
                                 "\n".join(str(p) for p in problems))
+            return False
+        return not ((self.cluster.dirty or self.cluster.path is None) and not self.save())
+
+    def preflight(self) -> None:
+        """Check the config's machines off the GUI thread, then show the report."""
+        if not self._saved_valid_config():
             return
-        if (self.cluster.dirty or self.cluster.path is None) and not self.save():
-            return
-        self.show_page("run")
-        self.run_view.start(self.cluster.path)
+        path = self.cluster.path
+        import_tf = self.preflight_import_tf
+        button = self.cluster.preflight_button
+        button.setEnabled(False)
+        button.setText(self.tr("Checking the machines…"))
+
+        def check() -> PreflightReport:
+            return run_preflight(load_config(path), path, import_tf=import_tf)
+
+        def finish() -> None:
+            button.setText(self.tr("Preflight"))
+            button.setEnabled(bool(self.cluster.nodes.names()))
+
+        def show(report: PreflightReport) -> None:
+            finish()
+            self.preflight_dialog = PreflightDialog(report, self)
+            self.preflight_dialog.open()
+
+        def failed(exc: BaseException) -> None:
+            finish()
+            QMessageBox.warning(self, self.tr("Preflight"), str(exc))
+
+        run_in_background(check, show, failed)
 
     def _rerun(self, config_path: str) -> None:
         if self._confirm_discard() and self.open_file(config_path):

@@ -332,3 +332,15 @@ def test_password_from_keyring_wrong_one_refused_and_never_written(password_node
         if path.is_file():
             assert password not in path.read_text(errors="replace"), path
     assert password not in ok.stdout + ok.stderr + wrong.stdout + wrong.stderr
+
+
+def test_trust_refuses_a_key_other_than_the_one_approved(lab, tmp_path, monkeypatch):
+    import asyncio
+
+    from core.remote.connect import RemoteError, trust_host
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    a = lab["servers"]["a"]
+    with pytest.raises(RemoteError, match="nothing was trusted"):
+        asyncio.run(trust_host(a.address, a.port, "SHA256:not-the-key-shown"))
+    assert not (tmp_path / ".ssh" / "known_hosts").exists()

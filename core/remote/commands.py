@@ -22,7 +22,7 @@ def trust_cli(args) -> int:
             if answer not in ("y", "yes"):
                 print("Not trusted.")
                 return 1
-        _, line = asyncio.run(trust_host(args.host, args.port))
+        _, line = asyncio.run(trust_host(args.host, args.port, key.get_fingerprint()))
     except RemoteError as exc:
         print(f"tensordeck: {exc}", file=sys.stderr)
         return 1

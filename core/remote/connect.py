@@ -138,10 +138,14 @@ async def detect_shell(conn: asyncssh.SSHClientConnection, configured: str) -> S
     return shell_from_probe(str(result.stdout or ""))
 
 
-async def trust_host(host: str, port: int) -> tuple[str, str]:
+async def trust_host(host: str, port: int, expected: str | None = None) -> tuple[str, str]:
     """Add the host key of ``host:port`` to known_hosts; returns (fingerprint, line). A host
-    already known with another key is refused: that is what an attack looks like."""
+    already known with another key is refused: that is what an attack looks like. With
+    ``expected`` (the fingerprint the user approved), a different key is refused too."""
     key = await fetch_host_key(host, port)
+    if expected is not None and key.get_fingerprint() != expected:
+        raise RemoteError(f"{host}:{port} now presents another key ({key.get_fingerprint()}, "
+                          f"not the approved {expected}); nothing was trusted")
     for known in _trusted_keys(host, port):
         if known.public_data == key.public_data:
             return key.get_fingerprint(), ""

@@ -282,6 +282,51 @@
         <source>Python ({pattern});;All files (*)</source>
         <translation>Python ({pattern});;所有文件 (*)</translation>
     </message>
+    <message>
+        <location filename="../views/cluster.py" line="120" />
+        <source>Only when tasks run on other machines too, e.g. 192.168.1.10</source>
+        <translation>仅当任务也在其他机器上运行时填写，例如 192.168.1.10</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="122" />
+        <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
+        <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="128" />
+        <source>Preflight</source>
+        <translation>预检</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="129" />
+        <source>Check every machine and the connections between them before a run</source>
+        <translation>运行前检查每台机器及它们之间的连接</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="179" />
+        <source>Machines</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="181" />
+        <source>Other machines of the LAN that run tasks (choose them in the tasks' Node column).</source>
+        <translation>局域网中运行任务的其他机器（在任务的“节点”列中选择）。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="186" />
+        <source>This machine's address</source>
+        <translation>本机地址</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="426" />
+        <source>two machines are named {name!r}: give each its own name</source>
+        <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="427" />
+        <source>a machine has no name: give it one</source>
+        <translation>有一台机器没有名字：请给它起个名字</translation>
+    </message>
 </context>
 <context>
     <name>ConfigWizard</name>
@@ -878,6 +923,16 @@ Launch, watch and diagnose TensorFlow training.</source>
         <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
+    <message>
+        <location filename="../main_window.py" line="322" />
+        <source>Checking the machines…</source>
+        <translation>正在检查机器…</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="328" />
+        <source>Preflight</source>
+        <translation>预检</translation>
+    </message>
 </context>
 <context>
     <name>ReviewPage</name>
@@ -1015,6 +1070,11 @@ Launch, watch and diagnose TensorFlow training.</source>
         <location filename="../views/run.py" line="234" />
         <source>Nothing was started:</source>
         <translation>没有启动任何任务：</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="117" />
+        <source>Node GPUs</source>
+        <translation>节点 GPU</translation>
     </message>
 </context>
 <context>
@@ -1223,6 +1283,16 @@ Launch, watch and diagnose TensorFlow training.</source>
         <source>auto</source>
         <translation>自动</translation>
     </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="91" />
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="125" />
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
 </context>
 <context>
     <name>TaskTable</name>
@@ -1310,6 +1380,173 @@ Launch, watch and diagnose TensorFlow training.</source>
         <location filename="../tensorboard.py" line="85" />
         <source>Cannot start {python}: the training interpreter is missing.</source>
         <translation>无法启动 {python}：训练用解释器不存在。</translation>
+    </message>
+</context>
+<context>
+    <name>NodeEditor</name>
+    <message>
+        <location filename="../widgets/node_editor.py" line="39" />
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="39" />
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="39" />
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="39" />
+        <source>SSH port</source>
+        <translation>SSH 端口</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="40" />
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="40" />
+        <source>Work folder</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="40" />
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="40" />
+        <source>Key file</source>
+        <translation>密钥文件</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="41" />
+        <source>Password</source>
+        <translation>密码</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="43" />
+        <source>Log in with the password stored in the system keyring (tensordeck login CONFIG NODE stores it; it never goes into the file).</source>
+        <translation>使用保存在系统密钥环中的密码登录（由 tensordeck login CONFIG NODE 保存；密码绝不写入文件）。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="49" />
+        <source>Add machine</source>
+        <translation>添加机器</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="50" />
+        <source>Remove selected</source>
+        <translation>删除所选</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="75" />
+        <source>your user name</source>
+        <translation>你的用户名</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="77" />
+        <source>same as host</source>
+        <translation>与主机相同</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_editor.py" line="79" />
+        <source>agent, ~/.ssh</source>
+        <translation>agent、~/.ssh</translation>
+    </message>
+</context>
+<context>
+    <name>NodeGpuPanel</name>
+    <message>
+        <location filename="../widgets/node_gpu_panel.py" line="46" />
+        <source>Node {name}</source>
+        <translation>节点 {name}</translation>
+    </message>
+    <message>
+        <location filename="../widgets/node_gpu_panel.py" line="53" />
+        <source>Waiting for the first sample from {name}…</source>
+        <translation>正在等待 {name} 的第一个采样…</translation>
+    </message>
+</context>
+<context>
+    <name>PreflightDialog</name>
+    <message>
+        <location filename="../preflight_dialog.py" line="36" />
+        <source>Preflight</source>
+        <translation>预检</translation>
+    </message>
+    <message>
+        <location filename="../preflight_dialog.py" line="40" />
+        <source>All {n} checks passed: the job can start.</source>
+        <translation>全部 {n} 项检查通过：可以开始运行。</translation>
+    </message>
+    <message>
+        <location filename="../preflight_dialog.py" line="41" />
+        <source>{failed} of {n} checks failed: fix them, then run preflight again.</source>
+        <translation>{n} 项检查中有 {failed} 项失败：修复后请再次预检。</translation>
+    </message>
+    <message>
+        <location filename="../preflight_dialog.py" line="47" />
+        <source>Check</source>
+        <translation>检查项</translation>
+    </message>
+    <message>
+        <location filename="../preflight_dialog.py" line="47" />
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../preflight_dialog.py" line="72" />
+        <source>Copy fixes</source>
+        <translation>复制修复方法</translation>
+    </message>
+    <message>
+        <location filename="../preflight_dialog.py" line="78" />
+        <source>Trust {host}…</source>
+        <translation>信任 {host}…</translation>
+    </message>
+    <message>
+        <location filename="../preflight_dialog.py" line="86" />
+        <source>What to do (select and copy):</source>
+        <translation>修复方法（可选中复制）：</translation>
+    </message>
+</context>
+<context>
+    <name>TrustDialog</name>
+    <message>
+        <location filename="../trust_dialog.py" line="40" />
+        <source>Trust {host}?</source>
+        <translation>信任 {host}？</translation>
+    </message>
+    <message>
+        <location filename="../trust_dialog.py" line="42" />
+        <source>{host}:{port} is not a known host yet. Compare its key's fingerprint with the one the machine itself shows (Linux: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub; Windows: ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub) and trust it only when they are the same.</source>
+        <translation>{host}:{port} 还不是已知主机。请将其密钥指纹与该机器自己显示的指纹比较（Linux：ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub；Windows：ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub），只有两者相同时才信任它。</translation>
+    </message>
+    <message>
+        <location filename="../trust_dialog.py" line="47" />
+        <source>Reading the key…</source>
+        <translation>正在读取密钥…</translation>
+    </message>
+    <message>
+        <location filename="../trust_dialog.py" line="56" />
+        <source>Trust</source>
+        <translation>信任</translation>
+    </message>
+    <message>
+        <location filename="../trust_dialog.py" line="71" />
+        <source>Key fingerprint: {fingerprint}</source>
+        <translation>密钥指纹：{fingerprint}</translation>
+    </message>
+    <message>
+        <location filename="../trust_dialog.py" line="85" />
+        <source>The key changed while this dialog was open (now {fingerprint}). Check the machine and your network before you use it.</source>
+        <translation>此对话框打开期间密钥发生了变化（现在是 {fingerprint}）。使用前请检查该机器和你的网络。</translation>
     </message>
 </context>
 </TS>

@@ -9,7 +9,7 @@ import os
 import shlex
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -29,14 +29,17 @@ from PySide6.QtWidgets import (
 )
 
 from core.config import ConfigError, ConfigProblem, parse_config
+from core.remote.connect import ENABLE_WINDOWS_SSHD
 from gui.style import monospace_font
 from gui.widgets.env_editor import EnvEditor
+from gui.widgets.node_editor import NodeEditor
 from gui.widgets.task_editor import TaskEditor
 
 STRATEGIES = ("single", "mirrored", "multi_worker_mirrored", "parameter_server", "between_graph")
 #: Keys the form writes, in the order a file lists them.
 KEY_ORDER = ("$schema", "name", "strategy", "script", "args", "python", "cluster_spec", "tasks",
-             "env", "cross_device_ops", "restart", "stop_grace_seconds", "run_dir")
+             "nodes", "address", "env", "cross_device_ops", "restart", "stop_grace_seconds",
+             "run_dir")
 
 
 def strategy_help(strategy: str) -> str:
@@ -74,10 +77,12 @@ def _number(value: float) -> int | float:
 
 class ClusterView(QWidget):
     """Signals: ``changed()`` on any edit (the document is then unsaved),
-    ``validity(bool)`` after each validation."""
+    ``validity(bool)`` after each validation, ``preflight_requested()`` (the window saves the
+    config, then checks its machines)."""
 
     changed = Signal()
     validity = Signal(bool)
+    preflight_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -110,6 +115,19 @@ class ClusterView(QWidget):
                                           "on the CPU."))
         self.no_gpu_note.setObjectName("muted")
         self.env = EnvEditor()
+        self.nodes = NodeEditor()
+        self.address = QLineEdit()
+        self.address.setPlaceholderText(self.tr("Only when tasks run on other machines too, "
+                                                "e.g. 192.168.1.10"))
+        sshd_hint = QLabel(self.tr("Each machine needs an SSH server. On Windows 10/11, in an "
+                                   "administrator PowerShell:") + f"<br><code>{ENABLE_WINDOWS_SSHD}"
+                           "</code>")
+        sshd_hint.setObjectName("muted")
+        sshd_hint.setWordWrap(True)
+        sshd_hint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.preflight_button = QPushButton(self.tr("Preflight"))
+        self.preflight_button.setToolTip(self.tr("Check every machine and the connections "
+                                                 "between them before a run"))
         self.restart_policy = QComboBox()
         self.restart_policy.addItem(self.tr("Never: the first failure fails the run"), "never")
         self.restart_policy.addItem(self.tr("On failure: restart the task"), "on_failure")
@@ -138,8 +156,8 @@ class ClusterView(QWidget):
 
         self.problem_labels: dict[str, QLabel] = {
             key: _problem_label() for key in (
-                "", "name", "strategy", "script", "args", "python", "tasks", "env", "restart",
-                "stop_grace_seconds", "advanced")}
+                "", "name", "strategy", "script", "args", "python", "tasks", "nodes", "address",
+                "env", "restart", "stop_grace_seconds", "advanced")}
 
         job = QGroupBox(self.tr("Job"))
         form = QFormLayout(job)
@@ -158,6 +176,18 @@ class ClusterView(QWidget):
         tasks_layout.addWidget(self.tasks)
         tasks_layout.addWidget(self.no_gpu_note)
         tasks_layout.addWidget(self.problem_labels["tasks"])
+        machines = QGroupBox(self.tr("Machines"))
+        machines_layout = QVBoxLayout(machines)
+        machines_layout.addWidget(QLabel(self.tr("Other machines of the LAN that run tasks "
+                                                 "(choose them in the tasks' Node column).")))
+        machines_layout.addWidget(self.nodes)
+        machines_layout.addWidget(self.problem_labels["nodes"])
+        address_form = QFormLayout()
+        address_form.addRow(self.tr("This machine's address"),
+                            self._with_problem(self.address, "address"))
+        machines_layout.addLayout(address_form)
+        machines_layout.addWidget(sshd_hint)
+        machines_layout.addWidget(self.preflight_button, 0, Qt.AlignmentFlag.AlignLeft)
         env_box = QGroupBox(self.tr("Environment variables"))
         env_layout = QVBoxLayout(env_box)
         env_layout.addWidget(self.env)
@@ -179,7 +209,7 @@ class ClusterView(QWidget):
 
         forms = QWidget()
         forms_layout = QVBoxLayout(forms)
-        for box in (job, tasks_box, env_box, behaviour, advanced):
+        for box in (job, tasks_box, machines, env_box, behaviour, advanced):
             forms_layout.addWidget(box)
         forms_layout.addStretch(1)
         scroll = QScrollArea()
@@ -219,6 +249,7 @@ class ClusterView(QWidget):
         self._validate_timer.timeout.connect(self.validate)
         for signal in (self.name.textChanged, self.script.textChanged, self.args.textChanged,
                        self.python.currentTextChanged, self.tasks.changed, self.env.changed,
+                       self.nodes.changed, self.address.textChanged,
                        self.restart_policy.currentIndexChanged, self.max_restarts.valueChanged,
                        self.backoff.valueChanged, self.grace.valueChanged,
                        self.cluster_spec.currentIndexChanged, self.cross_ops.currentIndexChanged,
@@ -228,6 +259,8 @@ class ClusterView(QWidget):
         script_browse.clicked.connect(self._browse_script)
         args_file.clicked.connect(self._add_arg_file)
         python_browse.clicked.connect(self._browse_python)
+        self.nodes.changed.connect(self._on_nodes)
+        self.preflight_button.clicked.connect(self.preflight_requested)
         self.set_machine_gpus([])
         self.load({"name": "my-job", "strategy": "single", "script": "train.py"}, None)
 
@@ -284,6 +317,9 @@ class ClusterView(QWidget):
         self.args.setText(shlex.join(str(a) for a in args) if isinstance(args, list) else "")
         self.python.setEditText(data.get("python") or "")
         self.tasks.set_value(data.get("tasks") or [{"role": "worker"}])
+        nodes = data.get("nodes")
+        self.nodes.set_value(nodes if isinstance(nodes, dict) else {})
+        self.address.setText(str(data.get("address") or ""))
         self.env.set_value(data.get("env") or {})
         restart = data.get("restart") or {}
         self.restart_policy.setCurrentIndex(max(self.restart_policy.findData(
@@ -338,6 +374,8 @@ class ClusterView(QWidget):
             "python": self.python.currentText().strip() or None,
             "cluster_spec": self.cluster_spec.currentData(),
             "tasks": self.tasks.value(),
+            "nodes": self.nodes.value(),
+            "address": self.address.text().strip() or None,
             "env": self.env.value(),
             "cross_device_ops": self.cross_ops.currentData(),
             "restart": restart,
@@ -346,8 +384,9 @@ class ClusterView(QWidget):
         }
         if data["$schema"] is None:
             del data["$schema"]
-        if data["cross_device_ops"] == "auto":
-            del data["cross_device_ops"]
+        for key, default in (("cross_device_ops", "auto"), ("nodes", {}), ("address", None)):
+            if data[key] == default:
+                del data[key]
         return {**data, **self._extra}
 
     def to_json(self) -> str:
@@ -383,6 +422,10 @@ class ClusterView(QWidget):
         except ConfigError as exc:
             problems = list(exc.problems)
         problems += self._script_problem(data.get("script", ""))
+        problems += [ConfigProblem(where="nodes", message=self.tr(
+            "two machines are named {name!r}: give each its own name").format(name=name)
+            if name else self.tr("a machine has no name: give it one"))
+            for name in self.nodes.duplicate_names()]
         self.problems = problems
         grouped: dict[str, list[str]] = {key: [] for key in self.problem_labels}
         for problem in problems:
@@ -392,7 +435,7 @@ class ClusterView(QWidget):
             label.setText("\n".join(grouped[key]))
             label.setVisible(bool(grouped[key]))
         for widget, key in ((self.name, "name"), (self.script, "script"),
-                            (self.python, "python")):
+                            (self.python, "python"), (self.address, "address")):
             widget.setProperty("invalid", bool(grouped[key]))
             widget.style().unpolish(widget)
             widget.style().polish(widget)
@@ -432,6 +475,9 @@ class ClusterView(QWidget):
             row = int(index) + 1 if index.isdigit() else index
             prefix = self.tr("Row {row}").format(row=row) + (f" ({field})" if field else "")
             return "tasks", f"{prefix}: {problem.message}"
+        if where.startswith("nodes."):
+            _, name, *field = where.split(".", 2)
+            return "nodes", f"{name}{f' ({field[0]})' if field else ''}: {problem.message}"
         head = where.split(".")[0].split("[")[0]
         if head in ("cluster_spec", "cross_device_ops", "run_dir"):
             return "advanced", f"{head}: {problem.message}"
@@ -452,6 +498,10 @@ class ClusterView(QWidget):
     def _on_strategy(self) -> None:
         self._update_strategy_help()
         self._on_edit()
+
+    def _on_nodes(self) -> None:
+        self.tasks.set_nodes(self.nodes.names())
+        self.preflight_button.setEnabled(bool(self.nodes.names()))
 
     def _update_strategy_help(self) -> None:
         self.strategy_help.setText(strategy_help(self.strategy.currentData()))

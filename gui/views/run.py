@@ -1,5 +1,6 @@
-"""The Run view: Start / Stop, the task table, the logs (combined and per task), GPU charts,
-training metric charts, "Open run folder" and "Open TensorBoard"."""
+"""The Run view: Start / Stop, the task table, the logs (combined and per task), GPU charts
+(this machine's, and each LAN node's), training metric charts, "Open run folder" and
+"Open TensorBoard"."""
 
 from __future__ import annotations
 
@@ -34,8 +35,10 @@ from gui.i18n import state_label
 from gui.run_session import RunSession
 from gui.style import status_color
 from gui.tensorboard import TensorBoard
+from gui.trust_dialog import TrustDialog, unknown_hosts
 from gui.widgets.charts import GpuCharts, MetricCharts
 from gui.widgets.log_view import LogPanel
+from gui.widgets.node_gpu_panel import NodeGpuPanel
 from gui.widgets.task_table import TaskTable
 
 #: Substrings a metric line must contain before it is worth a regex (floods stay cheap).
@@ -74,6 +77,8 @@ class RunView(QWidget):
         self._parsers: dict[str, ProgressParser] = {}
         self._tail: MetricsTail | None = None
         self._tail_busy = False
+        #: Offered when a start failed on a node whose host key is not known yet.
+        self.trust_dialogs: list[TrustDialog] = []
 
         title = QLabel(self.tr("Run"))
         title.setObjectName("pageTitle")
@@ -108,6 +113,9 @@ class RunView(QWidget):
         self.tabs.addTab(self.logs, self.tr("Logs"))
         self.tabs.addTab(self.metric_charts, self.tr("Training metrics"))
         self.tabs.addTab(self.gpu_charts, self.tr("GPUs"))
+        self.node_gpus = NodeGpuPanel()
+        self.tabs.addTab(self.node_gpus, self.tr("Node GPUs"))
+        self.tabs.setTabVisible(self.tabs.indexOf(self.node_gpus), False)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tasks)
         splitter.addWidget(self.tabs)
@@ -181,6 +189,8 @@ class RunView(QWidget):
         self._tail = MetricsTail(plan.run_dir / "metrics")
         self.folder_button.setEnabled(True)
         self.tensorboard_button.setEnabled(True)
+        self.node_gpus.start(plan.config.nodes)
+        self.tabs.setTabVisible(self.tabs.indexOf(self.node_gpus), bool(plan.config.nodes))
 
     @Slot(list)
     def _on_events(self, events: list) -> None:
@@ -232,11 +242,16 @@ class RunView(QWidget):
     def _on_failed(self, problems: list) -> None:
         QMessageBox.warning(self, self.tr("The run did not start"),
                             self.tr("Nothing was started:") + "\n\n" + "\n".join(problems))
+        self.trust_dialogs = [TrustDialog(host, port, self) for host, port in
+                              unknown_hosts(problems)]
+        for dialog in self.trust_dialogs:
+            dialog.open()
 
     @Slot(object)
     def _on_finished(self, result) -> None:
         self.start_button.setEnabled(True)
         self.stop_button.setEnabled(False)
+        self.node_gpus.stop()
         status = result.status.value if result is not None else "failed"
         badge(self.status, status)
         self.tasks.tick()
@@ -249,6 +264,7 @@ class RunView(QWidget):
             self.tasks.tick()
             self._poll_metrics()
         self.gpu_charts.refresh()
+        self.node_gpus.refresh()
 
     def _poll_metrics(self) -> None:
         tail = self._tail
@@ -270,6 +286,7 @@ class RunView(QWidget):
     def shutdown(self, timeout: float = 30.0) -> None:
         """Stop the run (if any) and wait for its tasks to end: called when the app closes."""
         self.tensorboard.stop()
+        self.node_gpus.stop()
         if self.session.running:
             self.session.stop()
             started = time.monotonic()

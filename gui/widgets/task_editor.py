@@ -1,5 +1,5 @@
-"""The ``tasks`` of a config as a table: role, count, host, port and GPUs per entry, the GPUs
-as checkable items of the machine's real GPUs."""
+"""The ``tasks`` of a config as a table: role, count, host, port, GPUs and node per entry, the
+GPUs as checkable items of the machine's real GPUs, the node one of the config's ``nodes``."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 ROLES = ("chief", "worker", "ps", "evaluator")
+NODE_COLUMN = 5
 
 
 class GpuPicker(QToolButton):
@@ -77,16 +78,17 @@ class GpuPicker(QToolButton):
 
 
 class TaskEditor(QWidget):
-    """Rows of (role, count, host, port, GPUs); ``changed`` on every edit."""
+    """Rows of (role, count, host, port, GPUs, node); ``changed`` on every edit."""
 
     changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.gpus: list[tuple[int, str]] = []
-        self.table = QTableWidget(0, 5)
+        self.nodes: list[str] = []
+        self.table = QTableWidget(0, 6)
         self.table.setHorizontalHeaderLabels([self.tr("Role"), self.tr("Count"), self.tr("Host"),
-                                              self.tr("Port"), self.tr("GPUs")])
+                                              self.tr("Port"), self.tr("GPUs"), self.tr("Node")])
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
@@ -110,6 +112,27 @@ class TaskEditor(QWidget):
         self.gpus = gpus
         self.set_value(rows)
 
+    def set_nodes(self, names: list[str]) -> None:
+        """The machines the node combos offer besides this one; keeps each row's choice (a name
+        no longer in ``names`` stays, so that its problem shows)."""
+        self.nodes = list(names)
+        for row in range(self.table.rowCount()):
+            self._fill_nodes(self.cell(row, NODE_COLUMN), self.node_of(row))
+
+    def _fill_nodes(self, combo: QComboBox, current: str | None) -> None:
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem(self.tr("this machine"), None)
+        for name in self.nodes:
+            combo.addItem(name, name)
+        if current is not None and combo.findData(current) < 0:
+            combo.addItem(current, current)
+        combo.setCurrentIndex(max(combo.findData(current), 0))
+        combo.blockSignals(False)
+
+    def node_of(self, row: int) -> str | None:
+        return self.cell(row, NODE_COLUMN).currentData()
+
     def add_row(self, entry: dict) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
@@ -127,13 +150,16 @@ class TaskEditor(QWidget):
         port.setValue(entry["port"] if isinstance(entry.get("port"), int) else 0)
         gpus = GpuPicker(self.gpus)
         gpus.set_value(entry.get("gpus") if isinstance(entry.get("gpus"), list) else None)
-        for col, widget in enumerate((role, count, host, port, gpus)):
+        node = QComboBox()
+        self._fill_nodes(node, entry.get("node") if isinstance(entry.get("node"), str) else None)
+        for col, widget in enumerate((role, count, host, port, gpus, node)):
             self.table.setCellWidget(row, col, widget)
         role.currentIndexChanged.connect(self.changed)
         count.valueChanged.connect(self.changed)
         host.textChanged.connect(self.changed)
         port.valueChanged.connect(self.changed)
         gpus.changed.connect(self.changed)
+        node.currentIndexChanged.connect(self.changed)
         self.changed.emit()
 
     def _remove_selected(self) -> None:
@@ -170,5 +196,7 @@ class TaskEditor(QWidget):
             gpus = self.cell(row, 4).value()
             if gpus is not None:
                 entry["gpus"] = gpus
+            if self.node_of(row) is not None:
+                entry["node"] = self.node_of(row)
             out.append(entry)
         return out

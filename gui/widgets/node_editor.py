@@ -1,0 +1,152 @@
+"""The ``nodes`` of a config as a table: one row per machine of the LAN that runs tasks, reached
+over SSH. Keys the table does not show (``shell``, ``script``) are kept per row."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+#: The columns edited as text: column -> config key.
+_TEXT_COLUMNS = {0: "name", 1: "host", 2: "user", 4: "python", 5: "workdir", 6: "address",
+                 7: "key_file"}
+PORT_COLUMN = 3
+PASSWORD_COLUMN = 8
+DEFAULT_WORKDIR = "tensordeck"
+
+
+class NodeEditor(QWidget):
+    """Rows of (name, host, user, port, python, workdir, address, key file, password from the
+    keyring); ``changed`` on every edit."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._extras: list[dict] = []  # per row: the keys the table does not edit
+        self.table = QTableWidget(0, 9)
+        self.table.setHorizontalHeaderLabels([
+            self.tr("Name"), self.tr("Host"), self.tr("User"), self.tr("SSH port"),
+            self.tr("Python"), self.tr("Work folder"), self.tr("Address"), self.tr("Key file"),
+            self.tr("Password")])
+        self.table.horizontalHeaderItem(PASSWORD_COLUMN).setToolTip(self.tr(
+            "Log in with the password stored in the system keyring (tensordeck login CONFIG "
+            "NODE stores it; it never goes into the file)."))
+        self.table.verticalHeader().hide()
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setMinimumHeight(110)
+        self.add_button = QPushButton(self.tr("Add machine"))
+        self.remove_button = QPushButton(self.tr("Remove selected"))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.table)
+        layout.addLayout(buttons)
+        self.add_button.clicked.connect(self._add_new)
+        self.remove_button.clicked.connect(self._remove_selected)
+
+    def cell(self, row: int, col: int) -> QWidget:
+        return self.table.cellWidget(row, col)
+
+    def add_row(self, name: str, node: dict) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        values = {"name": name, **node}
+        for col, key in _TEXT_COLUMNS.items():
+            value = values.get(key)
+            edit = QLineEdit("" if value is None else str(value))
+            if key == "workdir":
+                edit.setPlaceholderText(DEFAULT_WORKDIR)
+            elif key == "user":
+                edit.setPlaceholderText(self.tr("your user name"))
+            elif key == "address":
+                edit.setPlaceholderText(self.tr("same as host"))
+            elif key == "key_file":
+                edit.setPlaceholderText(self.tr("agent, ~/.ssh"))
+            edit.textChanged.connect(self.changed)
+            self.table.setCellWidget(row, col, edit)
+        port = QSpinBox()
+        port.setRange(1, 65535)
+        port.setValue(node["port"] if isinstance(node.get("port"), int) else 22)
+        port.valueChanged.connect(self.changed)
+        self.table.setCellWidget(row, PORT_COLUMN, port)
+        password = QCheckBox()
+        password.setChecked(node.get("password") is True)
+        password.toggled.connect(self.changed)
+        holder = QWidget()
+        centred = QHBoxLayout(holder)
+        centred.setContentsMargins(0, 0, 0, 0)
+        centred.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        centred.addWidget(password)
+        self.table.setCellWidget(row, PASSWORD_COLUMN, holder)
+        shown = set(_TEXT_COLUMNS.values()) | {"port", "password"}
+        self._extras.append({k: v for k, v in node.items() if k not in shown})
+        self.changed.emit()
+
+    def password_box(self, row: int) -> QCheckBox:
+        return self.cell(row, PASSWORD_COLUMN).findChild(QCheckBox)
+
+    def _add_new(self) -> None:
+        taken = set(self.names())
+        number = self.table.rowCount() + 1
+        while f"node{number}" in taken:
+            number += 1
+        self.add_row(f"node{number}", {})
+
+    def _remove_selected(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True)
+        if not rows and self.table.rowCount():
+            rows = [self.table.rowCount() - 1]
+        for row in rows:
+            self.table.removeRow(row)
+            del self._extras[row]
+        self.changed.emit()
+
+    def set_value(self, nodes: dict) -> None:
+        self.blockSignals(True)
+        self.table.setRowCount(0)
+        self._extras = []
+        for name, node in nodes.items():
+            self.add_row(str(name), node if isinstance(node, dict) else {})
+        self.blockSignals(False)
+        self.changed.emit()
+
+    def names(self) -> list[str]:
+        return [self.cell(row, 0).text().strip() for row in range(self.table.rowCount())]
+
+    def duplicate_names(self) -> list[str]:
+        """Names given to two rows, or empty: the file would keep only one of them."""
+        names = self.names()
+        return sorted({n for n in names if names.count(n) > 1 or not n})
+
+    def value(self) -> dict[str, dict]:
+        """The nodes as the config file says them: only what differs from the defaults."""
+        out: dict[str, dict] = {}
+        for row, name in enumerate(self.names()):
+            node: dict = {}
+            for col, key in _TEXT_COLUMNS.items():
+                text = self.cell(row, col).text().strip()
+                if key == "name" or (key == "workdir" and text in ("", DEFAULT_WORKDIR)):
+                    continue
+                if text:  # an empty host or python is left out: "is required" shows
+                    node[key] = text
+            if self.cell(row, PORT_COLUMN).value() != 22:
+                node["port"] = self.cell(row, PORT_COLUMN).value()
+            if self.password_box(row).isChecked():
+                node["password"] = True
+            out.setdefault(name, {**node, **self._extras[row]})
+        return out
