@@ -1,65 +1,66 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>Charts</name>
     <message>
-        <location filename="../widgets/charts.py" line="99" />
+        <location filename="../widgets/charts.py" line="99"/>
         <source>Utilization</source>
         <extracomment>(GpuInfo attribute, chart title, unit, fixed y range or None)</extracomment>
         <translation>利用率</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="100" />
+        <location filename="../widgets/charts.py" line="100"/>
         <source>Memory used</source>
         <translation>已用显存</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="101" />
+        <location filename="../widgets/charts.py" line="101"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="102" />
+        <location filename="../widgets/charts.py" line="102"/>
         <source>Power</source>
         <translation>功耗</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="105" />
+        <location filename="../widgets/charts.py" line="105"/>
         <source>1 min</source>
         <translation>1 分钟</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="106" />
+        <location filename="../widgets/charts.py" line="106"/>
         <source>5 min</source>
         <translation>5 分钟</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="107" />
+        <location filename="../widgets/charts.py" line="107"/>
         <source>1 h</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="108" />
+        <location filename="../widgets/charts.py" line="108"/>
         <source>24 h</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="152" />
+        <location filename="../widgets/charts.py" line="152"/>
         <source>No GPU samples: this machine has no NVIDIA GPU that NVML can read, so there is nothing to chart.</source>
         <translation>没有 GPU 采样：本机没有 NVML 可读取的 NVIDIA GPU，因此没有可绘制的数据。</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="158" />
+        <location filename="../widgets/charts.py" line="158"/>
         <source>Show the last</source>
         <translation>显示最近</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="224" />
-        <source>No training metrics yet. TensorDeck charts the loss and metrics it reads in the task logs (Keras progress bars, lines like 'step 100 loss=0.25') and what the script reports with tensordeck_runtime.report(step, loss=...).</source>
+        <location filename="../widgets/charts.py" line="224"/>
+        <source>No training metrics yet. TensorDeck charts the loss and metrics it reads in the task logs (Keras progress bars, lines like &apos;step 100 loss=0.25&apos;) and what the script reports with tensordeck_runtime.report(step, loss=...).</source>
         <translation>还没有训练指标。TensorDeck 会绘制从任务日志中读到的损失和指标（Keras 进度条、形如 “step 100 loss=0.25” 的行），以及脚本通过 tensordeck_runtime.report(step, loss=...) 报告的数据。</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="279" />
+        <location filename="../widgets/charts.py" line="279"/>
         <source>step</source>
         <translation>步数</translation>
     </message>
@@ -67,263 +68,263 @@
 <context>
     <name>ClusterView</name>
     <message>
-        <location filename="../views/cluster.py" line="98" />
-        <source>train.py (relative to the config file's folder)</source>
+        <location filename="../views/cluster.py" line="103"/>
+        <source>train.py (relative to the config file&apos;s folder)</source>
         <translation>train.py（相对于配置文件所在的文件夹）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="99" />
-        <location filename="../views/cluster.py" line="107" />
+        <location filename="../views/cluster.py" line="104"/>
+        <location filename="../views/cluster.py" line="112"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="101" />
+        <location filename="../views/cluster.py" line="106"/>
         <source>--epochs 5 --data {run_dir}/data</source>
         <translation>--epochs 5 --data {run_dir}/data</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="102" />
+        <location filename="../views/cluster.py" line="107"/>
         <source>Add file…</source>
         <translation>添加文件…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="106" />
+        <location filename="../views/cluster.py" line="111"/>
         <source>Default: the Python running TensorDeck</source>
         <translation>默认：运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="109" />
+        <location filename="../views/cluster.py" line="114"/>
         <source>No NVIDIA GPU was found on this machine: tasks run on the CPU.</source>
         <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="114" />
+        <location filename="../views/cluster.py" line="132"/>
         <source>Never: the first failure fails the run</source>
         <translation>从不：任一任务失败即整个运行失败</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="115" />
+        <location filename="../views/cluster.py" line="133"/>
         <source>On failure: restart the task</source>
         <translation>失败时：重启该任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="127" />
+        <location filename="../views/cluster.py" line="145"/>
         <source>Default for the strategy</source>
         <translation>按策略默认</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="128" />
+        <location filename="../views/cluster.py" line="146"/>
         <source>TF_CONFIG variable</source>
         <translation>TF_CONFIG 环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="129" />
+        <location filename="../views/cluster.py" line="147"/>
         <source>--job_name/--task_index flags</source>
         <translation>--job_name/--task_index 命令行参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="130" />
+        <location filename="../views/cluster.py" line="148"/>
         <source>Both</source>
         <translation>两者都用</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="132" />
+        <location filename="../views/cluster.py" line="150"/>
         <source>auto (hierarchical copy on Windows)</source>
         <translation>自动（Windows 上为 hierarchical copy）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="137" />
+        <location filename="../views/cluster.py" line="155"/>
         <source>Default: runs/&lt;time&gt;-&lt;name&gt; next to the config</source>
         <translation>默认：配置文件旁的 runs/&lt;时间&gt;-&lt;名称&gt;</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="144" />
+        <location filename="../views/cluster.py" line="162"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="147" />
+        <location filename="../views/cluster.py" line="165"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="148" />
+        <location filename="../views/cluster.py" line="166"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="150" />
+        <location filename="../views/cluster.py" line="168"/>
         <source>Script</source>
         <translation>脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="152" />
+        <location filename="../views/cluster.py" line="170"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="154" />
+        <location filename="../views/cluster.py" line="172"/>
         <source>Interpreter</source>
         <translation>解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="156" />
+        <location filename="../views/cluster.py" line="174"/>
         <source>Tasks</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="161" />
+        <location filename="../views/cluster.py" line="191"/>
         <source>Environment variables</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="165" />
+        <location filename="../views/cluster.py" line="195"/>
         <source>Failures and stopping</source>
         <translation>失败与停止</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="167" />
+        <location filename="../views/cluster.py" line="197"/>
         <source>Restart policy</source>
         <translation>重启策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="168" />
+        <location filename="../views/cluster.py" line="198"/>
         <source>Max restarts per task</source>
         <translation>每个任务最多重启次数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="169" />
+        <location filename="../views/cluster.py" line="199"/>
         <source>First restart after</source>
         <translation>首次重启等待</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="171" />
+        <location filename="../views/cluster.py" line="201"/>
         <source>Stop grace period</source>
         <translation>停止宽限时间</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="173" />
+        <location filename="../views/cluster.py" line="203"/>
         <source>Advanced</source>
         <translation>高级</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="175" />
+        <location filename="../views/cluster.py" line="205"/>
         <source>Cluster description</source>
         <translation>集群描述方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="176" />
+        <location filename="../views/cluster.py" line="206"/>
         <source>All-reduce</source>
         <translation>All-reduce 方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="177" />
+        <location filename="../views/cluster.py" line="207"/>
         <source>Run folder</source>
         <translation>运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="196" />
+        <location filename="../views/cluster.py" line="226"/>
         <source>The config file (read-only)</source>
         <translation>配置文件（只读）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="206" />
+        <location filename="../views/cluster.py" line="236"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="401" />
+        <location filename="../views/cluster.py" line="444"/>
         <source>{n} problem(s) to fix before this config can run.</source>
         <translation>还有 {n} 个问题需要修正，之后才能运行此配置。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="405" />
+        <location filename="../views/cluster.py" line="448"/>
         <source>Valid: this is exactly the file `tensordeck --run` reads.</source>
         <translation>有效：这正是 `tensordeck --run` 读取的文件。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="423" />
+        <location filename="../views/cluster.py" line="466"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="433" />
+        <location filename="../views/cluster.py" line="476"/>
         <source>Row {row}</source>
         <translation>第 {row} 行</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="460" />
+        <location filename="../views/cluster.py" line="510"/>
         <source>Not saved yet</source>
         <translation>尚未保存</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="465" />
+        <location filename="../views/cluster.py" line="515"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="466" />
+        <location filename="../views/cluster.py" line="516"/>
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="472" />
+        <location filename="../views/cluster.py" line="522"/>
         <source>File argument</source>
         <translation>文件参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="479" />
+        <location filename="../views/cluster.py" line="529"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="480" />
+        <location filename="../views/cluster.py" line="530"/>
         <source>Python ({pattern});;All files (*)</source>
         <translation>Python ({pattern});;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="120" />
+        <location filename="../views/cluster.py" line="120"/>
         <source>Only when tasks run on other machines too, e.g. 192.168.1.10</source>
         <translation>仅当任务也在其他机器上运行时填写，例如 192.168.1.10</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="122" />
+        <location filename="../views/cluster.py" line="122"/>
         <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
         <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="128" />
+        <location filename="../views/cluster.py" line="128"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="129" />
+        <location filename="../views/cluster.py" line="129"/>
         <source>Check every machine and the connections between them before a run</source>
         <translation>运行前检查每台机器及它们之间的连接</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="179" />
+        <location filename="../views/cluster.py" line="179"/>
         <source>Machines</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="181" />
-        <source>Other machines of the LAN that run tasks (choose them in the tasks' Node column).</source>
+        <location filename="../views/cluster.py" line="181"/>
+        <source>Other machines of the LAN that run tasks (choose them in the tasks&apos; Node column).</source>
         <translation>局域网中运行任务的其他机器（在任务的“节点”列中选择）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="186" />
-        <source>This machine's address</source>
+        <location filename="../views/cluster.py" line="186"/>
+        <source>This machine&apos;s address</source>
         <translation>本机地址</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="426" />
+        <location filename="../views/cluster.py" line="426"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="427" />
+        <location filename="../views/cluster.py" line="427"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -331,7 +332,7 @@
 <context>
     <name>ConfigWizard</name>
     <message>
-        <location filename="../wizard.py" line="308" />
+        <location filename="../wizard.py" line="309"/>
         <source>New TensorDeck job</source>
         <translation>新建 TensorDeck 作业</translation>
     </message>
@@ -339,40 +340,39 @@
 <context>
     <name>EnvEditor</name>
     <message>
-        <location filename="../widgets/env_editor.py" line="23" />
+        <location filename="../widgets/env_editor.py" line="13"/>
         <source>Variable</source>
         <translation>变量</translation>
     </message>
     <message>
-        <location filename="../widgets/env_editor.py" line="23" />
+        <location filename="../widgets/env_editor.py" line="13"/>
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../widgets/env_editor.py" line="27" />
+        <location filename="../widgets/env_editor.py" line="14"/>
         <source>Add variable</source>
         <translation>添加变量</translation>
     </message>
     <message>
-        <location filename="../widgets/env_editor.py" line="28" />
         <source>Remove selected</source>
-        <translation>删除所选</translation>
+        <translation type="vanished">删除所选</translation>
     </message>
 </context>
 <context>
     <name>FindingCard</name>
     <message>
-        <location filename="../views/machine.py" line="139" />
+        <location filename="../views/machine.py" line="139"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="143" />
+        <location filename="../views/machine.py" line="143"/>
         <source>Run…</source>
         <translation>运行…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="146" />
+        <location filename="../views/machine.py" line="146"/>
         <source>This command is for another system ({shell})</source>
         <translation>此命令适用于其他系统（{shell}）</translation>
     </message>
@@ -380,27 +380,27 @@
 <context>
     <name>GpuCard</name>
     <message>
-        <location filename="../views/machine.py" line="99" />
+        <location filename="../views/machine.py" line="99"/>
         <source>Memory: {memory}</source>
         <translation>显存：{memory}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="100" />
+        <location filename="../views/machine.py" line="100"/>
         <source>Utilization: {value}</source>
         <translation>利用率：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="101" />
+        <location filename="../views/machine.py" line="101"/>
         <source>Temperature: {value}</source>
         <translation>温度：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="102" />
+        <location filename="../views/machine.py" line="102"/>
         <source>Power: {value}</source>
         <translation>功耗：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="103" />
+        <location filename="../views/machine.py" line="103"/>
         <source>Driver {driver} · CUDA up to {cuda}</source>
         <translation>驱动 {driver} · 最高支持 CUDA {cuda}</translation>
     </message>
@@ -408,27 +408,27 @@
 <context>
     <name>GpuPicker</name>
     <message>
-        <location filename="../widgets/task_editor.py" line="36" />
+        <location filename="../widgets/task_editor.py" line="33"/>
         <source>Default (ps: none, others: all)</source>
         <translation>默认（ps 不用 GPU，其他任务使用全部 GPU）</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="37" />
+        <location filename="../widgets/task_editor.py" line="34"/>
         <source>No GPU (CPU only)</source>
         <translation>不用 GPU（仅 CPU）</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="46" />
+        <location filename="../widgets/task_editor.py" line="43"/>
         <source>No NVIDIA GPU found on this machine</source>
         <translation>本机未找到 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="72" />
+        <location filename="../widgets/task_editor.py" line="69"/>
         <source>Default</source>
         <translation>默认</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="74" />
+        <location filename="../widgets/task_editor.py" line="71"/>
         <source>None (CPU)</source>
         <translation>无（CPU）</translation>
     </message>
@@ -436,78 +436,78 @@
 <context>
     <name>HistoryView</name>
     <message>
-        <location filename="../views/history.py" line="57" />
+        <location filename="../views/history.py" line="57"/>
         <source>History</source>
         <extracomment>How much of each log the history shows (the file has everything).</extracomment>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="59" />
+        <location filename="../views/history.py" line="59"/>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="60" />
+        <location filename="../views/history.py" line="60"/>
         <source>Open run folder</source>
         <translation>打开运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="61" />
+        <location filename="../views/history.py" line="61"/>
         <source>Run again</source>
         <translation>再次运行</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="73" />
+        <location filename="../views/history.py" line="73"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="73" />
+        <location filename="../views/history.py" line="73"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="74" />
+        <location filename="../views/history.py" line="74"/>
         <source>Started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="74" />
+        <location filename="../views/history.py" line="74"/>
         <source>Duration</source>
         <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="75" />
+        <location filename="../views/history.py" line="75"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="113" />
+        <location filename="../views/history.py" line="113"/>
         <source>Runs found next to the configs you opened: {folders}</source>
         <translation>在你打开过的配置文件旁找到的运行：{folders}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="114" />
+        <location filename="../views/history.py" line="114"/>
         <source>none yet</source>
         <translation>暂无</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="135" />
+        <location filename="../views/history.py" line="135"/>
         <source>No runs yet. Start one from the Run view.</source>
         <translation>还没有运行记录。请在“运行”页面启动一次。</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="157" />
+        <location filename="../views/history.py" line="157"/>
         <source>exit code</source>
         <translation>退出码</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="162" />
+        <location filename="../views/history.py" line="162"/>
         <source>Config: {path}</source>
         <translation>配置：{path}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="163" />
+        <location filename="../views/history.py" line="163"/>
         <source>Reason: {reason}</source>
         <translation>原因：{reason}</translation>
     </message>
@@ -515,68 +515,68 @@
 <context>
     <name>InterpreterPage</name>
     <message>
-        <location filename="../wizard.py" line="58" />
+        <location filename="../wizard.py" line="59"/>
         <source>Welcome to TensorDeck</source>
         <extracomment>Tasks each strategy starts with (the user edits them on the Tasks page).</extracomment>
         <translation>欢迎使用 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="59" />
+        <location filename="../wizard.py" line="60"/>
         <source>First, the Python that will run your training. It needs TensorFlow; TensorDeck itself does not.</source>
         <translation>首先选择运行训练的 Python。它需要安装 TensorFlow；TensorDeck 本身不需要。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="63" />
+        <location filename="../wizard.py" line="64"/>
         <source>The Python running TensorDeck</source>
         <translation>运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="64" />
+        <location filename="../wizard.py" line="65"/>
         <source>Looking for Python installations…</source>
         <translation>正在查找已安装的 Python…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="65" />
+        <location filename="../wizard.py" line="66"/>
         <source>Full check (imports TensorFlow)</source>
         <translation>完整检查（导入 TensorFlow）</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="68" />
+        <location filename="../wizard.py" line="69"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="116" />
+        <location filename="../wizard.py" line="117"/>
         <source>Checking {python}…</source>
         <translation>正在检查 {python}…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="127" />
+        <location filename="../wizard.py" line="128"/>
         <source>Problem: {error}</source>
         <translation>问题：{error}</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="129" />
+        <location filename="../wizard.py" line="130"/>
         <source>Python {version}: TensorFlow is not installed. Install it, or choose another Python.</source>
         <translation>Python {version}：未安装 TensorFlow。请安装它，或选择其他 Python。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="133" />
+        <location filename="../wizard.py" line="134"/>
         <source>Python {version} with TensorFlow {tf}.</source>
         <translation>Python {version}，已安装 TensorFlow {tf}。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="139" />
+        <location filename="../wizard.py" line="140"/>
         <source>Importing TensorFlow in {python}…</source>
         <translation>正在 {python} 中导入 TensorFlow…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="151" />
+        <location filename="../wizard.py" line="152"/>
         <source>No problem found.</source>
         <translation>未发现问题。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="154" />
+        <location filename="../wizard.py" line="155"/>
         <source>The Machine view shows each fix.</source>
         <translation>“本机”页面列出了每个问题的修复方法。</translation>
     </message>
@@ -584,28 +584,28 @@
 <context>
     <name>LogPanel</name>
     <message>
-        <location filename="../widgets/log_view.py" line="219" />
+        <location filename="../widgets/log_view.py" line="219"/>
         <source>Search the logs (Enter: next match)</source>
         <extracomment>Under a flood, the tail is redrawn at most this often (seconds), and only its last FLOOD_TAIL lines (a screenful is ~50); the full tail comes back when the flood stops.</extracomment>
         <translation>搜索日志（回车：下一个匹配）</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="221" />
+        <location filename="../widgets/log_view.py" line="221"/>
         <source>Only matching lines</source>
         <translation>只显示匹配的行</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="222" />
+        <location filename="../widgets/log_view.py" line="222"/>
         <source>Previous</source>
         <translation>上一个</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="223" />
+        <location filename="../widgets/log_view.py" line="223"/>
         <source>Next</source>
         <translation>下一个</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="232" />
+        <location filename="../widgets/log_view.py" line="232"/>
         <source>All tasks</source>
         <translation>全部任务</translation>
     </message>
@@ -613,112 +613,112 @@
 <context>
     <name>MachineView</name>
     <message>
-        <location filename="../views/machine.py" line="168" />
+        <location filename="../views/machine.py" line="168"/>
         <source>Machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="169" />
+        <location filename="../views/machine.py" line="169"/>
         <source>Check again</source>
         <translation>重新检查</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="187" />
+        <location filename="../views/machine.py" line="187"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="188" />
+        <location filename="../views/machine.py" line="188"/>
         <source>Training interpreters</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="189" />
+        <location filename="../views/machine.py" line="189"/>
         <source>Findings</source>
         <translation>诊断结果</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="213" />
+        <location filename="../views/machine.py" line="213"/>
         <source>Checking this machine…</source>
         <translation>正在检查本机…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="249" />
+        <location filename="../views/machine.py" line="249"/>
         <source>The check failed: {error}</source>
         <translation>检查失败：{error}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="270" />
+        <location filename="../views/machine.py" line="270"/>
         <source>Training still runs on the CPU.</source>
         <translation>训练仍可在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="280" />
+        <location filename="../views/machine.py" line="280"/>
         <source>No NVIDIA driver</source>
         <translation>没有 NVIDIA 驱动</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="281" />
+        <location filename="../views/machine.py" line="281"/>
         <source>The NVIDIA driver is not running</source>
         <translation>NVIDIA 驱动未运行</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="282" />
+        <location filename="../views/machine.py" line="282"/>
         <source>NVIDIA driver mismatch: reboot</source>
         <translation>NVIDIA 驱动版本不一致：请重启</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="283" />
+        <location filename="../views/machine.py" line="283"/>
         <source>No NVIDIA GPU</source>
         <translation>没有 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="284" />
+        <location filename="../views/machine.py" line="284"/>
         <source>The GPUs could not be read</source>
         <translation>无法读取 GPU 信息</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="297" />
-        <source>No Python found. Install Python with TensorFlow, or add one in the Cluster view's Interpreter field.</source>
+        <location filename="../views/machine.py" line="297"/>
+        <source>No Python found. Install Python with TensorFlow, or add one in the Cluster view&apos;s Interpreter field.</source>
         <translation>未找到 Python。请安装带 TensorFlow 的 Python，或在“集群”页面的“解释器”一栏中指定。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="313" />
+        <location filename="../views/machine.py" line="313"/>
         <source>Checking…</source>
         <translation>正在检查…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="318" />
+        <location filename="../views/machine.py" line="318"/>
         <source>{python} · TensorFlow is not installed</source>
         <translation>{python} · 未安装 TensorFlow</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="321" />
+        <location filename="../views/machine.py" line="321"/>
         <source>{python} · TensorFlow {tf} fails to import</source>
         <translation>{python} · TensorFlow {tf} 导入失败</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="323" />
+        <location filename="../views/machine.py" line="323"/>
         <source>{n} GPU(s)</source>
         <translation>{n} 个 GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="324" />
+        <location filename="../views/machine.py" line="324"/>
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="331" />
+        <location filename="../views/machine.py" line="331"/>
         <source>Nothing to fix: no problem found.</source>
         <translation>无需修复：未发现问题。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="346" />
+        <location filename="../views/machine.py" line="346"/>
         <source>Run this command?</source>
         <translation>运行此命令？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="347" />
+        <location filename="../views/machine.py" line="347"/>
         <source>TensorDeck will run:
 
 {command}
@@ -731,12 +731,12 @@ It may change your system. Continue?</source>
 这可能会修改你的系统。是否继续？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="370" />
+        <location filename="../views/machine.py" line="370"/>
         <source>[exit code {code}]</source>
         <translation>[退出码 {code}]</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="375" />
+        <location filename="../views/machine.py" line="375"/>
         <source>[could not start: {error}]</source>
         <translation>[无法启动：{error}]</translation>
     </message>
@@ -744,718 +744,272 @@ It may change your system. Continue?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="57" />
+        <location filename="../main_window.py" line="63"/>
         <source>Machine</source>
+        <extracomment>Whether preflight imports TensorFlow on every machine (slow; tests switch it off).</extracomment>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="57" />
+        <location filename="../main_window.py" line="63"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="57" />
+        <location filename="../main_window.py" line="63"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="57" />
+        <location filename="../main_window.py" line="63"/>
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="117" />
+        <location filename="../main_window.py" line="124"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="118" />
+        <location filename="../main_window.py" line="125"/>
         <source>&amp;New (wizard)…</source>
         <translation>新建（向导）(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="120" />
+        <location filename="../main_window.py" line="127"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="122" />
+        <location filename="../main_window.py" line="129"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="123" />
+        <location filename="../main_window.py" line="130"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="125" />
+        <location filename="../main_window.py" line="132"/>
         <source>Save &amp;as…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="128" />
+        <location filename="../main_window.py" line="135"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="130" />
+        <location filename="../main_window.py" line="137"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="131" />
+        <location filename="../main_window.py" line="138"/>
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="132" />
+        <location filename="../main_window.py" line="139"/>
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="133" />
+        <location filename="../main_window.py" line="140"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="134" />
+        <location filename="../main_window.py" line="141"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="136" />
+        <location filename="../main_window.py" line="143"/>
         <source>System language</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="141" />
+        <location filename="../main_window.py" line="148"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="142" />
+        <location filename="../main_window.py" line="149"/>
         <source>&amp;About TensorDeck</source>
         <translation>关于 TensorDeck(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="155" />
+        <location filename="../main_window.py" line="162"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="156" />
+        <location filename="../main_window.py" line="163"/>
         <source>The new language applies the next time TensorDeck starts.</source>
         <translation>新语言将在下次启动 TensorDeck 时生效。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="162" />
+        <location filename="../main_window.py" line="169"/>
         <source>About TensorDeck</source>
         <translation>关于 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="163" />
+        <location filename="../main_window.py" line="170"/>
         <source>TensorDeck {version}
 Launch, watch and diagnose TensorFlow training.</source>
         <translation>TensorDeck {version}
 启动、监视和诊断 TensorFlow 训练。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="172" />
+        <location filename="../main_window.py" line="179"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="173" />
+        <location filename="../main_window.py" line="180"/>
         <source>The config has unsaved changes. Save them first?</source>
         <translation>配置有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="201" />
-        <location filename="../main_window.py" line="238" />
-        <location filename="../main_window.py" line="252" />
+        <location filename="../main_window.py" line="208"/>
+        <location filename="../main_window.py" line="245"/>
+        <location filename="../main_window.py" line="259"/>
         <source>Not saved</source>
         <translation>未保存</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="214" />
+        <location filename="../main_window.py" line="221"/>
         <source>Open a config</source>
         <translation>打开配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="216" />
-        <location filename="../main_window.py" line="246" />
+        <location filename="../main_window.py" line="223"/>
+        <location filename="../main_window.py" line="253"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="224" />
+        <location filename="../main_window.py" line="231"/>
         <source>Cannot open</source>
         <translation>无法打开</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="245" />
+        <location filename="../main_window.py" line="252"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="269" />
+        <location filename="../main_window.py" line="276"/>
         <source>new config</source>
         <translation>新配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="294" />
+        <location filename="../main_window.py" line="309"/>
         <source>Fix the config first</source>
         <translation>请先修正配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="311" />
+        <location filename="../main_window.py" line="351"/>
         <source>TensorDeck: {name} {status}</source>
         <translation>TensorDeck：{name} {status}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="342" />
+        <location filename="../main_window.py" line="382"/>
         <source>A run is going on</source>
         <translation>有运行正在进行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="343" />
+        <location filename="../main_window.py" line="383"/>
         <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="322" />
+        <location filename="../main_window.py" line="322"/>
         <source>Checking the machines…</source>
         <translation>正在检查机器…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="328" />
+        <location filename="../main_window.py" line="328"/>
+        <location filename="../main_window.py" line="338"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
 </context>
 <context>
-    <name>ReviewPage</name>
-    <message>
-        <location filename="../wizard.py" line="254" />
-        <source>Review and save</source>
-        <translation>检查并保存</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="255" />
-        <source>This is the config file TensorDeck will save. The command line runs the same file: tensordeck --run FILE</source>
-        <translation>这是 TensorDeck 将要保存的配置文件。命令行运行的也是同一个文件：tensordeck --run 文件</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="260" />
-        <source>Save as…</source>
-        <translation>另存为…</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="264" />
-        <source>Start the run when I press Finish</source>
-        <translation>点击“完成”后立即开始运行</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="269" />
-        <source>Job name</source>
-        <translation>作业名称</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="270" />
-        <source>Config file</source>
-        <translation>配置文件</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="290" />
-        <source>Save the config</source>
-        <translation>保存配置</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="291" />
-        <source>TensorDeck config (*.json)</source>
-        <translation>TensorDeck 配置 (*.json)</translation>
-    </message>
-</context>
-<context>
-    <name>RunView</name>
-    <message>
-        <location filename="../views/run.py" line="70" />
-        <source>TensorBoard</source>
-        <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap).</extracomment>
-        <translation>TensorBoard</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="78" />
-        <source>Run</source>
-        <translation>运行</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="80" />
-        <location filename="../views/run.py" line="136" />
-        <source>No config loaded: open one, or create one with File &gt; New.</source>
-        <translation>尚未加载配置：请打开一个，或通过“文件 &gt; 新建”创建。</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="86" />
-        <source>Start</source>
-        <translation>开始</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="88" />
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="91" />
-        <source>Open run folder</source>
-        <translation>打开运行文件夹</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="93" />
-        <source>Open TensorBoard</source>
-        <translation>打开 TensorBoard</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="108" />
-        <source>Logs</source>
-        <translation>日志</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="109" />
-        <source>Training metrics</source>
-        <translation>训练指标</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="110" />
-        <source>GPUs</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="195" />
-        <source>{task} started (pid {pid})</source>
-        <translation>{task} 已启动（pid {pid}）</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="200" />
-        <source>{task} exited with code {code} ({state})</source>
-        <translation>{task} 已退出，退出码 {code}（{state}）</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="205" />
-        <source>{task} restarts in {delay:g} s</source>
-        <translation>{task} 将在 {delay:g} 秒后重启</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="209" />
-        <source>stopping: {reason}</source>
-        <translation>正在停止：{reason}</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="211" />
-        <source>run folder {path}</source>
-        <translation>运行文件夹 {path}</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="213" />
-        <source>run {status} (exit code {code})</source>
-        <translation>运行{status}（退出码 {code}）</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="233" />
-        <source>The run did not start</source>
-        <translation>运行未启动</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="234" />
-        <source>Nothing was started:</source>
-        <translation>没有启动任何任务：</translation>
-    </message>
-    <message>
-        <location filename="../views/run.py" line="117" />
-        <source>Node GPUs</source>
-        <translation>节点 GPU</translation>
-    </message>
-</context>
-<context>
-    <name>ScriptPage</name>
-    <message>
-        <location filename="../wizard.py" line="225" />
-        <source>The training script</source>
-        <translation>训练脚本</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="226" />
-        <source>The Python file to run, and its arguments.</source>
-        <translation>要运行的 Python 文件及其参数。</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="228" />
-        <source>Browse…</source>
-        <translation>浏览…</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="231" />
-        <source>Hide TensorFlow's information messages (TF_CPP_MIN_LOG_LEVEL=1)</source>
-        <translation>隐藏 TensorFlow 的提示信息（TF_CPP_MIN_LOG_LEVEL=1）</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="238" />
-        <source>Script</source>
-        <translation>脚本</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="239" />
-        <source>Arguments</source>
-        <translation>参数</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="245" />
-        <source>Training script</source>
-        <translation>训练脚本</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="246" />
-        <source>Python scripts (*.py)</source>
-        <translation>Python 脚本 (*.py)</translation>
-    </message>
-</context>
-<context>
-    <name>State</name>
-    <message>
-        <location filename="../i18n.py" line="48" />
-        <source>pending</source>
-        <extracomment>Language code -&gt; its name in that language (what the settings menu lists).</extracomment>
-        <translation>等待中</translation>
-    </message>
-    <message>
-        <location filename="../i18n.py" line="49" />
-        <source>running</source>
-        <translation>运行中</translation>
-    </message>
-    <message>
-        <location filename="../i18n.py" line="50" />
-        <source>restarting</source>
-        <translation>重启中</translation>
-    </message>
-    <message>
-        <location filename="../i18n.py" line="51" />
-        <source>succeeded</source>
-        <translation>成功</translation>
-    </message>
-    <message>
-        <location filename="../i18n.py" line="52" />
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <location filename="../i18n.py" line="53" />
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <location filename="../i18n.py" line="54" />
-        <source>interrupted</source>
-        <translation>已中断</translation>
-    </message>
-    <message>
-        <location filename="../i18n.py" line="55" />
-        <source>abandoned</source>
-        <translation>已遗弃</translation>
-    </message>
-    <message>
-        <location filename="../i18n.py" line="56" />
-        <source>stopping</source>
-        <translation>正在停止</translation>
-    </message>
-    <message>
-        <location filename="../i18n.py" line="57" />
-        <source>not started</source>
-        <translation>未开始</translation>
-    </message>
-</context>
-<context>
-    <name>Strategy</name>
-    <message>
-        <location filename="../views/cluster.py" line="45" />
-        <source>One process on one GPU (or the CPU). The simplest way to train.</source>
-        <extracomment>Keys the form writes, in the order a file lists them.</extracomment>
-        <translation>一个进程，使用一块 GPU（或 CPU）。最简单的训练方式。</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="47" />
-        <source>One process that uses every GPU of this machine and keeps a copy of the model on each (MirroredStrategy).</source>
-        <translation>一个进程使用本机所有 GPU，每块 GPU 上各保存一份模型副本（MirroredStrategy）。</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="50" />
-        <source>Several worker processes, each with its GPUs, training one model in step (MultiWorkerMirroredStrategy).</source>
-        <translation>多个 worker 进程，各自使用自己的 GPU，同步训练同一个模型（MultiWorkerMirroredStrategy）。</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="53" />
-        <source>A chief coordinates, workers compute, ps tasks hold the model's variables (TF2 ParameterServerStrategy).</source>
-        <translation>由 chief 协调，worker 负责计算，ps 任务保存模型变量（TF2 ParameterServerStrategy）。</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="56" />
-        <source>Classic TensorFlow 1 scripts that read --job_name, --task_index, --ps_hosts and --worker_hosts (replica_device_setter).</source>
-        <translation>经典的 TensorFlow 1 脚本，读取 --job_name、--task_index、--ps_hosts 和 --worker_hosts 参数（replica_device_setter）。</translation>
-    </message>
-</context>
-<context>
-    <name>StrategyPage</name>
-    <message>
-        <location filename="../wizard.py" line="162" />
-        <source>How should it train?</source>
-        <translation>如何训练？</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="163" />
-        <source>Pick the simplest that fits; you can change it later.</source>
-        <translation>选择能满足需要的最简单方式；以后还可以修改。</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="167" />
-        <source>One GPU (or the CPU)</source>
-        <translation>一块 GPU（或 CPU）</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="168" />
-        <source>All GPUs of this machine</source>
-        <translation>本机的所有 GPU</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="169" />
-        <source>Several processes, all GPUs in step</source>
-        <translation>多个进程，所有 GPU 同步训练</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="170" />
-        <source>Several processes with parameter servers</source>
-        <translation>多个进程，使用参数服务器</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="171" />
-        <source>A TensorFlow 1 cluster script</source>
-        <translation>TensorFlow 1 集群脚本</translation>
-    </message>
-</context>
-<context>
-    <name>TaskEditor</name>
-    <message>
-        <location filename="../widgets/task_editor.py" line="88" />
-        <source>Role</source>
-        <translation>角色</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_editor.py" line="88" />
-        <source>Count</source>
-        <translation>数量</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_editor.py" line="88" />
-        <source>Host</source>
-        <translation>主机</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_editor.py" line="89" />
-        <source>Port</source>
-        <translation>端口</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_editor.py" line="89" />
-        <source>GPUs</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_editor.py" line="94" />
-        <source>Add task</source>
-        <translation>添加任务</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_editor.py" line="95" />
-        <source>Remove selected</source>
-        <translation>删除所选</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_editor.py" line="126" />
-        <source>auto</source>
-        <translation>自动</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_editor.py" line="91" />
-        <source>Node</source>
-        <translation>节点</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_editor.py" line="125" />
-        <source>this machine</source>
-        <translation>本机</translation>
-    </message>
-</context>
-<context>
-    <name>TaskTable</name>
-    <message>
-        <location filename="../widgets/task_table.py" line="31" />
-        <source>Role</source>
-        <translation>角色</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_table.py" line="31" />
-        <source>Index</source>
-        <translation>序号</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_table.py" line="31" />
-        <source>Host</source>
-        <translation>主机</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_table.py" line="31" />
-        <source>PID</source>
-        <translation>PID</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_table.py" line="31" />
-        <source>State</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_table.py" line="32" />
-        <source>Restarts</source>
-        <translation>重启次数</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_table.py" line="32" />
-        <source>Exit code</source>
-        <translation>退出码</translation>
-    </message>
-    <message>
-        <location filename="../widgets/task_table.py" line="32" />
-        <source>Uptime</source>
-        <translation>运行时长</translation>
-    </message>
-</context>
-<context>
-    <name>TasksPage</name>
-    <message>
-        <location filename="../wizard.py" line="192" />
-        <source>Tasks and GPUs</source>
-        <translation>任务与 GPU</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="197" />
-        <source>No NVIDIA GPU was found on this machine: the tasks will run on the CPU.</source>
-        <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="216" />
-        <source>One process. Choose the GPUs it may use.</source>
-        <translation>一个进程。选择它可以使用的 GPU。</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="217" />
-        <source>Each row is one kind of process. Ports: 'auto' picks a free one at each start.</source>
-        <translation>每一行是一类进程。端口为“自动”时，每次启动都会挑选一个空闲端口。</translation>
-    </message>
-</context>
-<context>
-    <name>TensorBoard</name>
-    <message>
-        <location filename="../tensorboard.py" line="74" />
-        <source>TensorBoard is not installed in {python}. Install it with:
-{python} -m pip install tensorboard</source>
-        <translation>{python} 中没有安装 TensorBoard。请用以下命令安装：
-{python} -m pip install tensorboard</translation>
-    </message>
-    <message>
-        <location filename="../tensorboard.py" line="78" />
-        <source>TensorBoard exited with code {code}:
-{tail}</source>
-        <translation>TensorBoard 已退出，退出码 {code}：
-{tail}</translation>
-    </message>
-    <message>
-        <location filename="../tensorboard.py" line="85" />
-        <source>Cannot start {python}: the training interpreter is missing.</source>
-        <translation>无法启动 {python}：训练用解释器不存在。</translation>
-    </message>
-</context>
-<context>
     <name>NodeEditor</name>
     <message>
-        <location filename="../widgets/node_editor.py" line="39" />
+        <location filename="../widgets/node_editor.py" line="33"/>
         <source>Name</source>
+        <extracomment>The columns edited as text: column -&gt; config key.</extracomment>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="39" />
+        <location filename="../widgets/node_editor.py" line="33"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="39" />
+        <location filename="../widgets/node_editor.py" line="33"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="39" />
+        <location filename="../widgets/node_editor.py" line="33"/>
         <source>SSH port</source>
         <translation>SSH 端口</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="40" />
+        <location filename="../widgets/node_editor.py" line="34"/>
         <source>Python</source>
         <translation>Python</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="40" />
+        <location filename="../widgets/node_editor.py" line="34"/>
         <source>Work folder</source>
         <translation>工作目录</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="40" />
+        <location filename="../widgets/node_editor.py" line="34"/>
         <source>Address</source>
         <translation>地址</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="40" />
+        <location filename="../widgets/node_editor.py" line="34"/>
         <source>Key file</source>
         <translation>密钥文件</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="41" />
+        <location filename="../widgets/node_editor.py" line="35"/>
         <source>Password</source>
         <translation>密码</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="43" />
+        <location filename="../widgets/node_editor.py" line="37"/>
         <source>Log in with the password stored in the system keyring (tensordeck login CONFIG NODE stores it; it never goes into the file).</source>
         <translation>使用保存在系统密钥环中的密码登录（由 tensordeck login CONFIG NODE 保存；密码绝不写入文件）。</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="49" />
+        <location filename="../widgets/node_editor.py" line="39"/>
         <source>Add machine</source>
         <translation>添加机器</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="50" />
         <source>Remove selected</source>
-        <translation>删除所选</translation>
+        <translation type="vanished">删除所选</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="75" />
+        <location filename="../widgets/node_editor.py" line="54"/>
         <source>your user name</source>
         <translation>你的用户名</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="77" />
+        <location filename="../widgets/node_editor.py" line="56"/>
         <source>same as host</source>
         <translation>与主机相同</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="79" />
+        <location filename="../widgets/node_editor.py" line="58"/>
         <source>agent, ~/.ssh</source>
         <translation>agent、~/.ssh</translation>
     </message>
@@ -1463,12 +1017,12 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>NodeGpuPanel</name>
     <message>
-        <location filename="../widgets/node_gpu_panel.py" line="46" />
+        <location filename="../widgets/node_gpu_panel.py" line="46"/>
         <source>Node {name}</source>
         <translation>节点 {name}</translation>
     </message>
     <message>
-        <location filename="../widgets/node_gpu_panel.py" line="53" />
+        <location filename="../widgets/node_gpu_panel.py" line="53"/>
         <source>Waiting for the first sample from {name}…</source>
         <translation>正在等待 {name} 的第一个采样…</translation>
     </message>
@@ -1476,77 +1030,533 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>PreflightDialog</name>
     <message>
-        <location filename="../preflight_dialog.py" line="36" />
+        <location filename="../preflight_dialog.py" line="36"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="40" />
+        <location filename="../preflight_dialog.py" line="40"/>
         <source>All {n} checks passed: the job can start.</source>
         <translation>全部 {n} 项检查通过：可以开始运行。</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="41" />
+        <location filename="../preflight_dialog.py" line="41"/>
         <source>{failed} of {n} checks failed: fix them, then run preflight again.</source>
         <translation>{n} 项检查中有 {failed} 项失败：修复后请再次预检。</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="47" />
+        <location filename="../preflight_dialog.py" line="47"/>
         <source>Check</source>
         <translation>检查项</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="47" />
+        <location filename="../preflight_dialog.py" line="47"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="72" />
+        <location filename="../preflight_dialog.py" line="72"/>
         <source>Copy fixes</source>
         <translation>复制修复方法</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="78" />
+        <location filename="../preflight_dialog.py" line="78"/>
         <source>Trust {host}…</source>
         <translation>信任 {host}…</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="86" />
+        <location filename="../preflight_dialog.py" line="86"/>
         <source>What to do (select and copy):</source>
         <translation>修复方法（可选中复制）：</translation>
     </message>
 </context>
 <context>
+    <name>ReviewPage</name>
+    <message>
+        <location filename="../wizard.py" line="255"/>
+        <source>Review and save</source>
+        <translation>检查并保存</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="256"/>
+        <source>This is the config file TensorDeck will save. The command line runs the same file: tensordeck --run FILE</source>
+        <translation>这是 TensorDeck 将要保存的配置文件。命令行运行的也是同一个文件：tensordeck --run 文件</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="261"/>
+        <source>Save as…</source>
+        <translation>另存为…</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="265"/>
+        <source>Start the run when I press Finish</source>
+        <translation>点击“完成”后立即开始运行</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="270"/>
+        <source>Job name</source>
+        <translation>作业名称</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="271"/>
+        <source>Config file</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="291"/>
+        <source>Save the config</source>
+        <translation>保存配置</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="292"/>
+        <source>TensorDeck config (*.json)</source>
+        <translation>TensorDeck 配置 (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>RowTable</name>
+    <message>
+        <location filename="../widgets/row_table.py" line="32"/>
+        <source>Remove selected</source>
+        <translation>删除所选</translation>
+    </message>
+</context>
+<context>
+    <name>RunView</name>
+    <message>
+        <location filename="../views/run.py" line="73"/>
+        <source>TensorBoard</source>
+        <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap).</extracomment>
+        <translation>TensorBoard</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="83"/>
+        <source>Run</source>
+        <extracomment>Offered when a start failed on a node whose host key is not known yet.</extracomment>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="85"/>
+        <location filename="../views/run.py" line="144"/>
+        <source>No config loaded: open one, or create one with File &gt; New.</source>
+        <translation>尚未加载配置：请打开一个，或通过“文件 &gt; 新建”创建。</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="91"/>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="93"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="96"/>
+        <source>Open run folder</source>
+        <translation>打开运行文件夹</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="98"/>
+        <source>Open TensorBoard</source>
+        <translation>打开 TensorBoard</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="113"/>
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="114"/>
+        <source>Training metrics</source>
+        <translation>训练指标</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="115"/>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="205"/>
+        <source>{task} started (pid {pid})</source>
+        <translation>{task} 已启动（pid {pid}）</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="210"/>
+        <source>{task} exited with code {code} ({state})</source>
+        <translation>{task} 已退出，退出码 {code}（{state}）</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="215"/>
+        <source>{task} restarts in {delay:g} s</source>
+        <translation>{task} 将在 {delay:g} 秒后重启</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="219"/>
+        <source>stopping: {reason}</source>
+        <translation>正在停止：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="221"/>
+        <source>run folder {path}</source>
+        <translation>运行文件夹 {path}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="223"/>
+        <source>run {status} (exit code {code})</source>
+        <translation>运行{status}（退出码 {code}）</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="243"/>
+        <source>The run did not start</source>
+        <translation>运行未启动</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="244"/>
+        <source>Nothing was started:</source>
+        <translation>没有启动任何任务：</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="117"/>
+        <source>Node GPUs</source>
+        <translation>节点 GPU</translation>
+    </message>
+</context>
+<context>
+    <name>ScriptPage</name>
+    <message>
+        <location filename="../wizard.py" line="226"/>
+        <source>The training script</source>
+        <translation>训练脚本</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="227"/>
+        <source>The Python file to run, and its arguments.</source>
+        <translation>要运行的 Python 文件及其参数。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="229"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="232"/>
+        <source>Hide TensorFlow&apos;s information messages (TF_CPP_MIN_LOG_LEVEL=1)</source>
+        <translation>隐藏 TensorFlow 的提示信息（TF_CPP_MIN_LOG_LEVEL=1）</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="239"/>
+        <source>Script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="240"/>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="246"/>
+        <source>Training script</source>
+        <translation>训练脚本</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="247"/>
+        <source>Python scripts (*.py)</source>
+        <translation>Python 脚本 (*.py)</translation>
+    </message>
+</context>
+<context>
+    <name>State</name>
+    <message>
+        <location filename="../i18n.py" line="48"/>
+        <source>pending</source>
+        <extracomment>Language code -&gt; its name in that language (what the settings menu lists).</extracomment>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="49"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="50"/>
+        <source>restarting</source>
+        <translation>重启中</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="51"/>
+        <source>succeeded</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="52"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="53"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="54"/>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="55"/>
+        <source>abandoned</source>
+        <translation>已遗弃</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="56"/>
+        <source>stopping</source>
+        <translation>正在停止</translation>
+    </message>
+    <message>
+        <location filename="../i18n.py" line="57"/>
+        <source>not started</source>
+        <translation>未开始</translation>
+    </message>
+</context>
+<context>
+    <name>Strategy</name>
+    <message>
+        <location filename="../views/cluster.py" line="48"/>
+        <source>One process on one GPU (or the CPU). The simplest way to train.</source>
+        <extracomment>Keys the form writes, in the order a file lists them.</extracomment>
+        <translation>一个进程，使用一块 GPU（或 CPU）。最简单的训练方式。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="50"/>
+        <source>One process that uses every GPU of this machine and keeps a copy of the model on each (MirroredStrategy).</source>
+        <translation>一个进程使用本机所有 GPU，每块 GPU 上各保存一份模型副本（MirroredStrategy）。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="53"/>
+        <source>Several worker processes, each with its GPUs, training one model in step (MultiWorkerMirroredStrategy).</source>
+        <translation>多个 worker 进程，各自使用自己的 GPU，同步训练同一个模型（MultiWorkerMirroredStrategy）。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="56"/>
+        <source>A chief coordinates, workers compute, ps tasks hold the model&apos;s variables (TF2 ParameterServerStrategy).</source>
+        <translation>由 chief 协调，worker 负责计算，ps 任务保存模型变量（TF2 ParameterServerStrategy）。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="59"/>
+        <source>Classic TensorFlow 1 scripts that read --job_name, --task_index, --ps_hosts and --worker_hosts (replica_device_setter).</source>
+        <translation>经典的 TensorFlow 1 脚本，读取 --job_name、--task_index、--ps_hosts 和 --worker_hosts 参数（replica_device_setter）。</translation>
+    </message>
+</context>
+<context>
+    <name>StrategyPage</name>
+    <message>
+        <location filename="../wizard.py" line="163"/>
+        <source>How should it train?</source>
+        <translation>如何训练？</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="164"/>
+        <source>Pick the simplest that fits; you can change it later.</source>
+        <translation>选择能满足需要的最简单方式；以后还可以修改。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="168"/>
+        <source>One GPU (or the CPU)</source>
+        <translation>一块 GPU（或 CPU）</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="169"/>
+        <source>All GPUs of this machine</source>
+        <translation>本机的所有 GPU</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="170"/>
+        <source>Several processes, all GPUs in step</source>
+        <translation>多个进程，所有 GPU 同步训练</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="171"/>
+        <source>Several processes with parameter servers</source>
+        <translation>多个进程，使用参数服务器</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="172"/>
+        <source>A TensorFlow 1 cluster script</source>
+        <translation>TensorFlow 1 集群脚本</translation>
+    </message>
+</context>
+<context>
+    <name>TaskEditor</name>
+    <message>
+        <location filename="../widgets/task_editor.py" line="83"/>
+        <source>Role</source>
+        <translation>角色</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="83"/>
+        <source>Count</source>
+        <translation>数量</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="83"/>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="84"/>
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="84"/>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="85"/>
+        <source>Add task</source>
+        <translation>添加任务</translation>
+    </message>
+    <message>
+        <source>Remove selected</source>
+        <translation type="vanished">删除所选</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="127"/>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="84"/>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="103"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+</context>
+<context>
+    <name>TaskTable</name>
+    <message>
+        <location filename="../widgets/task_table.py" line="31"/>
+        <source>Role</source>
+        <translation>角色</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="31"/>
+        <source>Index</source>
+        <translation>序号</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="31"/>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="31"/>
+        <source>PID</source>
+        <translation>PID</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="31"/>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="32"/>
+        <source>Restarts</source>
+        <translation>重启次数</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="32"/>
+        <source>Exit code</source>
+        <translation>退出码</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="32"/>
+        <source>Uptime</source>
+        <translation>运行时长</translation>
+    </message>
+</context>
+<context>
+    <name>TasksPage</name>
+    <message>
+        <location filename="../wizard.py" line="193"/>
+        <source>Tasks and GPUs</source>
+        <translation>任务与 GPU</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="198"/>
+        <source>No NVIDIA GPU was found on this machine: the tasks will run on the CPU.</source>
+        <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="217"/>
+        <source>One process. Choose the GPUs it may use.</source>
+        <translation>一个进程。选择它可以使用的 GPU。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="218"/>
+        <source>Each row is one kind of process. Ports: &apos;auto&apos; picks a free one at each start.</source>
+        <translation>每一行是一类进程。端口为“自动”时，每次启动都会挑选一个空闲端口。</translation>
+    </message>
+</context>
+<context>
+    <name>TensorBoard</name>
+    <message>
+        <location filename="../tensorboard.py" line="74"/>
+        <source>TensorBoard is not installed in {python}. Install it with:
+{python} -m pip install tensorboard</source>
+        <translation>{python} 中没有安装 TensorBoard。请用以下命令安装：
+{python} -m pip install tensorboard</translation>
+    </message>
+    <message>
+        <location filename="../tensorboard.py" line="78"/>
+        <source>TensorBoard exited with code {code}:
+{tail}</source>
+        <translation>TensorBoard 已退出，退出码 {code}：
+{tail}</translation>
+    </message>
+    <message>
+        <location filename="../tensorboard.py" line="85"/>
+        <source>Cannot start {python}: the training interpreter is missing.</source>
+        <translation>无法启动 {python}：训练用解释器不存在。</translation>
+    </message>
+</context>
+<context>
     <name>TrustDialog</name>
     <message>
-        <location filename="../trust_dialog.py" line="40" />
+        <location filename="../trust_dialog.py" line="40"/>
         <source>Trust {host}?</source>
+        <extracomment>How core&apos;s connect() says a host is not in known_hosts: &quot;HOST:PORT is not a known host&quot;.</extracomment>
         <translation>信任 {host}？</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="42" />
-        <source>{host}:{port} is not a known host yet. Compare its key's fingerprint with the one the machine itself shows (Linux: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub; Windows: ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub) and trust it only when they are the same.</source>
+        <location filename="../trust_dialog.py" line="42"/>
+        <source>{host}:{port} is not a known host yet. Compare its key&apos;s fingerprint with the one the machine itself shows (Linux: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub; Windows: ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub) and trust it only when they are the same.</source>
         <translation>{host}:{port} 还不是已知主机。请将其密钥指纹与该机器自己显示的指纹比较（Linux：ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub；Windows：ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub），只有两者相同时才信任它。</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="47" />
+        <location filename="../trust_dialog.py" line="47"/>
         <source>Reading the key…</source>
         <translation>正在读取密钥…</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="56" />
+        <location filename="../trust_dialog.py" line="56"/>
         <source>Trust</source>
         <translation>信任</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="71" />
+        <location filename="../trust_dialog.py" line="71"/>
         <source>Key fingerprint: {fingerprint}</source>
         <translation>密钥指纹：{fingerprint}</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="85" />
         <source>The key changed while this dialog was open (now {fingerprint}). Check the machine and your network before you use it.</source>
-        <translation>此对话框打开期间密钥发生了变化（现在是 {fingerprint}）。使用前请检查该机器和你的网络。</translation>
+        <translation type="vanished">此对话框打开期间密钥发生了变化（现在是 {fingerprint}）。使用前请检查该机器和你的网络。</translation>
     </message>
 </context>
 </TS>

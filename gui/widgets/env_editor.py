@@ -2,43 +2,19 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QHeaderView,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QTableWidgetItem, QWidget
+
+from gui.widgets.row_table import RowTable
 
 
-class EnvEditor(QWidget):
-    changed = Signal()
-
+class EnvEditor(RowTable):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.table = QTableWidget(0, 2)
+        super().__init__(2, 100, parent)
         self.table.setHorizontalHeaderLabels([self.tr("Variable"), self.tr("Value")])
-        self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.setMinimumHeight(100)
-        add = QPushButton(self.tr("Add variable"))
-        remove = QPushButton(self.tr("Remove selected"))
-        buttons = QHBoxLayout()
-        buttons.addWidget(add)
-        buttons.addWidget(remove)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
-        layout.addLayout(buttons)
-        add.clicked.connect(self._add_empty)
-        remove.clicked.connect(self._remove_selected)
+        self.add_button.setText(self.tr("Add variable"))
         self.table.itemChanged.connect(self.changed)
 
-    def _add_empty(self) -> None:
+    def add_clicked(self) -> None:
         self._add("", "")
         self.table.editItem(self.table.item(self.table.rowCount() - 1, 0))
 
@@ -47,12 +23,6 @@ class EnvEditor(QWidget):
         self.table.insertRow(row)
         self.table.setItem(row, 0, QTableWidgetItem(key))
         self.table.setItem(row, 1, QTableWidgetItem(value))
-
-    def _remove_selected(self) -> None:
-        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True)
-        for row in rows:
-            self.table.removeRow(row)
-        self.changed.emit()
 
     def set_value(self, env: dict) -> None:
         self.table.blockSignals(True)

@@ -3,19 +3,16 @@ over SSH. Keys the table does not show (``shell``, ``script``) are kept per row.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLineEdit,
-    QPushButton,
     QSpinBox,
-    QTableWidget,
-    QVBoxLayout,
     QWidget,
 )
+
+from gui.widgets.row_table import RowTable
 
 #: The columns edited as text: column -> config key.
 _TEXT_COLUMNS = {0: "name", 1: "host", 2: "user", 4: "python", 5: "workdir", 6: "address",
@@ -25,16 +22,13 @@ PASSWORD_COLUMN = 8
 DEFAULT_WORKDIR = "tensordeck"
 
 
-class NodeEditor(QWidget):
+class NodeEditor(RowTable):
     """Rows of (name, host, user, port, python, workdir, address, key file, password from the
     keyring); ``changed`` on every edit."""
 
-    changed = Signal()
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(9, 110, parent)
         self._extras: list[dict] = []  # per row: the keys the table does not edit
-        self.table = QTableWidget(0, 9)
         self.table.setHorizontalHeaderLabels([
             self.tr("Name"), self.tr("Host"), self.tr("User"), self.tr("SSH port"),
             self.tr("Python"), self.tr("Work folder"), self.tr("Address"), self.tr("Key file"),
@@ -42,22 +36,7 @@ class NodeEditor(QWidget):
         self.table.horizontalHeaderItem(PASSWORD_COLUMN).setToolTip(self.tr(
             "Log in with the password stored in the system keyring (tensordeck login CONFIG "
             "NODE stores it; it never goes into the file)."))
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.setMinimumHeight(110)
-        self.add_button = QPushButton(self.tr("Add machine"))
-        self.remove_button = QPushButton(self.tr("Remove selected"))
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
-        layout.addLayout(buttons)
-        self.add_button.clicked.connect(self._add_new)
-        self.remove_button.clicked.connect(self._remove_selected)
+        self.add_button.setText(self.tr("Add machine"))
 
     def cell(self, row: int, col: int) -> QWidget:
         return self.table.cellWidget(row, col)
@@ -100,21 +79,15 @@ class NodeEditor(QWidget):
     def password_box(self, row: int) -> QCheckBox:
         return self.cell(row, PASSWORD_COLUMN).findChild(QCheckBox)
 
-    def _add_new(self) -> None:
+    def add_clicked(self) -> None:
         taken = set(self.names())
         number = self.table.rowCount() + 1
         while f"node{number}" in taken:
             number += 1
         self.add_row(f"node{number}", {})
 
-    def _remove_selected(self) -> None:
-        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True)
-        if not rows and self.table.rowCount():
-            rows = [self.table.rowCount() - 1]
-        for row in rows:
-            self.table.removeRow(row)
-            del self._extras[row]
-        self.changed.emit()
+    def row_removed(self, row: int) -> None:
+        del self._extras[row]
 
     def set_value(self, nodes: dict) -> None:
         self.blockSignals(True)

@@ -6,19 +6,15 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
-    QHeaderView,
     QLineEdit,
     QMenu,
-    QPushButton,
     QSpinBox,
-    QTableWidget,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
+
+from gui.widgets.row_table import RowTable
 
 ROLES = ("chief", "worker", "ps", "evaluator")
 NODE_COLUMN = 5
@@ -77,34 +73,16 @@ class GpuPicker(QToolButton):
             self.setText(", ".join(f"GPU {i}" for i in self._value))
 
 
-class TaskEditor(QWidget):
+class TaskEditor(RowTable):
     """Rows of (role, count, host, port, GPUs, node); ``changed`` on every edit."""
 
-    changed = Signal()
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(6, 130, parent)
         self.gpus: list[tuple[int, str]] = []
         self.nodes: list[str] = []
-        self.table = QTableWidget(0, 6)
         self.table.setHorizontalHeaderLabels([self.tr("Role"), self.tr("Count"), self.tr("Host"),
                                               self.tr("Port"), self.tr("GPUs"), self.tr("Node")])
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.setMinimumHeight(130)
-        self.add_button = QPushButton(self.tr("Add task"))
-        self.remove_button = QPushButton(self.tr("Remove selected"))
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
-        layout.addLayout(buttons)
-        self.add_button.clicked.connect(lambda: self.add_row({"role": "worker"}))
-        self.remove_button.clicked.connect(self._remove_selected)
+        self.add_button.setText(self.tr("Add task"))
 
     def set_machine_gpus(self, gpus: list[tuple[int, str]]) -> None:
         """The GPUs the pickers offer; keeps the current rows."""
@@ -162,13 +140,8 @@ class TaskEditor(QWidget):
         node.currentIndexChanged.connect(self.changed)
         self.changed.emit()
 
-    def _remove_selected(self) -> None:
-        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True)
-        if not rows and self.table.rowCount():
-            rows = [self.table.rowCount() - 1]
-        for row in rows:
-            self.table.removeRow(row)
-        self.changed.emit()
+    def add_clicked(self) -> None:
+        self.add_row({"role": "worker"})
 
     def cell(self, row: int, col: int) -> QWidget:
         return self.table.cellWidget(row, col)
