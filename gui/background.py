@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QProcess, QRunnable, QThreadPool, Signal, Slot
 
 
 class _Relay(QObject):
@@ -57,3 +57,17 @@ def run_in_background(fn: Callable[[], Any], done: Callable[[Any], None],
     relay = _Relay(done, failed)
     _pending.add(relay)
     QThreadPool.globalInstance().start(_Job(fn, relay))
+
+
+def start_process(parent: QObject, argv: list[str], on_output: Callable[[], None],
+                  on_finished: Callable[..., None],
+                  on_error: Callable[..., None]) -> QProcess:
+    """A child program whose output (stdout and stderr merged) arrives on the GUI thread as it
+    comes (a fix command, TensorBoard): never blocks the window."""
+    process = QProcess(parent)
+    process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
+    process.readyReadStandardOutput.connect(on_output)
+    process.finished.connect(on_finished)
+    process.errorOccurred.connect(on_error)
+    process.start(argv[0], argv[1:])
+    return process

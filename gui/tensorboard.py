@@ -9,6 +9,8 @@ import re
 from PySide6.QtCore import QObject, QProcess, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 
+from gui.background import start_process
+
 _URL = re.compile(r"(https?://[^\s]+:\d+/?)")
 
 
@@ -32,14 +34,10 @@ class TensorBoard(QObject):
             return
         self.stop()
         self._python, self._output, self._url = python, "", None
-        process = QProcess(self)
-        process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
-        process.readyReadStandardOutput.connect(self._on_output)
-        process.finished.connect(self._on_finished)
-        process.errorOccurred.connect(self._on_error)
-        self._process = process
         # --port 0: TensorBoard picks a free port and prints the URL.
-        process.start(python, ["-m", "tensorboard.main", "--logdir", logdir, "--port", "0"])
+        self._process = start_process(
+            self, [python, "-m", "tensorboard.main", "--logdir", logdir, "--port", "0"],
+            self._on_output, self._on_finished, self._on_error)
 
     def stop(self) -> None:
         if self._process is not None:

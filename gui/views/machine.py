@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from core.findings import Finding, FixStep
 from core.gpu.info import GpuInfo, GpuReport, GpuState
-from gui.background import run_in_background
+from gui.background import run_in_background, start_process
 from gui.style import monospace_font, status_color
 
 
@@ -350,13 +350,8 @@ class MachineView(QWidget):
                 return
         self.fix_output.show()
         self.fix_output.appendPlainText(f"$ {step.command}")
-        process = QProcess(self)
-        process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
-        process.readyReadStandardOutput.connect(self._on_fix_output)
-        process.finished.connect(self._on_fix_finished)
-        process.errorOccurred.connect(self._on_fix_error)
-        self._process = process
-        process.start(argv[0], argv[1:])
+        self._process = start_process(self, argv, self._on_fix_output, self._on_fix_finished,
+                                      self._on_fix_error)
 
     def _on_fix_output(self) -> None:
         if self._process is not None:
