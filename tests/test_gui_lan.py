@@ -123,22 +123,27 @@ def test_preflight_button_shows_every_check_passing_on_two_healthy_nodes(
     dialog.close()
 
 
+def preflight_one_node(qtbot, window, tmp_path, lab, name: str):
+    """Save a job with one worker on node ``name``, press Preflight, return the report dialog."""
+    (tmp_path / "task.py").write_text("print('hello')\n")
+    cluster = window.cluster
+    cluster.script.setText("task.py")
+    add_node(cluster, name, lab["servers"][name], lab["key"])
+    cluster.tasks.set_value([{"role": "worker", "node": name}])
+    cluster.save(tmp_path / "job.json")
+    window.preflight_import_tf = False
+    cluster.preflight_button.click()
+    qtbot.waitUntil(lambda: window.preflight_dialog is not None, timeout=60_000)
+    return window.preflight_dialog
+
+
 @needs_sshd
 def test_unknown_host_is_trusted_from_the_preflight_dialog(qtbot, window, lab, tmp_path,
                                                            monkeypatch):
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))  # no known_hosts yet
     server = lab["servers"]["a"]
-    (tmp_path / "task.py").write_text("print('hello')\n")
-    cluster = window.cluster
-    cluster.script.setText("task.py")
-    add_node(cluster, "a", server, lab["key"])
-    cluster.tasks.set_value([{"role": "worker", "node": "a"}])
-    cluster.save(tmp_path / "job.json")
-    window.preflight_import_tf = False
-    cluster.preflight_button.click()
-    qtbot.waitUntil(lambda: window.preflight_dialog is not None, timeout=60_000)
-    dialog = window.preflight_dialog
+    dialog = preflight_one_node(qtbot, window, tmp_path, lab, "a")
     assert not dialog.report.ok
     assert "is not a known host" in dialog.fixes.toPlainText()
     assert [b.text() for b in dialog.trust_buttons] == [f"Trust {server.address}…"]
@@ -164,16 +169,7 @@ def test_a_changed_host_key_is_explained_and_never_offered_for_trust(qtbot, wind
     known = tmp_path / "home" / ".ssh" / "known_hosts"
     known.write_text(f"[{server.address}]:{server.port} {other_key}\n")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    (tmp_path / "task.py").write_text("print('hello')\n")
-    cluster = window.cluster
-    cluster.script.setText("task.py")
-    add_node(cluster, "b", server, lab["key"])
-    cluster.tasks.set_value([{"role": "worker", "node": "b"}])
-    cluster.save(tmp_path / "job.json")
-    window.preflight_import_tf = False
-    cluster.preflight_button.click()
-    qtbot.waitUntil(lambda: window.preflight_dialog is not None, timeout=60_000)
-    dialog = window.preflight_dialog
+    dialog = preflight_one_node(qtbot, window, tmp_path, lab, "b")
     assert "CHANGED" in dialog.fixes.toPlainText()
     assert f"ssh-keygen -R [{server.address}]:{server.port}" in dialog.fixes.toPlainText()
     assert dialog.trust_buttons == []
