@@ -7,10 +7,11 @@ orphans: on Linux the task gets ``PR_SET_PDEATHSIG`` (SIGKILL when the spawning 
 and on every POSIX system a watchdog process, holding a pipe from TensorDeck, kills every
 registered process group when that pipe closes (TensorDeck exited or was killed).
 
-Windows: ``terminate()`` does nothing useful to console programs. Each task starts suspended
-in a new process group, is put into a Job Object with KILL_ON_JOB_CLOSE (the OS kills the tree
-when TensorDeck's handle closes, however TensorDeck ends), then resumed. A graceful stop is a
-CTRL_BREAK_EVENT to the group; a forced stop terminates the job.
+Windows (core.wintree): each task starts suspended and windowless, is put into a Job Object
+with KILL_ON_JOB_CLOSE (the OS kills the tree when TensorDeck's handle closes, however
+TensorDeck ends), then resumed. A graceful stop sets the task's stop event, which TensorDeck's
+runtime module turns into the task's own SIGTERM/SIGBREAK handler or a KeyboardInterrupt; a
+forced stop terminates the job.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 
-IS_WINDOWS = sys.platform.startswith("win")
+from core.wintree import IS_WINDOWS, STOP_EVENT_VARIABLE, WindowsTree
 
 
 def exit_status(returncode: int) -> int:
@@ -55,88 +56,6 @@ def _pdeathsig_preexec():
 _PREEXEC = _pdeathsig_preexec()
 
 
-# --- Windows Job Objects ----------------------------------------------------------------------
-
-
-class _WindowsJob:
-    """A Job Object that kills its processes when its last handle closes."""
-
-    def __init__(self) -> None:
-        import ctypes
-        from ctypes import wintypes
-
-        self._ctypes = ctypes
-        k32 = ctypes.WinDLL("kernel32", use_last_error=True)
-        self._k32 = k32
-        k32.CreateJobObjectW.restype = wintypes.HANDLE
-        self.handle = k32.CreateJobObjectW(None, None)
-        if not self.handle:
-            raise ctypes.WinError(ctypes.get_last_error())
-
-        class IoCounters(ctypes.Structure):
-            _fields_ = [
-                (n, ctypes.c_ulonglong)
-                for n in (
-                    "ReadOperationCount",
-                    "WriteOperationCount",
-                    "OtherOperationCount",
-                    "ReadTransferCount",
-                    "WriteTransferCount",
-                    "OtherTransferCount",
-                )
-            ]
-
-        class BasicLimits(ctypes.Structure):
-            _fields_ = [
-                ("PerProcessUserTimeLimit", ctypes.c_int64),
-                ("PerJobUserTimeLimit", ctypes.c_int64),
-                ("LimitFlags", wintypes.DWORD),
-                ("MinimumWorkingSetSize", ctypes.c_size_t),
-                ("MaximumWorkingSetSize", ctypes.c_size_t),
-                ("ActiveProcessLimit", wintypes.DWORD),
-                ("Affinity", ctypes.c_size_t),
-                ("PriorityClass", wintypes.DWORD),
-                ("SchedulingClass", wintypes.DWORD),
-            ]
-
-        class ExtendedLimits(ctypes.Structure):
-            _fields_ = [
-                ("BasicLimitInformation", BasicLimits),
-                ("IoInfo", IoCounters),
-                ("ProcessMemoryLimit", ctypes.c_size_t),
-                ("JobMemoryLimit", ctypes.c_size_t),
-                ("PeakProcessMemoryUsed", ctypes.c_size_t),
-                ("PeakJobMemoryUsed", ctypes.c_size_t),
-            ]
-
-        info = ExtendedLimits()
-        info.BasicLimitInformation.LimitFlags = 0x2000  # JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-        job_object_extended_limit_information = 9
-        if not k32.SetInformationJobObject(
-            self.handle,
-            job_object_extended_limit_information,
-            ctypes.byref(info),
-            ctypes.sizeof(info),
-        ):
-            raise ctypes.WinError(ctypes.get_last_error())
-
-    def adopt_and_resume(self, process: subprocess.Popen) -> None:
-        ctypes = self._ctypes
-        handle = int(process._handle)  # type: ignore[attr-defined]
-        if not self._k32.AssignProcessToJobObject(self.handle, handle):
-            raise ctypes.WinError(ctypes.get_last_error())
-        ntdll = ctypes.WinDLL("ntdll")
-        ntdll.NtResumeProcess(handle)
-
-    def terminate(self, code: int = 1) -> None:
-        self._k32.TerminateJobObject(self.handle, code)
-
-    def close(self) -> None:
-        if self.handle:
-            self._k32.CloseHandle(self.handle)
-            self.handle = None
-
-
 def _undo_frozen_dll_directory() -> None:
     """A PyInstaller-frozen app on Windows calls SetDllDirectory(bundle), which children
     inherit and which no environment variable can undo: reset it before starting tasks."""
@@ -144,6 +63,20 @@ def _undo_frozen_dll_directory() -> None:
         import ctypes
 
         ctypes.WinDLL("kernel32").SetDllDirectoryW(None)
+
+
+def listen_for_windows_stop() -> bool:
+    """Make this TensorDeck process stoppable the way its tasks are (core.wintree): when it was
+    started with a stop event (it is itself a task: a remote stand-in, or a launcher started by
+    a TensorDeck), the event raises its SIGTERM handler. False where there is none."""
+    if not IS_WINDOWS or not os.environ.get(STOP_EVENT_VARIABLE):
+        return False
+    from core.paths import resource
+
+    sys.path.insert(0, str(resource("runtime")))
+    import tensordeck_runtime
+
+    return tensordeck_runtime.listen_for_stop()
 
 
 # --- the task process -------------------------------------------------------------------------
@@ -159,33 +92,22 @@ class TaskProcess:
         cwd: str | None = None,
         watchdog: Watchdog | None = None,
     ) -> None:
-        self._job: _WindowsJob | None = None
+        self._tree: WindowsTree | None = None
         self._watchdog = watchdog
         common = dict(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            env=dict(env),
             cwd=cwd,
             bufsize=0,
         )
         if IS_WINDOWS:
             _undo_frozen_dll_directory()
-            create_suspended = 0x4
-            self._job = _WindowsJob()
-            self.popen = subprocess.Popen(
-                list(argv),
-                creationflags=subprocess.CREATE_NEW_PROCESS_GROUP | create_suspended,
-                **common,
-            )
-            try:
-                self._job.adopt_and_resume(self.popen)
-            except OSError:
-                self.popen.kill()
-                raise
+            self._tree = WindowsTree(list(argv), dict(env), **common)
+            self.popen = self._tree.popen
         else:
             self.popen = subprocess.Popen(
-                list(argv), start_new_session=True, preexec_fn=_PREEXEC, **common
+                list(argv), env=dict(env), start_new_session=True, preexec_fn=_PREEXEC, **common
             )
             if watchdog:
                 watchdog.watch(self.popen.pid)
@@ -194,20 +116,20 @@ class TaskProcess:
         self.stdout = self.popen.stdout
 
     def terminate_tree(self) -> None:
-        """Ask the task and its children to exit (SIGTERM / CTRL_BREAK)."""
-        with suppress(ProcessLookupError, PermissionError, OSError):
-            if IS_WINDOWS:
-                os.kill(self.pid, signal.CTRL_BREAK_EVENT)  # type: ignore[attr-defined]
-            else:
-                os.killpg(self.pid, signal.SIGTERM)
+        """Ask the task and its children to exit (SIGTERM; on Windows the stop event)."""
+        if self._tree:
+            self._tree.stop()
+            return
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGTERM)
 
     def kill_tree(self) -> None:
         """Kill the task and every process it started."""
-        with suppress(ProcessLookupError, PermissionError, OSError):
-            if self._job:
-                self._job.terminate()
-            else:
-                os.killpg(self.pid, signal.SIGKILL)
+        if self._tree:
+            self._tree.kill()
+            return
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
 
     def poll(self) -> int | None:
         return self.popen.poll()
@@ -220,8 +142,8 @@ class TaskProcess:
         self.kill_tree()
         if self._watchdog:
             self._watchdog.unwatch(self.pid)
-        if self._job:
-            self._job.close()
+        if self._tree:
+            self._tree.close()
         self.stdout.close()
 
 

@@ -1,85 +1,67 @@
 """The watchdog that runs one task on a node. Sent over SSH and run by the node's own Python
 (3.7+, standard library only: the node needs nothing installed but its interpreter).
 
-Protocol on stdin: the first line is the task as JSON ({"argv", "env", "cwd"}); later lines are
-``stop`` (graceful: SIGTERM / CTRL_BREAK to the task's group) or ``kill``. End of stdin (the
-SSH connection closed for any reason) kills the whole task tree. The task's output (stdout and
-stderr merged) is relayed as it comes; the agent exits with the task's exit status (128+N for
-a signal N, as a shell reports it).
+Protocol on stdin: the first line is the task as JSON ({"argv", "env", "cwd", "runtime"}: the
+last maps file names to the sources of TensorDeck's runtime module); later lines are
+``stop`` (graceful: SIGTERM to the task's group; on Windows its stop event) or ``kill``. End
+of stdin (the SSH connection closed for any reason) kills the whole task tree. The task's
+output (stdout and stderr merged) is relayed as it comes; the agent exits with the task's exit
+status (128+N for a signal N, as a shell reports it).
 """
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 
-WINDOWS = sys.platform.startswith("win")
+if "WindowsTree" not in globals():  # imported from the package; on a node the source of
+    from core.wintree import IS_WINDOWS, WindowsTree  # core/wintree.py runs just before this
 
 
 class _Tree:
-    """The task and every process it starts: a process group (POSIX) or a Job Object."""
+    """The task and every process it starts: a process group (POSIX) or a Job Object (Windows,
+    core.wintree: the same as for local tasks)."""
 
     def __init__(self, argv, env, cwd):
         kwargs = dict(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            env=env,
             cwd=cwd or None,
             bufsize=0,
         )
-        self.job = None
-        if WINDOWS:
-            self.proc = subprocess.Popen(
-                argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **kwargs
-            )
-            self.job = _windows_job(self.proc)
+        self.windows = None
+        if IS_WINDOWS:
+            self.windows = WindowsTree(argv, env, **kwargs)
+            self.proc = self.windows.popen
         else:
-            self.proc = subprocess.Popen(argv, start_new_session=True, **kwargs)
+            self.proc = subprocess.Popen(argv, env=env, start_new_session=True, **kwargs)
 
     def stop(self):
-        try:
-            if WINDOWS:
-                os.kill(self.proc.pid, signal.CTRL_BREAK_EVENT)
-            else:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-        except OSError:
-            pass
+        if self.windows is not None:
+            self.windows.stop()
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
 
     def kill(self):
-        try:
-            if self.job is not None:
-                import ctypes
-
-                ctypes.windll.kernel32.TerminateJobObject(self.job, 1)
-            elif WINDOWS:
-                self.proc.kill()
-            else:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
-def _windows_job(proc):
-    """Put ``proc`` in a Job Object that kills its tree when this agent exits."""
-    import ctypes
-
-    k32 = ctypes.windll.kernel32
-    job = k32.CreateJobObjectW(None, None)
-    info = (ctypes.c_byte * 144)()  # JOBOBJECT_EXTENDED_LIMIT_INFORMATION (64-bit)
-    ctypes.c_uint32.from_buffer(info, 16).value = 0x2000  # KILL_ON_JOB_CLOSE
-    k32.SetInformationJobObject(job, 9, info, ctypes.sizeof(info))
-    k32.AssignProcessToJobObject(job, int(proc._handle))
-    return job
+        if self.windows is not None:
+            self.windows.kill()
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
 
 
 def _activation(env, python_prefix):
     """What ``conda activate`` adds, for a conda env's interpreter started without it."""
     if not os.path.isdir(os.path.join(python_prefix, "conda-meta")):
         return env
-    if WINDOWS:
+    if IS_WINDOWS:
         dirs = [python_prefix] + [
             os.path.join(python_prefix, *p)
             for p in (
@@ -106,6 +88,24 @@ def main():
     env = dict(os.environ)
     env.update(spec["env"])
     env = _activation(env, spec.get("prefix") or sys.prefix)
+    runtime = tempfile.mkdtemp(prefix="tensordeck-runtime-")
+    try:
+        return _run(spec, _with_runtime(env, runtime, spec.get("runtime") or {}))
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _with_runtime(env, folder, files):
+    """TensorDeck's runtime module (metrics; on Windows the graceful stop) on the task's
+    PYTHONPATH, as local tasks have it: its files come with the task."""
+    for name, text in files.items():
+        with open(os.path.join(folder, os.path.basename(name)), "w", encoding="utf-8") as f:
+            f.write(text)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [folder, env.get("PYTHONPATH")]))
+    return env
+
+
+def _run(spec, env):
     try:
         tree = _Tree(spec["argv"], env, spec.get("cwd"))
     except OSError as exc:

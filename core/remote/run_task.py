@@ -19,6 +19,8 @@ from pathlib import Path
 import asyncssh
 
 from core.config import Node
+from core.paths import resource
+from core.proctree import listen_for_windows_stop
 from core.remote.connect import RemoteError, connect
 from core.remote.shell import bootstrap_line, python_command
 
@@ -35,7 +37,19 @@ def decode_spec(text: str) -> dict:
 
 
 def agent_source() -> str:
-    return (Path(__file__).with_name("node_agent.py")).read_text(encoding="utf-8")
+    """The node agent as one program: core/wintree.py (its Windows process trees, the same as
+    local tasks get), then core/remote/node_agent.py."""
+    from core import wintree
+
+    here = Path(__file__).with_name("node_agent.py")
+    return Path(wintree.__file__).read_text(encoding="utf-8") + "\n" + here.read_text("utf-8")
+
+
+def agent_task(argv: list[str], env: dict[str, str], cwd: str) -> dict:
+    """The node agent's first line: the task, and the runtime module to put on its path."""
+    runtime = resource("runtime")
+    files = {p.name: p.read_text(encoding="utf-8") for p in sorted(runtime.glob("*.py"))}
+    return {"argv": argv, "env": env, "cwd": cwd, "runtime": files}
 
 
 async def run_remote(spec: dict) -> int:
@@ -45,7 +59,7 @@ async def run_remote(spec: dict) -> int:
         process = await conn.create_process(
             python_command(node.python, spec["shell"]), encoding=None, stderr=asyncssh.STDOUT
         )
-        task = {"argv": spec["argv"], "env": spec["env"], "cwd": spec["cwd"]}
+        task = agent_task(spec["argv"], spec["env"], spec["cwd"])
         process.stdin.write(bootstrap_line(agent_source()) + json.dumps(task).encode() + b"\n")
         loop = asyncio.get_running_loop()
         stops = iter([b"stop\n", b"kill\n"])
@@ -58,6 +72,7 @@ async def run_remote(spec: dict) -> int:
                 loop.add_signal_handler(signum, on_signal)
             except (NotImplementedError, RuntimeError):  # Windows event loops
                 signal.signal(signum, lambda *_: loop.call_soon_threadsafe(on_signal))
+        listen_for_windows_stop()  # the supervisor's graceful stop -> the handlers above
         out = sys.stdout.buffer
         while True:
             data = await process.stdout.read(65536)

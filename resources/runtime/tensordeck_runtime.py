@@ -12,6 +12,10 @@ Each call appends one JSON line ``{"time", "step", "task", "metrics"}`` to
 one curve per task. Outside TensorDeck (no ``TENSORDECK_RUN_DIR``) every call is a no-op, so the
 script still runs by hand. Pure Python, no dependencies: Keras is imported only when the callback
 is created.
+
+On Windows it also carries TensorDeck's graceful stop into the task (:func:`listen_for_stop`,
+started by this folder's ``sitecustomize``): a console signal cannot reach a task that shares
+no console with TensorDeck, so TensorDeck sets a named event instead.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import os
 import threading
 import time
 
-__all__ = ["MetricsCallback", "metrics_path", "report"]
+__all__ = ["MetricsCallback", "listen_for_stop", "metrics_path", "report"]
 
 _lock = threading.Lock()
 _files: dict[str, object] = {}
@@ -111,3 +115,68 @@ def MetricsCallback(every: int = 10):
     """A Keras callback reporting training metrics to TensorDeck (Keras 3 or tf-keras)."""
     cls = type("MetricsCallback", (_MetricsCallbackMixin, _keras_callback_base()), {})
     return cls(every)
+
+
+# --- graceful stop on Windows -----------------------------------------------------------------
+
+
+def _deliver_stop() -> None:
+    """What a stop request does in the task: as on POSIX (SIGTERM) the task's own SIGTERM
+    handler if it set one, else its SIGBREAK handler, else Ctrl+C (KeyboardInterrupt, so
+    ``finally`` blocks and ``atexit`` run). The signal is raised through the C runtime, as a
+    console Ctrl+C is, which also wakes a ``time.sleep`` of the main thread."""
+    import signal
+
+    chosen = signal.SIGINT
+    for name in ("SIGTERM", "SIGBREAK"):
+        signum = getattr(signal, name, None)
+        if signum is not None and callable(signal.getsignal(signum)):
+            chosen = signum
+            break
+    if not callable(signal.getsignal(chosen)):
+        return  # the task ignores Ctrl+C: TensorDeck ends it after the grace period
+    import ctypes
+
+    try:
+        getattr(ctypes.CDLL("ucrtbase"), "raise")(int(chosen))
+    except (OSError, AttributeError):
+        import _thread
+
+        _thread.interrupt_main()
+    # A main thread in time.sleep() (or another wait of Python's) wakes only on the SIGINT
+    # event, which the C handler sets for SIGINT alone: set it for the others too.
+    try:
+        sigint_event = ctypes.pythonapi._PyOS_SigintEvent
+        sigint_event.restype = ctypes.c_void_p
+        handle = sigint_event()
+        if handle:
+            ctypes.windll.kernel32.SetEvent(ctypes.c_void_p(handle))
+    except AttributeError:
+        pass
+
+
+def listen_for_stop() -> bool:
+    """Wait (in a daemon thread) for TensorDeck's stop event named by ``TENSORDECK_STOP_EVENT``
+    and deliver the stop when it is set. False when there is nothing to listen to (not Windows,
+    not started by TensorDeck, or the event is gone)."""
+    name = os.environ.get("TENSORDECK_STOP_EVENT")
+    if os.name != "nt" or not name:
+        return False
+    import ctypes
+
+    k32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    k32.OpenEventW.restype = ctypes.c_void_p
+    k32.OpenEventW.argtypes = (ctypes.c_uint32, ctypes.c_int, ctypes.c_wchar_p)
+    k32.WaitForSingleObject.argtypes = (ctypes.c_void_p, ctypes.c_uint32)
+    synchronize = 0x00100000
+    handle = k32.OpenEventW(synchronize, 0, name)
+    if not handle:
+        return False
+
+    def wait() -> None:
+        infinite, signaled = 0xFFFFFFFF, 0
+        if k32.WaitForSingleObject(handle, infinite) == signaled:
+            _deliver_stop()
+
+    threading.Thread(target=wait, name="tensordeck-stop", daemon=True).start()
+    return True
