@@ -4,6 +4,7 @@ still arrives), and TensorDeck's own lifecycle messages."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import TextIO
 
@@ -17,9 +18,42 @@ from core.events import (
     TaskRestarting,
     TaskStarted,
 )
+from core.exitcodes import describe
 
 _COLORS = ("36", "33", "35", "32", "34", "91", "96", "93")
 _CLEAR_LINE = "\r\x1b[K"
+ENABLE_VIRTUAL_TERMINAL_PROCESSING = 0x0004
+
+
+def enable_vt_processing(stream: TextIO) -> bool:
+    """Whether escape sequences written to ``stream`` will render. Off Windows: always (nothing
+    to do). A Windows console shows them only with virtual terminal processing on, which this
+    turns on; False where it cannot (not a console, a console older than Windows 10)."""
+    if sys.platform != "win32":
+        return True
+    import ctypes
+    import msvcrt
+    from ctypes import wintypes
+
+    try:
+        # The stream's own handle, not GetStdHandle's: the sink may write to stderr or a CONOUT$.
+        handle = msvcrt.get_osfhandle(stream.fileno())
+    except (AttributeError, OSError, ValueError):  # no file descriptor (io.UnsupportedOperation)
+        return False
+    # A private WinDLL, so these prototypes do not leak into ctypes.windll's shared functions.
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    get_mode = kernel32.GetConsoleMode
+    get_mode.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
+    get_mode.restype = wintypes.BOOL
+    set_mode = kernel32.SetConsoleMode
+    set_mode.argtypes = (wintypes.HANDLE, wintypes.DWORD)
+    set_mode.restype = wintypes.BOOL
+    mode = wintypes.DWORD()
+    if not get_mode(handle, ctypes.byref(mode)):
+        return False  # not a console: NUL (a tty to isatty()), a redirected handle
+    if mode.value & ENABLE_VIRTUAL_TERMINAL_PROCESSING:
+        return True
+    return bool(set_mode(handle, mode.value | ENABLE_VIRTUAL_TERMINAL_PROCESSING))
 
 
 def task_name(key: str) -> str:
@@ -34,7 +68,10 @@ class ConsoleSink:
         self, stream: TextIO, task_keys: list[str] | tuple[str, ...], color: bool | None = None
     ) -> None:
         self._out = stream
-        self._tty = stream.isatty() if hasattr(stream, "isatty") else False
+        tty = stream.isatty() if hasattr(stream, "isatty") else False
+        # Colours and the in-place progress line are escapes: without VT (an old Windows
+        # console) both fall back to what a pipe gets.
+        self._tty = tty and enable_vt_processing(stream)
         self._color = self._tty if color is None else color
         width = max((len(task_name(k)) for k in task_keys), default=6) + 2
         self._prefix = {}
@@ -56,7 +93,8 @@ class ConsoleSink:
             text = self._say(f"{task_name(event.task)} started (pid {event.pid})")
         elif isinstance(event, TaskExited):
             text = self._say(
-                f"{task_name(event.task)} exited with code {event.exit_code} ({event.state.value})"
+                f"{task_name(event.task)} exited with code {describe(event.exit_code)} "
+                f"({event.state.value})"
             )
         elif isinstance(event, TaskRestarting):
             text = self._say(
@@ -67,7 +105,7 @@ class ConsoleSink:
         elif isinstance(event, RunStarted):
             text = self._say(f"run folder {event.run_dir}")
         elif isinstance(event, RunFinished):
-            text = self._say(f"run {event.status.value} (exit code {event.exit_code})")
+            text = self._say(f"run {event.status.value} (exit code {describe(event.exit_code)})")
         else:
             return
         if not text:

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 from core.events import Event, EventSink, RunStatus, TaskOutput
+from core.exitcodes import describe
 from core.proctree import Watchdog
 from core.supervisor import RunResult, Supervisor
 from core.topology import RunPlan
@@ -24,6 +25,17 @@ def _write_json(path: Path, data: dict) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
     os.replace(tmp, path)
+
+
+def _with_description(data: dict) -> dict:
+    """``data`` with ``exit_description`` after its ``exit_code``: a Windows status code's hex
+    form and meaning, which the bare number (3221225477) does not tell."""
+    out = {}
+    for key, value in data.items():
+        out[key] = value
+        if key == "exit_code":
+            out["exit_description"] = None if value is None else describe(value)
+    return out
 
 
 class EventLog:
@@ -71,13 +83,15 @@ class Run:
             "config_path": str(self.plan.config_path),
         }
         if result is None:
-            return {
-                **head,
+            body = {
                 "status": RunStatus.RUNNING.value,
                 "exit_code": None,
                 "tasks": [t.to_json() for t in self.supervisor.tasks],
             }
-        return {**head, **result.to_json()}
+        else:
+            body = result.to_json()
+        body["tasks"] = [_with_description(t) for t in body["tasks"]]
+        return {**head, **_with_description(body)}
 
     def execute(self) -> RunResult:
         """Run to the end (blocking; the calling thread owns the task processes)."""

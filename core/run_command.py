@@ -100,6 +100,8 @@ def run_command(
 def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -> int:
     from core.config import ConfigError
     from core.console import ConsoleSink
+    from core.exitcodes import describe, launcher_exit_code
+    from core.proctree import listen_for_windows_stop
     from core.run import Run
     from core.supervisor import install_signal_handlers
 
@@ -124,6 +126,7 @@ def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -
         return 0
     run = Run(plan, ConsoleSink(sys.stdout, [t.key for t in plan.tasks]), watchdog=watchdog)
     restore = install_signal_handlers(run.supervisor)
+    listen_for_windows_stop()  # started by a program that stops it as TensorDeck stops tasks
     try:
         result = run.execute()
     finally:
@@ -134,4 +137,10 @@ def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -
         f"({result.reason}); run folder: {run.dir}",
         file=sys.stderr,
     )
-    return result.exit_code
+    code = launcher_exit_code(result.exit_code)
+    if code != result.exit_code:  # a Windows status code: say what the small number stands for
+        print(
+            f"tensordeck: exit code {code} for the task's {describe(result.exit_code)}",
+            file=sys.stderr,
+        )
+    return code

@@ -35,6 +35,7 @@ from core.events import (
     TaskStarted,
     TaskState,
 )
+from core.exitcodes import describe
 from core.output import LineSplitter
 from core.proctree import TaskProcess, Watchdog, exit_status, make_watchdog
 from core.topology import RunPlan, TaskPlan
@@ -284,7 +285,10 @@ class Supervisor:
             return
         if critical_failure:
             self._end(
-                RunStatus.FAILED, code, f"{task.plan.name} exited with code {code}", stop_now=True
+                RunStatus.FAILED,
+                code,
+                f"{task.plan.name} exited with code {describe(code)}",
+                stop_now=True,
             )
         elif self._run_complete():
             self._end(RunStatus.SUCCEEDED, 0, "completed", stop_now=False)

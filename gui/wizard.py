@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 from gui.background import run_in_background
 from gui.style import monospace_font
 from gui.views.cluster import strategy_help
+from gui.widgets.args_edit import ArgsEdit
 from gui.widgets.task_editor import TaskEditor
 
 #: Tasks each strategy starts with (the user edits them on the Tasks page).
@@ -227,8 +227,12 @@ class ScriptPage(QWizardPage):
         self.setSubTitle(self.tr("The Python file to run, and its arguments."))
         self.script = QLineEdit()
         browse = QPushButton(self.tr("Browse…"))
-        self.args = QLineEdit()
+        self.args = ArgsEdit()
         self.args.setPlaceholderText("--epochs 5")
+        self.args_problem = QLabel()
+        self.args_problem.setObjectName("problem")
+        self.args_problem.setWordWrap(True)
+        self.args_problem.hide()
         self.quiet = QCheckBox(self.tr("Hide TensorFlow's information messages "
                                        "(TF_CPP_MIN_LOG_LEVEL=1)"))
         self.quiet.setChecked(True)
@@ -238,9 +242,20 @@ class ScriptPage(QWizardPage):
         form = QFormLayout(self)
         form.addRow(self.tr("Script"), row)
         form.addRow(self.tr("Arguments"), self.args)
+        form.addRow("", self.args_problem)
         form.addRow(self.quiet)
         browse.clicked.connect(self._browse)
+        self.args.textChanged.connect(self._check_args)
         self.registerField("script*", self.script)
+
+    def isComplete(self) -> bool:
+        return super().isComplete() and self.args.problem() is None
+
+    def _check_args(self) -> None:
+        problem = self.args.problem()
+        self.args_problem.setText(problem or "")
+        self.args_problem.setVisible(problem is not None)
+        self.completeChanged.emit()
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Training script"), "",
@@ -336,15 +351,11 @@ class ConfigWizard(QWizard):
             env["GRPC_FAIL_FAST"] = "use_caller"
         if self.script_page.quiet.isChecked():
             env["TF_CPP_MIN_LOG_LEVEL"] = "1"
-        try:
-            args = shlex.split(self.script_page.args.text())
-        except ValueError:
-            args = self.script_page.args.text().split()
         return {
             "name": self.review_page.name.text().strip(),
             "strategy": strategy,
             "script": self._script(),
-            "args": args,
+            "args": self.script_page.args.args(),
             "python": self.interpreter_page.chosen(),
             "cluster_spec": CLUSTER_SPEC.get(strategy),
             "tasks": self.tasks_page.editor.value(),

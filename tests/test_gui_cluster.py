@@ -83,3 +83,35 @@ def test_what_the_forms_save_is_what_the_cli_runs(qtbot, window, tmp_path):
     result = tensordeck("--run", str(path), timeout=60)
     assert result.returncode == 0, result.stderr
     assert "trained" in result.stdout
+
+
+def test_a_typed_windows_path_keeps_its_backslashes(qtbot, window, tmp_path, monkeypatch):
+    from core import cmdline
+
+    monkeypatch.setattr(cmdline, "WINDOWS", True)  # the rules the window uses on Windows
+    cluster = window.cluster
+    typed = r'--data C:\data\train "C:\My Data\x" --out \\server\share\ '
+    expected = ["--data", r"C:\data\train", r"C:\My Data\x", "--out", "\\\\server\\share\\"]
+    cluster.args.clear()
+    qtbot.keyClicks(cluster.args, typed)
+    assert cluster.args.text() == typed
+    assert cluster.to_dict()["args"] == expected
+    path = cluster.save(tmp_path / "job.json")
+    assert json.loads(path.read_text())["args"] == expected
+    assert window.open_file(str(path))  # the field shows the file's list, and means it again
+    assert cluster.args.text() == typed.rstrip()
+    assert cluster.to_dict()["args"] == expected
+
+
+def test_an_unclosed_quote_is_a_message_next_to_the_field(qtbot, window):
+    cluster = window.cluster
+    label = cluster.problem_labels["args"]
+    cluster.args.clear()
+    qtbot.keyClicks(cluster.args, '--note "two words')
+    qtbot.waitUntil(lambda: not label.isHidden())
+    assert "not closed" in label.text()
+    assert cluster.args.property("invalid") is True
+    assert cluster.to_dict()["args"] == ["--note", '"two', "words"]  # the preview still shows it
+    qtbot.keyClicks(cluster.args, '"')
+    qtbot.waitUntil(lambda: label.isHidden())
+    assert cluster.to_dict()["args"] == ["--note", "two words"]

@@ -175,3 +175,27 @@ def test_main_opens_the_window_on_a_config_and_returns_when_closed(qapp, tmp_pat
     QTimer.singleShot(300, look_and_close)
     assert main([str(config)]) == 0
     assert seen == [("cluster", config)]
+
+
+def test_task_table_names_an_exit_code_and_explains_it(qtbot):
+    from types import SimpleNamespace
+
+    from core.events import TaskState
+    from gui.widgets.task_table import COLUMNS, TaskTable
+
+    table = TaskTable()
+    qtbot.addWidget(table)
+    tasks = [SimpleNamespace(key=f"worker:{i}", role="worker", index=i, address=None,
+                             host="localhost") for i in range(2)]
+    table.set_tasks(tasks)
+    column = COLUMNS.index("exit code")
+    table.task_started("worker:0", 100)
+    table.task_exited("worker:0", 3221225477, TaskState.FAILED)
+    item = table.item(0, column)
+    assert item.text() == "0xC0000005 (access violation: the process crashed)"
+    assert "Windows status 0xC0000005 (3221225477)" in item.toolTip()
+    table.task_exited("worker:1", 143, TaskState.STOPPED)
+    assert table.item(1, column).text() == "143 (stopped by TensorDeck: SIGTERM)"
+    assert "TensorDeck" in table.item(1, column).toolTip()
+    table.task_started("worker:0", 101)  # a restart clears the old code and its tooltip
+    assert table.item(0, column).text() == "" and table.item(0, column).toolTip() == ""

@@ -60,3 +60,23 @@ def test_single_gpu_choice_gives_one_worker_without_cluster(qtbot, window):
     assert config["strategy"] == "single" and config["cluster_spec"] is None
     assert config["tasks"] == [{"role": "worker", "gpus": [1]}]
     assert config["env"] == {"TF_CPP_MIN_LOG_LEVEL": "1"}
+
+
+def test_an_unclosed_quote_in_the_arguments_holds_the_script_page(qtbot, window):
+    from gui.wizard import ConfigWizard
+
+    wizard = ConfigWizard(window, look=False)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    wizard.next()
+    wizard.next()
+    wizard.next()
+    page = wizard.script_page
+    assert wizard.currentPage() is page
+    page.script.setText("train.py")
+    qtbot.keyClicks(page.args, "--data 'my data")
+    assert not page.isComplete() and "not closed" in page.args_problem.text()
+    assert page.args_problem.isVisible()
+    qtbot.keyClicks(page.args, "'")
+    assert page.isComplete() and page.args_problem.isHidden()
+    assert wizard.config()["args"] == ["--data", "my data"]

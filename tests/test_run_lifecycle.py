@@ -139,6 +139,24 @@ def test_task_killed_by_signal_exits_128_plus_n(job):
     assert tensordeck("--run", str(config)).returncode == 137
 
 
+@pytest.mark.skipif(not IS_WINDOWS, reason="Windows status codes; POSIX crashes: the test above")
+def test_task_crash_shows_its_windows_status_and_exits_125(job):
+    """An access violation ends a task with 0xC0000005 (3221225477): shown by name, kept whole
+    in summary.json, and the launcher exits with 125, which fits an exit status."""
+    config = job(
+        "import faulthandler; print('crashing', flush=True); faulthandler._read_null()",
+        strategy="single",
+        tasks=[{"role": "worker"}],
+    )
+    result = tensordeck("--run", str(config))
+    assert result.returncode == 125, result.stdout + result.stderr
+    assert "worker-0 exited with code 0xC0000005 (access violation" in result.stdout
+    summary = read_summary(only_run_dir(config))
+    assert states(summary)["worker:0"] == ("failed", 0xC0000005)
+    assert summary["exit_code"] == 0xC0000005
+    assert summary["exit_description"].startswith("0xC0000005 (access violation")
+
+
 def test_leftover_that_ignores_sigterm_is_killed_after_grace(job):
     script = """
 import os, signal, time

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shlex
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 from core.config import ConfigError, ConfigProblem, parse_config
 from core.remote.connect import ENABLE_WINDOWS_SSHD
 from gui.style import monospace_font
+from gui.widgets.args_edit import ArgsEdit
 from gui.widgets.env_editor import EnvEditor
 from gui.widgets.node_editor import NodeEditor
 from gui.widgets.task_editor import TaskEditor
@@ -102,7 +102,7 @@ class ClusterView(QWidget):
         self.script = QLineEdit()
         self.script.setPlaceholderText(self.tr("train.py (relative to the config file's folder)"))
         script_browse = QPushButton(self.tr("Browse…"))
-        self.args = QLineEdit()
+        self.args = ArgsEdit()
         self.args.setPlaceholderText(self.tr("--epochs 5 --data {run_dir}/data"))
         args_file = QPushButton(self.tr("Add file…"))
         self.python = QComboBox()
@@ -314,7 +314,7 @@ class ClusterView(QWidget):
         self.strategy.setCurrentIndex(max(index, 0))
         self.script.setText(str(data.get("script", "")))
         args = data.get("args") or []
-        self.args.setText(shlex.join(str(a) for a in args) if isinstance(args, list) else "")
+        self.args.set_args(args if isinstance(args, list) else [])
         self.python.setEditText(data.get("python") or "")
         self.tasks.set_value(data.get("tasks") or [{"role": "worker"}])
         nodes = data.get("nodes")
@@ -357,10 +357,6 @@ class ClusterView(QWidget):
 
     def to_dict(self) -> dict:
         """The config file as the forms say it, keys in the usual order."""
-        try:
-            args = shlex.split(self.args.text())
-        except ValueError:
-            args = self.args.text().split()
         restart: dict = {"policy": self.restart_policy.currentData(),
                          "max_restarts": self.max_restarts.value()}
         if self.backoff.value() != 1.0:
@@ -370,7 +366,7 @@ class ClusterView(QWidget):
             "name": self.name.text(),
             "strategy": self.strategy.currentData(),
             "script": self.script.text().strip(),
-            "args": args,
+            "args": self.args.args(),
             "python": self.python.currentText().strip() or None,
             "cluster_spec": self.cluster_spec.currentData(),
             "tasks": self.tasks.value(),
@@ -422,6 +418,8 @@ class ClusterView(QWidget):
         except ConfigError as exc:
             problems = list(exc.problems)
         problems += self._script_problem(data.get("script", ""))
+        if (args_problem := self.args.problem()) is not None:
+            problems.append(ConfigProblem(where="args", message=args_problem))
         problems += [ConfigProblem(where="nodes", message=self.tr(
             "two machines are named {name!r}: give each its own name").format(name=name)
             if name else self.tr("a machine has no name: give it one"))
@@ -434,7 +432,7 @@ class ClusterView(QWidget):
         for key, label in self.problem_labels.items():
             label.setText("\n".join(grouped[key]))
             label.setVisible(bool(grouped[key]))
-        for widget, key in ((self.name, "name"), (self.script, "script"),
+        for widget, key in ((self.name, "name"), (self.script, "script"), (self.args, "args"),
                             (self.python, "python"), (self.address, "address")):
             widget.setProperty("invalid", bool(grouped[key]))
             widget.style().unpolish(widget)
@@ -521,8 +519,7 @@ class ClusterView(QWidget):
         start = str(self.path.parent) if self.path else ""
         path, _ = QFileDialog.getOpenFileName(self, self.tr("File argument"), start)
         if path:
-            text = self.args.text().rstrip()
-            self.args.setText((text + " " if text else "") + shlex.quote(self._relative(path)))
+            self.args.add_arg(self._relative(path))
 
     def _browse_python(self) -> None:
         pattern = "python.exe" if os.name == "nt" else "python*"

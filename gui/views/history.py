@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.exitcodes import describe
 from core.history import RunRecord, list_runs
 from gui.background import run_in_background
 from gui.i18n import state_label
@@ -156,7 +157,8 @@ class HistoryView(QWidget):
             return
         exit_word = self.tr("exit code")
         tasks = ", ".join(f"{t.get('task')}: {state_label(str(t.get('state')))} "
-                          f"({exit_word} {t.get('exit_code')})" for t in record.tasks)
+                          f"({exit_word} {describe(t.get('exit_code')) or '?'})"
+                          for t in record.tasks)
         self.details.setText(
             f"<b>{record.run_dir}</b><br>"
             + self.tr("Config: {path}").format(path=record.config_path or "?") + "<br>"

@@ -29,6 +29,7 @@ from core.events import (
     TaskRestarting,
     TaskStarted,
 )
+from core.exitcodes import describe
 from core.metrics import MetricsTail, ProgressParser
 from gui.background import run_in_background
 from gui.i18n import state_label
@@ -208,7 +209,7 @@ class RunView(QWidget):
                 self.tasks.task_exited(event.task, event.exit_code, event.state)
                 logs.add_output(task_name(event.task), (), None)
                 logs.add_message(self.tr("{task} exited with code {code} ({state})").format(
-                    task=task_name(event.task), code=event.exit_code,
+                    task=task_name(event.task), code=describe(event.exit_code),
                     state=state_label(event.state.value)))
             elif isinstance(event, TaskRestarting):
                 self.tasks.task_restarting(event.task, event.attempt)
@@ -221,7 +222,7 @@ class RunView(QWidget):
                 logs.add_message(self.tr("run folder {path}").format(path=event.run_dir))
             elif isinstance(event, RunFinished):
                 logs.add_message(self.tr("run {status} (exit code {code})").format(
-                    status=state_label(event.status.value), code=event.exit_code))
+                    status=state_label(event.status.value), code=describe(event.exit_code)))
         logs.flush()
         self.metric_charts.refresh()
 

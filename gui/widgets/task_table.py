@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from core.events import TaskState
+from core.exitcodes import describe, explain
 from gui.i18n import state_label
 from gui.style import status_color
 
@@ -58,10 +59,13 @@ class TaskTable(QTableWidget):
                 self.setItem(row, col, item)
             self.set_state(task.key, TaskState.PENDING)
 
-    def _set(self, key: str, column: str, value: object) -> None:
+    def _set(self, key: str, column: str, value: object, tip: str | None = None) -> None:
         row = self._rows.get(key)
         if row is not None:
-            self.item(row, COLUMNS.index(column)).setText("" if value is None else str(value))
+            item = self.item(row, COLUMNS.index(column))
+            item.setText("" if value is None else str(value))
+            if tip is not None:
+                item.setToolTip(tip)
 
     def set_state(self, key: str, state: TaskState) -> None:
         self.states[key] = state
@@ -79,12 +83,13 @@ class TaskTable(QTableWidget):
         self._started[key] = time.time()
         self._ended.pop(key, None)
         self._set(key, "pid", pid)
-        self._set(key, "exit code", "")
+        self._set(key, "exit code", "", tip="")
         self.set_state(key, TaskState.RUNNING)
 
     def task_exited(self, key: str, exit_code: int, state: TaskState) -> None:
         self._ended[key] = time.time()
-        self._set(key, "exit code", exit_code)
+        # The hex form and name of a Windows status code, what 128+N means, in the tooltip.
+        self._set(key, "exit code", describe(exit_code), tip=explain(exit_code))
         self.set_state(key, state)
         self.tick()
 

@@ -1,0 +1,137 @@
+"""What a task's exit code means, and the launcher's own exit code for it.
+
+A Windows process that crashes ends with an NTSTATUS code such as 0xC0000005: ``Popen.returncode``
+gives it as an unsigned 32-bit number (3221225477), some paths hand it over signed
+(-1073741819). Neither fits a process exit status: ``sys.exit(3221225477)`` becomes 4294967295
+on Windows and 255 on Linux, so :func:`launcher_exit_code` maps such codes into 0-255.
+
+POSIX codes arrive as a shell reports them (``core.proctree.exit_status``: 128+N for death by
+signal N). They are described with Linux's signal numbers whatever the platform, since a
+Windows launcher also reports the codes of tasks on Linux machines of a LAN job.
+"""
+
+from __future__ import annotations
+
+#: The launcher's exit code when the failed task's code does not fit in 0-255 (a Windows status
+#: code such as 0xC0000005). 125 is free in the shell conventions (126/127: cannot execute /
+#: not found, 128+N: signal N) and in TensorDeck's own codes (2: bad config or usage).
+EXIT_TASK_CODE_OUT_OF_RANGE = 125
+#: The launcher's exit code after Ctrl+C, also when a task ended with Windows' Ctrl+C status.
+EXIT_CTRL_C = 130
+
+STATUS_CONTROL_C_EXIT = 0xC000013A
+
+#: Well-known Windows NTSTATUS codes a crashing process ends with.
+NTSTATUS: dict[int, str] = {
+    0x40010004: "terminated by a debugger",
+    0x80000003: "breakpoint: the process stopped on a debug break",
+    0xC0000005: "access violation: the process crashed",
+    0xC0000006: "in-page error: a file the program runs from could not be read",
+    0xC0000017: "out of memory",
+    0xC000001D: "illegal instruction: e.g. a TensorFlow build that needs AVX on a CPU without "
+    "it",
+    0xC000007B: "bad image: a 32-bit DLL in a 64-bit process, or a damaged DLL",
+    0xC0000094: "integer division by zero",
+    0xC00000FD: "stack overflow",
+    0xC0000135: "DLL not found: a DLL the program needs is missing",
+    0xC0000139: "entry point not found: a DLL of the wrong version",
+    0xC000013A: "Ctrl+C exit",
+    0xC0000142: "DLL initialization failed",
+    0xC0000374: "heap corruption",
+    0xC0000409: "stack buffer overrun / fast fail: the process aborted itself",
+    0xC0000417: "invalid argument to a C runtime function",
+    0xE06D7363: "uncaught C++ exception",
+}
+
+#: Signals by their Linux numbers: exit code 128+N.
+SIGNALS: dict[int, tuple[str, str]] = {
+    1: ("SIGHUP", "hang-up"),
+    2: ("SIGINT", "interrupted, Ctrl+C"),
+    3: ("SIGQUIT", "quit"),
+    4: ("SIGILL", "illegal instruction"),
+    6: ("SIGABRT", "aborted"),
+    7: ("SIGBUS", "bus error"),
+    8: ("SIGFPE", "arithmetic error"),
+    9: ("SIGKILL", "killed"),
+    11: ("SIGSEGV", "segmentation fault: the process crashed"),
+    13: ("SIGPIPE", "broken pipe"),
+    14: ("SIGALRM", "alarm"),
+    15: ("SIGTERM", "stopped by TensorDeck"),
+}
+
+#: Longer words for the window's tooltips, where the short form leaves a question.
+_SIGNAL_HINTS: dict[int, str] = {
+    9: "killed at once: by TensorDeck when a task outlives the stop grace period, or by the "
+    "out-of-memory killer",
+    15: "stopped by TensorDeck (or whoever sent SIGTERM): the task was asked to exit",
+}
+
+_PLAIN_HINTS: dict[int, str] = {
+    0: "",
+    1: "1: the task failed (for Python: an uncaught exception, its log says which).",
+}
+
+_OTHER: dict[int, str] = {
+    126: "cannot execute: permission denied or not a program",
+    127: "command not found",
+}
+
+
+def normalize(code: int) -> int:
+    """A Windows status code given signed (-1073741819) as the unsigned number Windows reports
+    (3221225477); small negative codes (a raw POSIX ``-N`` for signal N) as 128+N."""
+    if code < -255:
+        return code & 0xFFFFFFFF
+    if code < 0:
+        return 128 - code
+    return code
+
+
+def _parts(code: int) -> tuple[str, str | None, str | None]:
+    """The code as shown (decimal, or hex for a status code), its short meaning, its hint."""
+    code = normalize(code)
+    if code > 255:
+        return f"0x{code:08X}", NTSTATUS.get(code), None
+    if code in _OTHER:
+        return str(code), _OTHER[code], None
+    signal = SIGNALS.get(code - 128)
+    if signal is not None:
+        name, words = signal
+        return str(code), f"{words}: {name}", _SIGNAL_HINTS.get(code - 128)
+    return str(code), None, None
+
+
+def describe(code: int | None) -> str:
+    """``0xC0000005 (access violation: the process crashed)``, ``137 (killed: SIGKILL)``, ``1``;
+    "" for no code (a task that has not ended)."""
+    if code is None:
+        return ""
+    shown, meaning, _ = _parts(code)
+    return f"{shown} ({meaning})" if meaning else shown
+
+
+def explain(code: int | None) -> str:
+    """A sentence for a tooltip: what the number is and what it means; "" when nothing more
+    than the number can be said."""
+    if code is None:
+        return ""
+    shown, meaning, hint = _parts(code)
+    value = normalize(code)
+    if value > 255:
+        what = meaning or "a status code this table does not know"
+        return f"Windows status {shown} ({value}): {what}."
+    if value - 128 in SIGNALS:
+        name = SIGNALS[value - 128][0]
+        return f"{value} = 128 + {value - 128}: the task ended on {name}: {hint or meaning}."
+    if meaning:
+        return f"{value}: {meaning}."
+    return _PLAIN_HINTS.get(value, f"{value}: the task's own exit code (its script chose it).")
+
+
+def launcher_exit_code(code: int) -> int:
+    """The launcher's exit code for a task's ``code``: 0-255 unchanged, Windows' Ctrl+C status
+    as 130, any other code outside 0-255 as :data:`EXIT_TASK_CODE_OUT_OF_RANGE`."""
+    value = normalize(code)
+    if value == STATUS_CONTROL_C_EXIT:
+        return EXIT_CTRL_C
+    return value if 0 <= value <= 255 else EXIT_TASK_CODE_OUT_OF_RANGE
