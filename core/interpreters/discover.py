@@ -27,6 +27,8 @@ from core.paths import user_config_dir
 
 CONDA_TIMEOUT = 8.0
 PY_LAUNCHER_TIMEOUT = 5.0
+#: The windowed app has no console: without this each console program it runs opens a window.
+NO_WINDOW = getattr(subprocess, "CREATE_NO_WINDOW", 0)
 _CONDA_ROOTS = ("anaconda3", "miniconda3", "miniforge3", "mambaforge", "Anaconda3", "Miniconda3")
 _conda_cache: dict[str, list[str]] = {}
 
@@ -111,6 +113,7 @@ def conda_env_prefixes(conda: str) -> list[str]:
             done = subprocess.run(
                 [conda, "env", "list", "--json"],
                 capture_output=True, text=True, timeout=CONDA_TIMEOUT, check=False,
+                creationflags=NO_WINDOW,
             )
             _conda_cache[conda] = json.loads(done.stdout).get("envs", [])
         except (OSError, ValueError, subprocess.TimeoutExpired):
@@ -162,7 +165,7 @@ def _py_launcher() -> list[str]:
         return []
     try:
         done = subprocess.run([py, "-0p"], capture_output=True, text=True,
-                              timeout=PY_LAUNCHER_TIMEOUT, check=False)
+                              timeout=PY_LAUNCHER_TIMEOUT, check=False, creationflags=NO_WINDOW)
     except (OSError, subprocess.TimeoutExpired):
         return []
     return parse_py_launcher(done.stdout)
