@@ -4,14 +4,16 @@ driver), plus diagnose_machine / prerun_findings on real probes."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from core.doctor import kb
 from core.gpu.info import GpuInfo, GpuReport, GpuState
-from core.interpreters.probe import ProbeResult
+from core.interpreters.probe import ProbeResult, cached_probe
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus" / "public.jsonl"
@@ -55,7 +57,9 @@ def test_explain_clean_output_exits_0() -> None:
     (["--explain", "/nonexistent/err.txt"], "cannot read /nonexistent/err.txt"),
     (["--tf-version", "2.10"], "--platform and --tf-version describe an --explain FILE"),
     (["--explain", "-", "--python", sys.executable], "cannot be combined"),
-    (["--python", "/nonexistent/python"], "--python /nonexistent/python: no such file"),
+    # The doctor names the absolute path it looked for (Z:\nonexistent\python under Wine).
+    (["--python", "/nonexistent/python"],
+     f"--python {os.path.abspath('/nonexistent/python')}: no such file"),
 ])
 def test_bad_usage_exits_2(args: list[str], message: str) -> None:
     run = _doctor(*args, stdin="")
@@ -151,10 +155,43 @@ def test_prerun_on_this_interpreter(tmp_path: Path) -> None:
     found = prerun_findings(sys.executable, strategy="multi_worker_mirrored", script=script,
                             wants_gpus=True, env={})
     ids = [f.id for f in found]
-    assert "keras3-strategy-unsupported" in ids
+    # Keras 3 (TF 2.16+) cannot fit under this strategy; the Windows lane's TF 2.10 can.
+    tf = kb.parse_version(cached_probe(sys.executable, import_tf=False).tf_version)
+    assert ("keras3-strategy-unsupported" in ids) is (kb.minor_of(tf) >= (2, 16))
     # No GPU here: asking for GPUs must say so before the run starts.
     gpu = next(f for f in found if f.title.startswith("GPUs requested"))
     assert gpu.severity == "error"
     legacy = prerun_findings(sys.executable, strategy="multi_worker_mirrored", script=script,
                              wants_gpus=False, env={"TF_USE_LEGACY_KERAS": "1"})
     assert legacy == []
+
+
+# The machine diagnosis of TF 2.10.1 on Windows, replayed from what the Windows lane recorded
+# (tests/data/windows/README.md). The recorded native module path is the lane's: the dependency
+# walk is left out here (test_doctor_depwalk runs it on PE files built for it).
+WINDOWS_DATA = ROOT / "tests" / "data" / "windows"
+
+
+@pytest.mark.parametrize(("case", "ids", "named"), [
+    ("healthy_no_gpu", ["no-nvidia-driver", "cpu-only-build"], "No NVIDIA driver"),
+    ("missing_vcruntime140_1", ["missing-msvc-runtime"], "Microsoft Visual C++ runtime"),
+    ("missing_msvcp140_1", ["missing-msvc-runtime"], "msvcp140_1.dll"),
+])
+def test_machine_diagnosis_replays_real_windows_tf210(case: str, ids: list[str],
+                                                      named: str) -> None:
+    from core.doctor.machine import diagnose_machine
+
+    data = json.loads((WINDOWS_DATA / f"probe_tf210_{case}.json").read_text(encoding="utf-8"))
+    gpus = data["gpus"]
+    report = GpuReport(GpuState(gpus["state"]), gpus["message"], gpus["driver_version"],
+                       gpus["cuda_driver_version"])
+    probe = ProbeResult.from_json({**data["probe"], "tf_native_module": None})
+    findings = diagnose_machine(report, [probe])
+    assert [f.id for f in findings][:len(ids)] == ids
+    assert named in findings[0].title
+    if case == "healthy_no_gpu":
+        assert [f.severity for f in findings] == ["warning", "info"]  # CPU training works
+        assert "GPU build" in findings[1].title
+    else:
+        assert findings[0].evidence.startswith("C:\\tf310\\python.exe: Python 3.10.11")
+        assert any("Visual C++ Redistributable" in s.text for s in findings[0].steps)

@@ -1,87 +1,49 @@
-"""The dependency walk on real binaries built here: PE DLLs from mingw-w64 (x86-64 and i686,
-normal and delay-load imports) and ELF shared objects from gcc (RUNPATH $ORIGIN)."""
+"""The dependency walk on real binaries: PE DLLs built with mingw-w64 (x86-64 and i686, normal
+and delay-load imports; tests/pe_fixtures.py, also usable prebuilt on the Windows lane) and ELF
+shared objects from gcc (RUNPATH $ORIGIN)."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from core.doctor.depwalk import walk, walk_finding
+from core.doctor import depwalk
+from core.doctor.depwalk import application_dirs, python_searches_path, walk, walk_finding
+from core.gpu.info import GpuReport, GpuState
+from core.interpreters.probe import ProbeResult
+from tests import pe_fixtures
 
-MINGW64 = "x86_64-w64-mingw32-gcc"
-MINGW32 = "i686-w64-mingw32-gcc"
-DLLTOOL = "x86_64-w64-mingw32-dlltool"
-
-needs_mingw = pytest.mark.skipif(
-    not (shutil.which(MINGW64) and shutil.which(MINGW32) and shutil.which(DLLTOOL)),
-    reason="mingw-w64 missing: apt-get install gcc-mingw-w64-x86-64 gcc-mingw-w64-i686")
-needs_gcc = pytest.mark.skipif(not shutil.which("gcc"), reason="gcc missing")
+DATA = Path(__file__).parent / "data" / "windows"
+needs_gcc = pytest.mark.skipif(
+    sys.platform == "win32" or not shutil.which("gcc"),
+    reason="ELF fixtures are built with gcc and resolved against Linux's /lib: Linux only"
+    if sys.platform == "win32" else "gcc missing")
 
 
 def _run(*cmd: str, cwd: Path) -> None:
     subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
 
 
-def _dll(cwd: Path, cc: str, name: str, body: str, *libs: str) -> None:
-    (cwd / f"{name}.c").write_text(body)
-    _run(cc, "-shared", "-o", f"{name}.dll", f"{name}.c", f"-Wl,--out-implib,lib{name}.a",
-         "-L.", *libs, cwd=cwd)
-
-
-def _point_delay_directory(path: Path) -> None:
-    """GNU ld links dlltool's delay-import descriptors but leaves the PE data directory entry
-    (index 13) empty, which MSVC's linker fills in; fill it in the same way."""
-    import pefile
-
-    symbols = subprocess.run(["x86_64-w64-mingw32-nm", str(path)], capture_output=True,
-                             text=True, check=True).stdout
-    vma = int(re.search(r"^([0-9a-f]+) \S __DELAY_IMPORT_DESCRIPTOR_", symbols, re.M).group(1), 16)
-    pe = pefile.PE(str(path))
-    entry = pe.OPTIONAL_HEADER.DATA_DIRECTORY[13]
-    entry.VirtualAddress = vma - pe.OPTIONAL_HEADER.ImageBase
-    entry.Size = 32  # one IMAGE_DELAYLOAD_DESCRIPTOR
-    data = pe.write()
-    pe.close()
-    path.write_bytes(data)
-
-
 @pytest.fixture(scope="module")
-def pe_tree(tmp_path_factory) -> Path:
-    """root.pyd -> cudnn64_8.dll -> cudnn_ops_infer64_8.dll (deleted); root.pyd -> arch32.dll
-    (only an i686 build present); root.pyd -(delay)-> lazy.dll (present)."""
-    d = tmp_path_factory.mktemp("pe")
-    bin_dir, sys32, other = d / "cudnn_bin", d / "System32", d / "x86"
-    for folder in (bin_dir, sys32, other):
-        folder.mkdir()
-    _dll(d, MINGW64, "cudnn_ops_infer64_8", "__declspec(dllexport) int ops(void){return 1;}")
-    _dll(d, MINGW64, "cudnn64_8", "int ops(void);\n__declspec(dllexport) int cudnn(void)"
-         "{return ops();}", "-lcudnn_ops_infer64_8")
-    _dll(d, MINGW64, "arch32", "__declspec(dllexport) int a32(void){return 32;}")
-    _dll(d, MINGW64, "lazy", "__declspec(dllexport) int lazy(void){return 7;}")
-    (d / "lazy.def").write_text("LIBRARY lazy.dll\nEXPORTS\n  lazy\n")
-    _run(DLLTOOL, "--input-def", "lazy.def", "--dllname", "lazy.dll", "--output-delaylib",
-         "liblazy_delay.a", cwd=d)
-    (d / "root.c").write_text("int cudnn(void); int a32(void); int lazy(void);\n"
-                              "__declspec(dllexport) int root(void)"
-                              "{return cudnn() + a32() + lazy();}")
-    _run(MINGW64, "-shared", "-o", "root.pyd", "root.c", "-L.", "-lcudnn64_8", "-larch32",
-         "-llazy_delay", cwd=d)
-    _point_delay_directory(d / "root.pyd")
-    # Lay the files out like an install: cuDNN's main DLL in its bin folder without its
-    # sub-DLL, a 32-bit arch32.dll only, lazy.dll in "System32".
-    shutil.move(d / "cudnn64_8.dll", bin_dir / "cudnn64_8.dll")
-    (d / "cudnn_ops_infer64_8.dll").unlink()
-    (d / "arch32.dll").unlink()
-    _dll(other, MINGW32, "arch32", "__declspec(dllexport) int a32(void){return 32;}")
-    shutil.move(d / "lazy.dll", sys32 / "lazy.dll")
+def pe_files(tmp_path_factory) -> Path:
+    """tests/pe_fixtures.py's layout, in a folder of this module's own."""
+    d = pe_fixtures.provide(tmp_path_factory.mktemp("pe_files"))
+    if d is None:
+        pytest.skip(pe_fixtures.missing_tools())
     return d
 
 
-@needs_mingw
+@pytest.fixture(scope="module")
+def pe_tree(pe_files: Path) -> Path:
+    """root.pyd -> cudnn64_8.dll -> cudnn_ops_infer64_8.dll (absent); root.pyd -> arch32.dll
+    (only an i686 build present); root.pyd -(delay)-> lazy.dll (in System32)."""
+    return pe_files / "pe"
+
+
 def test_pe_reports_missing_dll_with_chain(pe_tree: Path) -> None:
     result = walk(pe_tree / "root.pyd", search_dirs=[pe_tree / "cudnn_bin", pe_tree / "x86"],
                   system_dirs=[pe_tree / "System32"])
@@ -94,9 +56,8 @@ def test_pe_reports_missing_dll_with_chain(pe_tree: Path) -> None:
     assert names == {"cudnn_ops_infer64_8.dll", "arch32.dll"}
 
 
-@needs_mingw
-def test_pe_missing_cudnn_finding(pe_tree: Path, tmp_path: Path) -> None:
-    _dll(tmp_path, MINGW64, "arch32", "__declspec(dllexport) int a32(void){return 32;}")
+def test_pe_missing_cudnn_finding(pe_files: Path, pe_tree: Path, tmp_path: Path) -> None:
+    shutil.copy(pe_files / "x64" / "arch32.dll", tmp_path)
     result = walk(pe_tree / "root.pyd", search_dirs=[pe_tree / "cudnn_bin", tmp_path],
                   system_dirs=[pe_tree / "System32"])
     assert [m.name for m in result.missing] == ["cudnn_ops_infer64_8.dll"]
@@ -106,7 +67,6 @@ def test_pe_missing_cudnn_finding(pe_tree: Path, tmp_path: Path) -> None:
     assert "cudnn64_8.dll" in finding.title
 
 
-@needs_mingw
 def test_pe_wrong_architecture_is_skipped_and_reported(pe_tree: Path) -> None:
     result = walk(pe_tree / "root.pyd", search_dirs=[pe_tree / "cudnn_bin", pe_tree / "x86"],
                   system_dirs=[pe_tree / "System32"])
@@ -115,7 +75,6 @@ def test_pe_wrong_architecture_is_skipped_and_reported(pe_tree: Path) -> None:
     assert "another CPU architecture" in arch.chain_text()
 
 
-@needs_mingw
 def test_pe_delay_imports_are_walked(pe_tree: Path) -> None:
     result = walk(pe_tree / "root.pyd", search_dirs=[pe_tree / "cudnn_bin"],
                   system_dirs=[pe_tree / "System32"])
@@ -131,14 +90,97 @@ def test_pe_delay_imports_are_walked(pe_tree: Path) -> None:
     assert again.first_missing.name.lower() != "lazy.dll"  # load-time failures come first
 
 
-@needs_mingw
-def test_pe_all_resolved(pe_tree: Path, tmp_path: Path) -> None:
+def test_pe_all_resolved(pe_files: Path, pe_tree: Path, tmp_path: Path) -> None:
     shutil.copy(pe_tree / "cudnn_bin" / "cudnn64_8.dll", tmp_path)
-    _dll(tmp_path, MINGW64, "cudnn_ops_infer64_8", "__declspec(dllexport) int ops(void){return 1;}")
-    _dll(tmp_path, MINGW64, "arch32", "__declspec(dllexport) int a32(void){return 32;}")
+    for name in ("cudnn_ops_infer64_8.dll", "arch32.dll"):
+        shutil.copy(pe_files / "x64" / name, tmp_path)
     result = walk(pe_tree / "root.pyd", search_dirs=[tmp_path], system_dirs=[pe_tree / "System32"])
     assert result.ok, result.missing
     assert walk_finding(result) is None
+
+
+# --- the interpreter's folder (issue 9, bug 3) ---------------------------------------------
+
+def _python(pe_files: Path, tmp_path: Path, kind: str) -> Path:
+    """A Windows interpreter whose folder holds python310.dll: a plain install, or a venv over
+    it (Scripts\\python.exe and pyvenv.cfg ``home``, as ``python -m venv`` writes them)."""
+    base = pe_files / "interp"
+    (base / "python.exe").touch()
+    if kind == "plain":
+        return base / "python.exe"
+    venv = tmp_path / "venv"
+    (venv / "Scripts").mkdir(parents=True)
+    (venv / "Scripts" / "python.exe").touch()
+    (venv / "pyvenv.cfg").write_text(f"home = {base}\ninclude-system-site-packages = false\n"
+                                     "version = 3.10.11\n")
+    return venv / "Scripts" / "python.exe"
+
+
+def test_application_dirs_read_a_venvs_home(tmp_path: Path) -> None:
+    base, venv = tmp_path / "Python310", tmp_path / "venv"
+    (venv / "Scripts").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"Home = {base}\n")
+    assert application_dirs(venv / "Scripts" / "python.exe") == [venv / "Scripts", base]
+    assert application_dirs(base / "python.exe") == [base]
+
+
+def test_pe_interpreter_folder_is_searched(pe_files: Path, tmp_path: Path) -> None:
+    pyd = pe_files / "interp" / "site" / "_pywrap_tensorflow_internal.pyd"
+    python = _python(pe_files, tmp_path, "venv")
+    result = walk(pyd, app_dirs=application_dirs(python), system_dirs=[tmp_path])
+    assert result.resolved["python310.dll"] == pe_files / "interp" / "python310.dll"
+    assert [m.name for m in result.missing] == ["vcruntime140_1.dll"]
+    # With the VC++ runtime in System32, the module loads.
+    assert walk(pyd, app_dirs=application_dirs(python), system_dirs=[pe_files / "x64"]).ok
+
+
+def _failed_import(python: Path, pyd: Path, version: str = "3.10.11") -> ProbeResult:
+    """The probe of TF 2.10.1 whose import died as recorded on the Windows lane."""
+    stderr = (DATA / "tf210_missing_vcruntime140_1.txt").read_text(encoding="utf-8")
+    return ProbeResult(python=str(python), ok=True, python_version=version, bits=64,
+                       platform="Windows-10-10.0.18362-SP0", tf_version="2.10.1",
+                       packages={"tensorflow": "2.10.1"}, tf_native_module=str(pyd),
+                       import_attempted=True, import_ok=False, import_returncode=1,
+                       import_stderr=stderr, error=stderr.strip().splitlines()[-1])
+
+
+NO_DRIVER = GpuReport(GpuState.NO_DRIVER, "NVML Shared Library Not Found")
+
+
+@pytest.mark.parametrize("kind", ["plain", "venv"])
+def test_machine_names_the_missing_vc_runtime_not_python_dll(
+        pe_files: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Every failed TF import on Windows used to report ``python310.dll is not found``."""
+    from core.doctor.machine import diagnose_machine
+
+    monkeypatch.setattr(depwalk, "default_system32", lambda: [tmp_path / "System32"])
+    pyd = pe_files / "interp" / "site" / "_pywrap_tensorflow_internal.pyd"
+    findings = diagnose_machine(NO_DRIVER, [_failed_import(_python(pe_files, tmp_path, kind),
+                                                           pyd)])
+    first = findings[0]
+    assert first.id == "missing-msvc-runtime"
+    assert first.title == "vcruntime140_1.dll is not found (needed by " \
+                          "_pywrap_tensorflow_internal.pyd)"
+    assert "Visual C++ Redistributable" in first.steps[0].text
+    assert "vcruntime140_1.dll" in first.steps[0].text
+    assert not any("python310.dll" in f.title for f in findings)
+
+
+@pytest.mark.parametrize(("version", "searched"), [("3.7.9", True), ("3.10.11", False)])
+def test_path_is_searched_only_where_python_does(
+        pe_files: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str,
+        searched: bool) -> None:
+    """Python 3.8+ loads extension modules without PATH; the DLL only on PATH counts there
+    for 3.7 alone."""
+    from core.doctor.machine import diagnose_machine
+
+    assert python_searches_path((3, 9), conda=True) and not python_searches_path((3, 9), False)
+    monkeypatch.setattr(depwalk, "default_system32", lambda: [tmp_path / "System32"])
+    monkeypatch.setenv("PATH", str(pe_files / "x64"))
+    pyd = pe_files / "interp" / "site" / "_pywrap_tensorflow_internal.pyd"
+    probe = _failed_import(_python(pe_files, tmp_path, "plain"), pyd, version)
+    titles = [f.title for f in diagnose_machine(NO_DRIVER, [probe])]
+    assert any(t.startswith("vcruntime140_1.dll is not found") for t in titles) is not searched
 
 
 @pytest.fixture(scope="module")

@@ -153,3 +153,45 @@ def test_recorded_tf221_without_driver() -> None:
     assert ids[0] == "no-nvidia-driver" and "driver-not-loaded" not in ids
     assert "libcuda.so.1" in findings[0].evidence
     assert "tf-windows-gpu-unsupported" not in ids  # the text says Linux (.so)
+
+
+# Real outputs of `import tensorflow` (TF 2.10.1, win_amd64) captured on the Windows lane:
+# tests/data/windows/README.md. (file, the first finding's id, what its title must name: the
+# loader's "DLL load failed" names no DLL, so there only the machine's dependency walk can.)
+WINDOWS_DATA = Path(__file__).parent / "data" / "windows"
+REAL_WINDOWS = [
+    ("tf210_healthy_no_gpu.txt", "no-nvidia-driver", "nvcuda.dll"),
+    ("tf210_missing_vcruntime140_1.txt", "missing-msvc-runtime", "visual c++ runtime"),
+    ("tf210_missing_msvcp140_1.txt", "missing-msvc-runtime", "msvcp140_1.dll"),
+]
+
+
+def _wordings(text: str) -> list[str]:
+    """The output as Wine printed it, and with Windows' own words for ERROR_MOD_NOT_FOUND."""
+    return [text, text.replace("Module not found.", "The specified module could not be found.")]
+
+
+@pytest.mark.parametrize(("name", "fid", "named"), REAL_WINDOWS)
+def test_real_windows_tf210_outputs(name: str, fid: str, named: str) -> None:
+    text = (WINDOWS_DATA / name).read_text(encoding="utf-8")
+    for wording in _wordings(text):
+        for context in ({}, {"platform": "windows", "tf_version": "2.10.1"}):
+            findings = explain(wording, **context)
+            first = findings[0]
+            assert first.id == fid, [f.id for f in findings]
+            assert named in first.title.lower(), first.title
+            # TF 2.10 is the last native-Windows GPU release: never "2.11+ has no GPU support".
+            assert "tf-windows-gpu-unsupported" not in [f.id for f in findings]
+    if fid == "missing-msvc-runtime":
+        fix = "\n".join(f"{s.text} {s.command or ''}" for s in first.steps)
+        assert "Visual C++ Redistributable" in fix and "Microsoft.VCRedist" in fix
+
+
+def test_bare_dll_load_failure_lists_the_usual_causes() -> None:
+    """The loader names no DLL: the VC++ runtime first, then a CPU without AVX, a broken
+    install, in either wording."""
+    text = (WINDOWS_DATA / "tf210_missing_vcruntime140_1.txt").read_text(encoding="utf-8")
+    for wording in _wordings(text):
+        ids = [f.id for f in explain(wording)]
+        assert ids[0] == "missing-msvc-runtime"
+        assert {"cpu-no-avx", "native-runtime-load-failed"} <= set(ids)

@@ -31,8 +31,10 @@ _TF_DUNDER_VERSION = re.compile(r"tf\.__version__\)?\s*\n?\s*'?(\d+\.\d+\.\d+)")
 # version is not printed.
 _TF_LOG_ERAS: tuple[tuple[str, Version, Version], ...] = (
     (r"external/local_(?:xla|tsl)/|\bxla/tsl/", (2, 15), (2, 99)),
-    (r"tensorflow/(?:tsl|compiler/xla/stream_executor)/", (2, 12), (2, 14)),
-    (r"tensorflow/stream_executor/", (1, 13), (2, 11)),
+    (r"tensorflow/tsl/", (2, 12), (2, 14)),
+    # 2.11 moved stream_executor under compiler/xla (tensorflow/tensorflow#58859, a 2.11 log).
+    (r"tensorflow/compiler/xla/stream_executor/", (2, 11), (2, 14)),
+    (r"tensorflow/stream_executor/", (1, 13), (2, 10)),
     (r"tensorflow_core[\\/]", (1, 15), (2, 1)),
     (r"tf_jenkins", (0, 12), (1, 15)),
 )

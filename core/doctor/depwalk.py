@@ -6,6 +6,14 @@ Windows PE files are read with pefile (normal and delay-load imports), Linux ELF
 pyelftools (DT_NEEDED, RPATH / RUNPATH with $ORIGIN). Nothing is loaded or executed, so it
 works on a PE file from Linux too. Every search folder is a parameter, which keeps tests
 hermetic; the defaults describe the running machine.
+
+The PE search order is the one Python 3.8+ gets for an extension module: it loads the .pyd
+with ``LoadLibraryExW(path, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)``
+(CPython Python/dynload_win.c), so the loader searches, for the .pyd and everything it pulls in:
+the .pyd's folder, the application directory (python.exe's folder, where python3X.dll and
+vcruntime140.dll live, already loaded by python.exe anyway), the ``os.add_dll_directory``
+folders, System32, and not PATH (Microsoft, "Dynamic-link library search order"). Pythons
+before 3.8, and conda's patched Python, do search PATH: after System32.
 """
 
 from __future__ import annotations
@@ -78,19 +86,27 @@ class WalkResult:
         return self.error is None and not self.missing
 
 
-def walk(root: Path, *, search_dirs: Sequence[Path] = (), system_dirs: Sequence[Path] | None = None,
+def walk(root: Path, *, app_dirs: Sequence[Path] = (), search_dirs: Sequence[Path] = (),
+         system_dirs: Sequence[Path] | None = None, path_dirs: Sequence[Path] = (),
          ld_cache: Mapping[str, Path] | None = None) -> WalkResult:
-    """Walk ``root`` (a .pyd/.dll or .so). ``search_dirs``: for PE, PATH plus
-    ``os.add_dll_directory`` / conda / CUDA folders in the order the caller wants; for ELF,
-    LD_LIBRARY_PATH. ``system_dirs``: System32 (PE) or the default lib dirs (ELF).
-    ``ld_cache``: soname -> path (ELF; None reads ``ldconfig -p``)."""
+    """Walk ``root`` (a .pyd/.dll or .so).
+
+    PE, searched in this order after ``root``'s own folder: ``app_dirs`` (the interpreter's
+    folder: :func:`application_dirs`), ``search_dirs`` (``os.add_dll_directory`` folders),
+    ``system_dirs`` (System32; None: this machine's), ``path_dirs`` (PATH, only for a Python
+    that still searches it: :func:`python_searches_path`).
+    ELF: ``search_dirs`` is LD_LIBRARY_PATH, ``system_dirs`` the default lib dirs,
+    ``ld_cache`` soname -> path (None reads ``ldconfig -p``); ``app_dirs``/``path_dirs`` unused.
+    """
     root = Path(root)
     try:
-        magic = root.read_bytes()[:4]
+        with root.open("rb") as f:
+            magic = f.read(4)  # TF's native module is ~1 GB: never read it whole
     except OSError as exc:
         return WalkResult(root, "unknown", error=f"cannot read {root}: {exc.strerror}")
     if magic[:2] == b"MZ":
-        return _PeWalker(root, list(search_dirs), system_dirs).run()
+        system = default_system32() if system_dirs is None else system_dirs
+        return _PeWalker(root, [*app_dirs, *search_dirs, *system, *path_dirs]).run()
     if magic == b"\x7fELF":
         return _ElfWalker(root, list(search_dirs), system_dirs, ld_cache).run()
     return WalkResult(root, "unknown", error=f"{root.name} is neither a PE nor an ELF file")
@@ -99,6 +115,45 @@ def walk(root: Path, *, search_dirs: Sequence[Path] = (), system_dirs: Sequence[
 def default_system32() -> list[Path]:
     root = os.environ.get("SYSTEMROOT", r"C:\Windows")
     return [Path(root) / "System32"] if sys.platform == "win32" else []
+
+
+def application_dirs(python: str | os.PathLike[str]) -> list[Path]:
+    """Where the DLLs of the process running ``python`` (python.exe) come from.
+
+    The interpreter's folder; for a venv also the base install's (pyvenv.cfg ``home``): since
+    3.7.2 a venv's Scripts\\python.exe is a launcher that starts the base python.exe, so that
+    folder is the application directory and holds python3X.dll. (Older venvs copied python.exe
+    and python3X.dll into Scripts, hence the interpreter's own folder first.)
+    """
+    exe = Path(python)
+    dirs = [exe.parent]
+    # CPython looks for pyvenv.cfg next to the executable, then one folder up (getpath.py).
+    for cfg in (exe.parent / "pyvenv.cfg", exe.parent.parent / "pyvenv.cfg"):
+        home = _pyvenv_home(cfg)
+        if home is not None:
+            dirs.append(home)
+            break
+    return dirs
+
+
+def _pyvenv_home(cfg: Path) -> Path | None:
+    try:
+        text = cfg.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip().lower() == "home" and value.strip():
+            return Path(value.strip())
+    return None
+
+
+def python_searches_path(python_version: tuple[int, ...] | None, conda: bool) -> bool:
+    """Whether PATH is searched for an extension module's DLLs: before Python 3.8 (the standard
+    search order), and by conda's Python, patched to add PATH (CondaEcosystemModifyDllSearchPath;
+    some builds only with CONDA_DLL_SEARCH_MODIFICATION_ENABLE set: counted as searching, so
+    the walk never blames a DLL the loader may find)."""
+    return conda or (python_version is not None and python_version[:2] < (3, 8))
 
 
 # --- PE ------------------------------------------------------------------------------------
@@ -124,10 +179,12 @@ def _pe_info(path: Path) -> tuple[str | None, list[str], list[str]]:
 
 
 class _PeWalker:
-    def __init__(self, root: Path, search_dirs: list[Path], system_dirs: Sequence[Path] | None):
+    def __init__(self, root: Path, dirs: list[Path]):
         self.root = root
-        self.search_dirs = search_dirs
-        self.system_dirs = list(default_system32() if system_dirs is None else system_dirs)
+        # One search path for the whole load: the loader computes it for the module passed to
+        # LoadLibraryExW and uses it for every dependency (a dependency's own folder is not
+        # searched for its imports).
+        self.dirs = list(dict.fromkeys([root.parent, *dirs]))
         self.result = WalkResult(root, "pe")
 
     def run(self) -> WalkResult:
@@ -138,11 +195,6 @@ class _PeWalker:
             return self.result
         self._visit(self.root, (self.root.name,), delay=False)
         return self.result
-
-    def _dirs(self, requester: Path) -> list[Path]:
-        # The folder of the module being loaded, then System32, then the caller's folders
-        # (add_dll_directory, the conda env's Library\bin, CUDA_PATH\bin, PATH).
-        return [requester.parent, self.root.parent, *self.system_dirs, *self.search_dirs]
 
     def _visit(self, path: Path, chain: tuple[str, ...], delay: bool) -> None:
         self.result.resolved[path.name.lower()] = path
@@ -157,7 +209,7 @@ class _PeWalker:
                 continue
             if any(m.name.lower() == key for m in self.result.missing):
                 continue
-            found, skipped = self._find(name, path)
+            found, skipped = self._find(name)
             if skipped:
                 self.result.wrong_arch[key] = skipped
             if found is None:
@@ -165,9 +217,9 @@ class _PeWalker:
             else:
                 self._visit(found, (*chain, found.name), is_delay)
 
-    def _find(self, name: str, requester: Path) -> tuple[Path | None, list[Path]]:
+    def _find(self, name: str) -> tuple[Path | None, list[Path]]:
         skipped = []
-        for folder in dict.fromkeys(self._dirs(requester)):
+        for folder in self.dirs:
             candidate = _existing(folder, name)
             if candidate is None:
                 continue

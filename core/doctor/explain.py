@@ -108,7 +108,6 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("cpu-no-avx", 92, r"Illegal instruction",
          "The process died of an illegal instruction: a CPU without AVX"),
     # Packages and Python.
-    _sig("missing-msvc-runtime", 97, r"Could not find the DLL\(s\) '[^']*msvcp"),
     _sig("python-unsupported", 95, r"requires a 64-bit Python", bits=32),
     _sig("python-unsupported", 92, r"Could not find a version that satisfies the requirement "
          r"(?:tensorflow|tf-nightly)|No matching distribution found for (?:tensorflow|tf-nightly)",
@@ -170,7 +169,13 @@ _MISSING_LIB = (
     re.compile(r"Could not find '([\w.\-]+\.dll)'"),
     re.compile(r"([\w.\-]+\.so(?:\.\d+)*): cannot open shared object file"),
     re.compile(r"Error loading \"(?:[^\"]*[\\/])?([\w.\-]+\.dll)\""),
+    # TF's Windows self-check (python/platform/self_check.py): "'msvcp140.dll or msvcp140_1.dll'".
+    re.compile(r"Could not find the DLL\(s\) '([^']+)'"),
 )
+# ERROR_MOD_NOT_FOUND (126) in Windows' words, in Wine's ("Module not found."), or bare (TF 1.x).
+_MODULE_NOT_FOUND = re.compile(r"specified module could not be found|"
+                               r"DLL load failed[^\n]*\bModule not found|"
+                               r"\b126\b|0x7E\b|DLL load failed\s*$")
 _LOADED_LIB = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.\-]+)",
                          re.IGNORECASE)
 _NO_GPU_SEEN = re.compile(
@@ -236,8 +241,9 @@ def _libraries(ctx: TextContext) -> tuple[dict[str, str], set[str]]:
     missing: dict[str, str] = {}
     for line in ctx.lines:
         for rx in _MISSING_LIB:
-            for name in rx.findall(line):
-                missing.setdefault(name.lower(), line)
+            for found in rx.findall(line):
+                for name in re.split(r"\s+or\s+|,\s*", found):
+                    missing.setdefault(name.lower(), line)
     loaded = {m.lower() for m in _LOADED_LIB.findall(ctx.text)}
     return {k: v for k, v in missing.items() if k not in loaded}, loaded
 
@@ -260,11 +266,16 @@ def _library_rules(ctx: TextContext, scores: _Scores) -> None:
     infos = {name: kb.library_info(name) for name in missing}
     cuda_libs = [n for n, i in infos.items() if i.kind == "cuda"]
     cudnn_libs = [n for n, i in infos.items() if i.kind in ("cudnn", "zlib")]
+    msvc_libs = [n for n, i in infos.items() if i.kind == "msvc"]
+    if msvc_libs:
+        # Named by TF's self-check or a loader message: the cause, not a guess.
+        verb = "is" if len(msvc_libs) == 1 else "are"
+        scores.add("missing-msvc-runtime", 97, [missing[n] for n in msvc_libs],
+                   title=f"{', '.join(msvc_libs)} {verb} not found: the Microsoft Visual C++ "
+                         "runtime is missing or too old", library=msvc_libs[0])
     for name, info in infos.items():
         line = missing[name]
-        if info.kind == "msvc":
-            scores.add("missing-msvc-runtime", 95, line)
-        elif info.kind == "driver":
+        if info.kind == "driver":
             scores.add("no-nvidia-driver", 90, line, title=f"{name} (the NVIDIA driver's library) "
                        "is not found: no NVIDIA driver installed")
         elif info.kind == "optional":
@@ -346,12 +357,15 @@ def _import_failure_rules(ctx: TextContext, scores: _Scores) -> None:
         scores.add("native-runtime-load-failed", 72, lines)
         scores.add("cpu-no-avx", 62, lines)
         scores.add("missing-msvc-runtime", 58, lines)
-    elif lines := ctx.lines_matching(r"specified module could not be found|"
-                                     r"\b126\b|0x7E\b|DLL load failed\s*$"):
+    elif lines := ctx.lines_matching(_MODULE_NOT_FOUND):
         if tf1 or ctx.lines_matching(r"tensorflow[-_]gpu", 1):
             scores.add("missing-cuda-runtime", 74, lines)
             scores.add("missing-cudnn", 60, lines)
-        scores.add("missing-msvc-runtime", 72 if not tf1 else 66, lines)
+        # The loader does not say which DLL: the VC++ runtime is the usual one on TF 2.
+        scores.add("missing-msvc-runtime", 72 if not tf1 else 66, lines,
+                   title="A DLL that TensorFlow's native module imports is not found: most "
+                         "often the Microsoft Visual C++ runtime (msvcp140.dll, msvcp140_1.dll, "
+                         "vcruntime140_1.dll)")
         scores.add("native-runtime-load-failed", 70, lines)
         scores.add("cpu-no-avx", 55, lines)
     elif lines := ctx.lines_matching(r"not a valid Win32 application|WinError 193|0xC1\b"):

@@ -56,7 +56,8 @@ _CATALOG: dict[str, tuple[Severity, str]] = {
     "cuda-version-mismatch": (
         "error", "The installed CUDA/cuDNN version is not the one this TensorFlow build wants"),
     "missing-msvc-runtime": (
-        "error", "The Microsoft Visual C++ runtime (msvcp140.dll / msvcp140_1.dll) is missing"),
+        "error", "The Microsoft Visual C++ runtime (msvcp140.dll, msvcp140_1.dll, "
+                 "vcruntime140_1.dll) is missing"),
     "cpu-no-avx": ("error", "The CPU lacks AVX, which TensorFlow binaries (1.6+) require"),
     "python-unsupported": (
         "error", "This Python version or architecture is not supported by this TensorFlow"),
@@ -276,7 +277,9 @@ def _mismatch(ctx: FixContext) -> list[FixStep]:
 
 
 def _msvc(ctx: FixContext) -> list[FixStep]:
-    return [FixStep("Install the latest Microsoft Visual C++ Redistributable (x64):",
+    lib = ctx.detail.get("library")
+    provides = f", which provides {lib}" if lib and kb.library_info(lib).kind == "msvc" else ""
+    return [FixStep(f"Install the latest Microsoft Visual C++ Redistributable (x64){provides}:",
                     "winget install --id Microsoft.VCRedist.2015+.x64 -e", "cmd"),
             FixStep(f"Or download and run {VC_REDIST_URL}. A copy of msvcp140.dll elsewhere on "
                     "PATH (Java, other apps) is usually too old to count.")]

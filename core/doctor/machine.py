@@ -11,7 +11,7 @@ from pathlib import Path
 
 from core.doctor import kb
 from core.doctor.context import probe_platform
-from core.doctor.depwalk import walk, walk_finding
+from core.doctor.depwalk import application_dirs, python_searches_path, walk, walk_finding
 from core.doctor.explain import explain
 from core.doctor.fixes import FixContext, make_finding
 from core.findings import Finding, sort_findings
@@ -173,15 +173,24 @@ def _import_failed(probe: ProbeResult, ctx: FixContext, head: str) -> list[Findi
 def _walk_native(probe: ProbeResult, ctx: FixContext) -> Finding | None:
     if not probe.tf_native_module or not Path(probe.tf_native_module).is_file():
         return None
-    from core.interpreters.activation import dll_search_dirs
+    from core.interpreters.layout import env_layout
+    from core.interpreters.probe import probe_env
 
+    # The library path the probe (and every task) ran with: activation puts a conda env's
+    # library folders first. Windows variable names ignore case (Path / PATH).
     windows = ctx.platform == "windows"
     var = "PATH" if windows else "LD_LIBRARY_PATH"
-    dirs = [*dll_search_dirs(probe.python, "win32" if windows else sys.platform)]
-    dirs += [Path(p) for p in os.environ.get(var, "").split(os.pathsep) if p]
-    if windows and os.environ.get("CUDA_PATH"):
-        dirs.append(Path(os.environ["CUDA_PATH"]) / "bin")
-    result = walk(Path(probe.tf_native_module), search_dirs=dirs)
+    value = next((v for k, v in probe_env(probe.python).items()
+                  if (k.upper() if windows else k) == var), "")
+    listed = [Path(p) for p in value.split(os.pathsep) if p]
+    native = Path(probe.tf_native_module)
+    if windows:
+        conda = env_layout(probe.python).kind == "conda"
+        searched = python_searches_path(ctx.python, conda)
+        result = walk(native, app_dirs=application_dirs(probe.python),
+                      path_dirs=listed if searched else [])
+    else:
+        result = walk(native, search_dirs=listed)
     return walk_finding(result, FixContext(ctx.platform, ctx.tf_version, ctx.python,
                                            ctx.python_exe))
 
