@@ -86,6 +86,9 @@ def _no_user_state(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    # platformdirs on Windows reads the known folders, not XDG_*: its own override variables.
+    monkeypatch.setenv("WIN_PD_OVERRIDE_APPDATA", str(home / "appdata"))
+    monkeypatch.setenv("WIN_PD_OVERRIDE_LOCAL_APPDATA", str(home / "localappdata"))
     yield
 
 

@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,9 @@ SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 
 
 def sshd_missing_reason() -> str | None:
+    if sys.platform == "win32":
+        return ("the test SSH server is Debian's OpenSSH sshd, a Linux program that the Windows "
+                "lane cannot start")
     if not Path(SSHD).exists() or not shutil.which("ssh-keygen"):
         return "OpenSSH server not installed (apt-get install openssh-server)"
     if os.geteuid() != 0:

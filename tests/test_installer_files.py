@@ -116,6 +116,7 @@ def test_data_files_hold_the_runtime_examples_kb_icons_and_child_sources():
     assert ("resources/examples/quickstart.json", "resources/examples") in pairs
     assert ("resources/icons/tensordeck.ico", "resources/icons") in pairs
     assert ("core/ports.py", "core") in pairs
+    assert ("core/wintree.py", "core") in pairs  # the node agent's process trees
     assert any(dest == "resources/kb" for _, dest in pairs)
     assert not any("installer" in dest for _, dest in pairs)
 
@@ -173,16 +174,23 @@ def test_icon_files_are_real():
 # -- the entry scripts, run unfrozen -------------------------------------------------------
 
 
-def _entry(script: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
+def _entry(script: str, *args: str,
+           env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run an entry script as the frozen app would, with ``core`` importable: the frozen app
+    bundles it, and the Windows lane runs the tests from the source tree without installing
+    TensorDeck (the entry script's own folder, not the tree, is first on ``sys.path``)."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, str(INSTALLER / script), *args],
-                          capture_output=True, text=True, timeout=60, **kwargs)
+                          capture_output=True, text=True, timeout=60, env=env)
 
 
 def test_entries_route_internal_commands_to_the_command_line():
-    assert _entry("entry_cli.py", "--version").stdout.strip() == f"tensordeck {core.__version__}"
+    run = _entry("entry_cli.py", "--version")
+    assert run.stdout.strip() == f"tensordeck {core.__version__}", run.stderr
     for script in ("entry_cli.py", "entry_gui.py"):
         run = _entry(script, "_remote-task", "--help")
-        assert run.returncode == 0 and "_remote-task" in run.stdout
+        assert run.returncode == 0 and "_remote-task" in run.stdout, run.stderr
 
 
 @pytest.mark.skipif(sys.platform.startswith("win"), reason="the watchdog is POSIX-only")

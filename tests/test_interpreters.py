@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
-import venv
 from pathlib import Path
 
 import psutil
@@ -25,13 +25,18 @@ from core.interpreters.layout import env_layout
 from core.interpreters.probe import cached_probe, describe_exit, probe_interpreter
 
 MAIN_PYTHON = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "python")
+NO_VENV = ("needs the venv module, which the Windows lane's embeddable CPython lacks"
+           if sys.platform == "win32" else "needs the venv module")
 
 
 @pytest.fixture(autouse=True)
 def _own_user_dirs(tmp_path, monkeypatch):
-    """platformdirs reads XDG_*: keep the remembered list and the probe cache per test."""
+    """platformdirs reads XDG_* (and, on Windows, WIN_PD_OVERRIDE_*): keep the remembered list
+    and the probe cache per test."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("WIN_PD_OVERRIDE_APPDATA", str(tmp_path / "config"))
+    monkeypatch.setenv("WIN_PD_OVERRIDE_LOCAL_APPDATA", str(tmp_path / "cache"))
 
 
 def _exe(path: Path) -> Path:
@@ -48,6 +53,7 @@ def _conda_env(prefix: Path, platform: str) -> Path:
 
 @pytest.fixture(scope="module")
 def real_venv(tmp_path_factory) -> Path:
+    venv = pytest.importorskip("venv", reason=NO_VENV)
     root = tmp_path_factory.mktemp("venvs") / "train"
     venv.create(root, with_pip=False, symlinks=True)
     return root
@@ -179,26 +185,70 @@ def test_linux_conda_and_venv_activation(tmp_path, real_venv):
 
 
 def test_clean_base_env_undoes_pyinstaller():
-    frozen_env = {"LD_LIBRARY_PATH": "/tmp/_MEI123:/opt/lib", "LD_LIBRARY_PATH_ORIG": "/opt/lib",
-                  "PATH": "/tmp/_MEI123:/usr/bin", "_PYI_ARCHIVE_FILE": "x", "HOME": "/h"}
-    env = clean_base_env(frozen_env, frozen=True, bundle_dir="/tmp/_MEI123")
-    assert env == {"LD_LIBRARY_PATH": "/opt/lib", "PATH": "/usr/bin", "HOME": "/h"}
+    # The bundle's folder and PATH as this platform writes them (os.pathsep, its own paths).
+    if sys.platform == "win32":
+        bundle, system = r"C:\Users\me\AppData\Local\Temp\_MEI123", r"C:\Windows\system32"
+    else:
+        bundle, system = "/tmp/_MEI123", "/usr/bin"
+    sep = os.pathsep
+    frozen_env = {"LD_LIBRARY_PATH": f"{bundle}{sep}/opt/lib", "LD_LIBRARY_PATH_ORIG": "/opt/lib",
+                  "PATH": f"{bundle}{sep}{system}", "_PYI_ARCHIVE_FILE": "x", "HOME": "/h"}
+    env = clean_base_env(frozen_env, frozen=True, bundle_dir=bundle)
+    assert env == {"LD_LIBRARY_PATH": "/opt/lib", "PATH": system, "HOME": "/h"}
     no_orig = clean_base_env({"LD_LIBRARY_PATH": "/tmp/_MEI1"}, frozen=True, bundle_dir="/t")
     assert "LD_LIBRARY_PATH" not in no_orig
     assert clean_base_env(frozen_env, frozen=False) == frozen_env
-    qt = clean_base_env({"QT_PLUGIN_PATH": "/tmp/_MEI123/PySide6/Qt/plugins", "MODE": "1",
-                         "EMPTY": "", "NEAR": "/tmp/_MEI1234/x"}, frozen=True,
-                        bundle_dir="/tmp/_MEI123")
-    assert qt == {"MODE": "1", "EMPTY": "", "NEAR": "/tmp/_MEI1234/x"}
+    qt = clean_base_env({"QT_PLUGIN_PATH": os.path.join(bundle, "PySide6", "Qt", "plugins"),
+                         "MODE": "1", "EMPTY": "", "NEAR": os.path.join(bundle + "4", "x")},
+                        frozen=True, bundle_dir=bundle)
+    assert qt == {"MODE": "1", "EMPTY": "", "NEAR": os.path.join(bundle + "4", "x")}
+    if sys.platform == "win32":  # paths ignore case there: the bundle in other letters goes too
+        upper = clean_base_env({"Path": f"{bundle.upper()}{sep}{system}"}, frozen=True,
+                               bundle_dir=bundle)
+        assert upper == {"Path": system}
 
 
 # -- probing ---------------------------------------------------------------------------------
 
 
+def _windows_venv_by_hand(root: Path) -> Path:
+    """A venv in the layout `python -m venv` makes on Windows (<venv>\\pyvenv.cfg,
+    <venv>\\Scripts\\python.exe, <venv>\\Lib\\site-packages), for an interpreter without the
+    venv module (the Windows lane's embeddable CPython). Scripts\\ gets a copy of the base
+    python.exe and its DLLs (and, from an embeddable build, its zipped standard library):
+    Python starts from there and site.py makes <venv> its prefix (the pyvenv.cfg above it)."""
+    base = Path(sys.base_prefix)
+    scripts = root / "Scripts"
+    scripts.mkdir(parents=True)
+    (root / "Lib" / "site-packages").mkdir(parents=True)
+    stem = f"python{sys.version_info.major}{sys.version_info.minor}"
+    for name in ("python.exe", f"{stem}.dll", "python3.dll", f"{stem}.zip",
+                 "vcruntime140.dll", "vcruntime140_1.dll"):
+        if (base / name).is_file():
+            shutil.copy2(base / name, scripts / name)
+    version = ".".join(map(str, sys.version_info[:3]))
+    (root / "pyvenv.cfg").write_text(
+        f"home = {base}\ninclude-system-site-packages = false\nversion = {version}\n")
+    return scripts / "python.exe"
+
+
+def _venv(root: Path) -> tuple[str, Path]:
+    """A real venv of this platform's layout: its python and its site-packages folder."""
+    try:
+        import venv
+    except ImportError:
+        if sys.platform != "win32":
+            pytest.skip(NO_VENV)
+        return str(_windows_venv_by_hand(root)), root / "Lib" / "site-packages"
+    venv.create(root, with_pip=False, symlinks=sys.platform != "win32")
+    if sys.platform == "win32":
+        return str(root / "Scripts" / "python.exe"), root / "Lib" / "site-packages"
+    return str(root / "bin" / "python"), next(root.glob("lib/python3*/site-packages"))
+
+
 def _fake_tf_venv(root: Path, init_source: str) -> str:
     """A real venv whose site-packages holds a 'tensorflow' that misbehaves on import."""
-    venv.create(root, with_pip=False, symlinks=True)
-    site = next(root.glob("lib/python3*/site-packages"))
+    python, site = _venv(root)
     (site / "tensorflow" / "python" / "platform").mkdir(parents=True)
     (site / "tensorflow" / "__init__.py").write_text(init_source)
     (site / "tensorflow" / "python" / "platform" / "build_info.py").write_text(
@@ -208,7 +258,7 @@ def _fake_tf_venv(root: Path, init_source: str) -> str:
     dist = site / "tensorflow-2.10.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tensorflow\nVersion: 2.10.1\n")
-    return str(root / "bin" / "python")
+    return python
 
 
 def test_probe_without_import_reads_files_only(tmp_path):
@@ -232,6 +282,16 @@ def test_probe_import_failure_is_a_result(tmp_path):
 
 
 def test_probe_crash_is_a_result(tmp_path):
+    if sys.platform == "win32":
+        # A native crash: an unhandled access violation (faulthandler's own test helper reads
+        # NULL outside any handler). os.abort() is no crash code there: under Wine it is
+        # plain exit status 3.
+        python = _fake_tf_venv(tmp_path / "v", "import faulthandler\nfaulthandler._read_null()\n")
+        result = probe_interpreter(python, timeout=60)
+        assert not result.ok and result.import_returncode == 0xC0000005
+        assert result.error == ("import tensorflow crashed with 0xC0000005: access violation "
+                                "(a native library crashed)")
+        return
     python = _fake_tf_venv(tmp_path / "v", "import os\nos.abort()\n")
     result = probe_interpreter(python, timeout=60)
     assert not result.ok and result.import_returncode == -6
@@ -254,8 +314,15 @@ def test_probe_hang_is_killed_with_its_children(tmp_path):
 
 
 def test_probe_of_a_missing_or_broken_interpreter(tmp_path):
-    assert "does not exist" in probe_interpreter(str(tmp_path / "python")).error
-    broken = tmp_path / "python"
+    name = "python.exe" if sys.platform == "win32" else "python"
+    assert "does not exist" in probe_interpreter(str(tmp_path / name)).error
+    broken = tmp_path / name
+    if sys.platform == "win32":  # a python.exe that is not a program (not a PE file)
+        broken.write_text("echo cannot start\r\nexit /b 3\r\n")
+        result = probe_interpreter(str(broken))
+        assert not result.ok
+        assert result.error.startswith(f"cannot run {broken}: [WinError 193]"), result.error
+        return
     broken.write_text("#!/bin/sh\necho 'cannot start' >&2\nexit 3\n")
     broken.chmod(0o755)
     result = probe_interpreter(str(broken))
@@ -271,7 +338,8 @@ def test_describe_exit_codes():
 def test_cached_probe_follows_installs(tmp_path):
     python = _fake_tf_venv(tmp_path / "v", "raise SystemExit('x')\n")
     first = cached_probe(python, import_tf=False)
-    site = Path(first.site_packages[0])
+    site = Path(first.tf_package_dir).parent
+    assert str(site) in first.site_packages
     (site / "tensorflow" / "__init__.py").write_text("raise SystemExit('changed')\n")
     assert cached_probe(python, import_tf=False).metadata_seconds == first.metadata_seconds
     (site / "keras-3.0.0.dist-info").mkdir()  # an install changes the folder's mtime

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -216,19 +217,33 @@ def test_python_as_env_folder_or_missing(tmp_path):
 
 
 def test_conda_env_interpreter_is_activated_for_its_tasks(tmp_path):
-    """Starting <env>/bin/python without `conda activate`: TensorDeck adds what activation
-    adds, so the env's CUDA libraries are found (the classic 'works in Anaconda Prompt')."""
+    """Starting the env's python without `conda activate`: TensorDeck adds what activation
+    adds, so the env's CUDA libraries are found (the classic 'works in Anaconda Prompt').
+    Each platform's conda layout: <env>/bin/python and LD_LIBRARY_PATH on POSIX;
+    <env>\\python.exe and the folders conda.bat puts on PATH, in its order, on Windows."""
     env = tmp_path / "miniconda3" / "envs" / "tf"
     (env / "conda-meta").mkdir(parents=True)
-    (env / "bin").mkdir()
-    (env / "bin" / "python").write_text("")
+    if sys.platform == "win32":
+        python = env / "python.exe"
+        system = "C:\\Windows\\system32"
+        activated = [env, env / "Library" / "mingw-w64" / "bin", env / "Library" / "usr" / "bin",
+                     env / "Library" / "bin", env / "Scripts", env / "bin"]
+    else:
+        python = env / "bin" / "python"
+        system = "/usr/bin"
+        activated = [env / "bin"]
+    python.parent.mkdir(parents=True, exist_ok=True)
+    python.write_text("")
     p = plan(
         tmp_path,
-        base_env={"PATH": "/usr/bin", "LD_LIBRARY_PATH": "/opt/x"},
+        base_env={"PATH": system, "LD_LIBRARY_PATH": "/opt/x"},
         strategy="single",
-        python=str(env / "bin" / "python"),
+        python=str(python),
     )
     task_env = p.task_env(p.tasks[0])
-    assert task_env["PATH"].split(os.pathsep)[0] == str(env / "bin")
-    assert task_env["LD_LIBRARY_PATH"].split(os.pathsep)[0] == str(env / "lib")
+    assert task_env["PATH"].split(os.pathsep) == [*map(str, activated), system]
+    if sys.platform == "win32":  # DLLs are found through PATH; LD_LIBRARY_PATH means nothing
+        assert task_env["LD_LIBRARY_PATH"] == "/opt/x"
+    else:
+        assert task_env["LD_LIBRARY_PATH"].split(os.pathsep)[0] == str(env / "lib")
     assert task_env["CONDA_PREFIX"] == str(env)

@@ -19,12 +19,13 @@ DISPLAY_NAME = "TensorDeck"
 #: ``pip install``); Windows file names ignore case, so the two names must differ by more.
 GUI_EXE = "tensordeck-gui"
 #: Python files core reads as text at run time and runs in other interpreters (probes, the
-#: node agent, the port checker): shipped as source beside the frozen modules, where their
-#: ``Path(__file__)`` reads find them.
+#: node agent and its Windows process trees, the port checker): shipped as source beside the
+#: frozen modules, where their ``Path(__file__)`` reads find them.
 SOURCES_READ_AT_RUN_TIME = (
     "core/interpreters/child_metadata.py",
     "core/interpreters/child_import.py",
     "core/remote/node_agent.py",
+    "core/wintree.py",
     "core/ports.py",
 )
 #: Data folders and file patterns shipped as they are (relative to the repository).
