@@ -89,6 +89,15 @@ class TaskRestarting(Event):
 
 
 @dataclass(frozen=True)
+class RunWarning(Event):
+    """Something went wrong that the run survives (a log stopped by a full disk, the orphan
+    watchdog replaced): said once, kept in events.jsonl."""
+
+    message: str
+    task: str | None = None
+
+
+@dataclass(frozen=True)
 class RunStopping(Event):
     reason: str
 

@@ -17,6 +17,7 @@ forced stop terminates the job.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -114,6 +115,27 @@ class TaskProcess:
         self.pid = self.popen.pid
         assert self.popen.stdout is not None
         self.stdout = self.popen.stdout
+        self._abandoned = False
+        self._poll = None
+        if not IS_WINDOWS:
+            self._poll = select.poll()
+            self._poll.register(self.stdout.fileno(), select.POLLIN | select.POLLHUP)
+
+    def read(self, size: int) -> bytes:
+        """The task's next output; b"" at its end, or once :meth:`abandon_output` was called.
+        On POSIX a detached descendant (double fork + setsid) can hold the pipe open forever
+        after the task exited; on Windows the Job Object ends every holder of the pipe."""
+        fd = self.stdout.fileno()
+        if self._poll is None:
+            return os.read(fd, size)
+        while not self._abandoned:
+            if self._poll.poll(250):
+                return os.read(fd, size)
+        return b""
+
+    def abandon_output(self) -> None:
+        """Stop waiting for output (thread-safe): the task is gone, what holds the pipe is not."""
+        self._abandoned = True
 
     def terminate_tree(self) -> None:
         """Ask the task and its children to exit (SIGTERM; on Windows the stop event)."""
@@ -147,21 +169,58 @@ class TaskProcess:
         self.stdout.close()
 
 
+def kill_escaped(run_dir: str, task: str | None = None) -> int:
+    """Kill what left a task's process tree but carries its environment: a daemon that
+    double-forked into a session of its own (so no process-group kill reaches it), e.g. one that
+    points its output at /dev/null. ``task`` limits it to one task's descendants. Returns how
+    many. Windows needs none of this: nothing leaves a Job Object."""
+    if IS_WINDOWS:
+        return 0
+    import psutil
+
+    killed = 0
+    for proc in psutil.process_iter():
+        try:
+            env = proc.environ()
+            if env.get("TENSORDECK_RUN_DIR") != run_dir or proc.pid == os.getpid():
+                continue
+            if task is None or env.get("TENSORDECK_TASK") == task:
+                proc.kill()
+                killed += 1
+        except (psutil.Error, OSError):
+            continue
+    return killed
+
+
 # --- the POSIX watchdog -----------------------------------------------------------------------
 
 WATCHDOG_CODE = r"""
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
-groups = set()
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+groups, runs = set(), set()
 for line in sys.stdin:
-    op, pgid = line[0], int(line[1:])
-    (groups.add if op == "+" else groups.discard)(pgid)
+    op, arg = line[0], line[1:].rstrip("\n")
+    if op == "r":
+        runs.add(("TENSORDECK_RUN_DIR=" + arg).encode())
+        continue
+    (groups.add if op == "+" else groups.discard)(int(arg))
 for pgid in groups:
     try:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:
         pass
+# Descendants that left their task's group (setsid): found by the run folder in their
+# environment (Linux /proc; the launcher does the same with psutil while it lives).
+if runs and os.path.isdir("/proc"):
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/" + pid + "/environ", "rb") as f:
+                if runs & set(f.read().split(b"\0")):
+                    os.kill(int(pid), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
 """
 
 
@@ -184,11 +243,18 @@ class Watchdog:
             self._proc.stdin.write(line.encode())
             self._proc.stdin.flush()
 
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
     def watch(self, pgid: int) -> None:
         self._send(f"+{pgid}\n")
 
     def unwatch(self, pgid: int) -> None:
         self._send(f"-{pgid}\n")
+
+    def watch_run(self, run_dir: str) -> None:
+        """Also kill, at the end, every process whose environment names this run folder."""
+        self._send(f"r{run_dir}\n")
 
     def close(self) -> None:
         """Normal end: every task was already stopped, so the watchdog has nothing to kill and

@@ -14,14 +14,16 @@ stopped within ``stop_grace_seconds``.
 
 from __future__ import annotations
 
-import os
 import queue
 import signal
 import threading
 import time
+import traceback
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from core.events import (
     EventSink,
@@ -29,6 +31,7 @@ from core.events import (
     RunStarted,
     RunStatus,
     RunStopping,
+    RunWarning,
     TaskExited,
     TaskOutput,
     TaskRestarting,
@@ -37,7 +40,7 @@ from core.events import (
 )
 from core.exitcodes import describe
 from core.output import LineSplitter
-from core.proctree import TaskProcess, Watchdog, exit_status, make_watchdog
+from core.proctree import TaskProcess, Watchdog, exit_status, kill_escaped, make_watchdog
 from core.topology import RunPlan, TaskPlan
 
 #: Roles whose failure fails the run (an evaluator's does not).
@@ -111,6 +114,12 @@ class RunResult:
         }
 
 
+def backoff_delay(base_seconds: float, restarts: int) -> float:
+    """The wait before restart number ``restarts + 1``: doubling, at most MAX_BACKOFF_SECONDS.
+    The doubling is capped before it is computed: 2.0**1025 overflows a float."""
+    return min(MAX_BACKOFF_SECONDS, base_seconds * 2 ** min(restarts, 32))
+
+
 class Supervisor:
     """Runs a :class:`RunPlan` to its end. ``sink`` receives every event; it is called from the
     loop thread and from reader threads, so it must be thread-safe."""
@@ -153,14 +162,25 @@ class Supervisor:
             RunStarted(started, str(self.plan.run_dir), tuple(t.plan.key for t in self.tasks))
         )
         self._watchdog = self._watchdog_factory()
+        if self._watchdog:
+            self._watchdog.watch_run(str(self.plan.run_dir))
         self.plan.release_ports()
         try:
             for task in self.tasks:
                 self._spawn(task)  # a stop request meanwhile waits in the queue
             while not self._finished():
                 self._step()
+        except Exception as exc:  # TensorDeck's own fault: end the run, and say so truthfully
+            self._outcome = (RunStatus.FAILED, 1, f"TensorDeck error: {exc!r}")
+            traceback.print_exc()
         finally:
             self._kill_everything()  # only does something if the loop itself failed
+            self._reap_after_error()
+            # Daemons of tasks that left their trees and hold no pipe (output to /dev/null).
+            escaped = kill_escaped(str(self.plan.run_dir))
+            if escaped:
+                self._emit(RunWarning(self._wall(), f"stopped {escaped} detached process(es) "
+                                      "that tasks had left running"))
             if self._watchdog:
                 self._watchdog.close()
         status, code, reason = self._outcome or (RunStatus.FAILED, 1, "supervisor error")
@@ -225,15 +245,16 @@ class Supervisor:
         task.reader.start()
 
     def _read(self, task: TaskRecord, proc: TaskProcess, attempt: int, log) -> None:
-        key, fd = task.plan.key, proc.stdout.fileno()
+        key = task.plan.key
         splitter = LineSplitter()
         last_progress = None
         try:
             while True:
-                data = os.read(fd, READ_SIZE)
+                data = proc.read(READ_SIZE)
                 if not data:
                     break
-                log.write(data)
+                if log is not None:
+                    log = self._write_log(task, log, data)
                 lines, progress = splitter.feed(data)
                 if progress == last_progress:
                     progress = None
@@ -250,8 +271,33 @@ class Supervisor:
             code = proc.wait()
             self._control.put(("reader-error", exc))
         finally:
-            log.close()
+            if log is not None:
+                with suppress(OSError):
+                    log.close()
         self._control.put(("exited", key, attempt, code))
+
+    def _write_log(self, task: TaskRecord, log: BinaryIO, data: bytes) -> BinaryIO | None:
+        """Append ``data`` to the task's log. A write that fails (disk full, quota) stops that
+        log, not the task: the output still reaches the terminal and the window, and the log
+        says up to which byte it is complete."""
+        try:
+            log.write(data)
+            return log
+        except OSError as exc:
+            written = 0
+            with suppress(OSError):
+                written = log.tell()
+            with suppress(OSError):
+                log.close()
+            self._sink(
+                RunWarning(
+                    self._wall(),
+                    f"{task.log_path} stopped at byte {written}: {exc.strerror or exc}; the "
+                    "task goes on, its output is still shown",
+                    task.plan.key,
+                )
+            )
+            return None
 
     # --- decisions ------------------------------------------------------------------------------
 
@@ -272,7 +318,7 @@ class Supervisor:
             state = TaskState.SUCCEEDED if code == 0 else TaskState.FAILED
         critical_failure = state is TaskState.FAILED and task.plan.role in CRITICAL_ROLES
         if critical_failure and self._outcome is None and self._may_restart(task):
-            delay = min(MAX_BACKOFF_SECONDS, self._policy.backoff_seconds * 2**task.restarts)
+            delay = backoff_delay(self._policy.backoff_seconds, task.restarts)
             task.restarts += 1
             task.state = TaskState.RESTARTING
             task.restart_at = self._clock() + delay
@@ -339,6 +385,7 @@ class Supervisor:
             task.proc.terminate_tree()
 
     def _on_tick(self, now: float) -> None:
+        self._watch_the_watchdog()
         for task in self.tasks:
             if task.restart_at is not None and now >= task.restart_at and self._outcome is None:
                 self._emit(
@@ -358,10 +405,37 @@ class Supervisor:
                 task.kill_at = None
                 task.proc.kill_tree()
             if task.proc.poll() is not None:
-                # Exited, but a child of it may still hold the pipe open: clear it out.
+                # Exited, but a descendant may still hold the pipe open: its group is killed,
+                # then what escaped the group, then the pipe is given up.
                 task.exit_seen_at = task.exit_seen_at or now
                 if now - task.exit_seen_at > ORPHAN_PIPE_SECONDS:
                     task.proc.kill_tree()
+                    kill_escaped(str(self.plan.run_dir), task.plan.key)
+                    task.proc.abandon_output()
+
+    def _reap_after_error(self) -> None:
+        """Tasks still marked running after the loop failed were just killed: record them."""
+        for task in self.tasks:
+            if task.state in (TaskState.RUNNING, TaskState.RESTARTING, TaskState.PENDING):
+                if task.proc is not None:
+                    task.exit_code = exit_status(task.proc.wait())
+                    task.proc.release()
+                    task.proc = None
+                task.state, task.ended_at = TaskState.STOPPED, self._wall()
+
+    def _watch_the_watchdog(self) -> None:
+        """A killed watchdog would silently weaken the guarantee that nothing outlives a killed
+        TensorDeck: replace it, and register every running task with the new one."""
+        if self._watchdog is None or self._watchdog.alive():
+            return
+        self._watchdog = self._watchdog_factory()
+        if self._watchdog is None:
+            return
+        self._watchdog.watch_run(str(self.plan.run_dir))
+        for task in self.tasks:
+            if task.proc is not None and task.state is TaskState.RUNNING:
+                self._watchdog.watch(task.proc.pid)
+        self._emit(RunWarning(self._wall(), "the orphan watchdog was gone: started a new one"))
 
     def _kill_everything(self) -> None:
         for task in self.tasks:
@@ -374,14 +448,17 @@ class Supervisor:
 
 
 def install_signal_handlers(supervisor: Supervisor) -> Callable[[], None]:
-    """Ctrl+C -> stop, exit 130; SIGTERM -> stop, exit 143 (SIGBREAK on Windows too).
+    """Ctrl+C -> stop, exit 130; SIGTERM -> stop, exit 143 (SIGBREAK on Windows too); SIGHUP ->
+    stop, exit 129.
     Returns a function that restores the previous handlers."""
     previous = {}
 
     def handler(signum: int, _frame) -> None:
         supervisor.request_stop("interrupted", 128 + signum)  # SIGINT 2 -> 130, SIGTERM 15 -> 143
 
-    for name in ("SIGINT", "SIGTERM", "SIGBREAK"):
+    # SIGHUP: the terminal closed. The training deserves a graceful stop, not the default
+    # death of the launcher that leaves its tasks to the watchdog's SIGKILL.
+    for name in ("SIGINT", "SIGTERM", "SIGBREAK", "SIGHUP"):
         signum = getattr(signal, name, None)
         if signum is not None:
             previous[signum] = signal.signal(signum, handler)
