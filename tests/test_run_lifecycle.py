@@ -73,6 +73,38 @@ def test_success_stops_the_ps_and_keeps_every_log(job):
     assert not wait_no_leftovers(run_dir)
 
 
+def test_parameter_server_run_ends_with_the_chief_and_stops_its_servers(job):
+    """TF2 ParameterServerStrategy: ps and workers only serve; the chief (the coordinator) is the
+    one that finishes, and then the servers are stopped (gracefully: their finally runs)."""
+    script = """
+import os, time
+role = os.environ["TENSORDECK_TASK"].split(":")[0]
+print(role, "up", flush=True)
+if role != "chief":
+    try:
+        time.sleep(600)
+    finally:
+        print("server stopped", flush=True)
+"""
+    config = job(
+        script,
+        strategy="parameter_server",
+        tasks=[{"role": "chief"}, {"role": "ps"}, {"role": "worker", "count": 2}],
+    )
+    result = tensordeck("--run", str(config), "--no-doctor")
+    assert result.returncode == 0, result.stdout + result.stderr
+    run_dir = only_run_dir(config)
+    assert states(read_summary(run_dir)) == {
+        "chief:0": ("succeeded", 0),
+        "ps:0": ("stopped", STOPPED),
+        "worker:0": ("stopped", STOPPED),
+        "worker:1": ("stopped", STOPPED),
+    }
+    if IS_WINDOWS:  # POSIX's default SIGTERM ends a process without running finally
+        assert "server stopped" in (run_dir / "logs" / "ps-0.log").read_text()
+    assert not wait_no_leftovers(run_dir)
+
+
 def test_worker_failure_fails_the_run_with_its_code(job):
     config = job(SERVERS_AND_WORKERS, env={"FAIL_WORKER1": "7"})
     result = tensordeck("--run", str(config))
