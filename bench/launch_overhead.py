@@ -11,6 +11,7 @@ for the launcher, so interpreter start-up cancels out.
 from __future__ import annotations
 
 import argparse
+import itertools
 import subprocess
 import sys
 import tempfile
@@ -37,10 +38,9 @@ def measure(folder: Path, seconds: float, repeats: int) -> tuple[float, float]:
         run_dir=str(folder / "run"),
     )
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    runs = (folder / f"run-{seconds:g}-{n}" for n in itertools.count())  # each run: a new one
     return interleaved(
-        lambda: timed(
-            [*TENSORDECK, "--run", str(config), "--run-dir", str(folder / "runs" / "x")], **quiet
-        ),
+        lambda: timed([*TENSORDECK, "--run", str(config), "--run-dir", str(next(runs))], **quiet),
         lambda: timed([sys.executable, "-c", BARE, str(folder / "task.py"), "4"], **quiet),
         repeats,
     )

@@ -2,18 +2,32 @@
 
 ``load_config`` turns a file into a :class:`JobConfig` or raises :class:`ConfigError` carrying
 one message per problem, each naming the field (``tasks[1].count: must be >= 1``). Only checks
-that need no file system or network live in the model; :mod:`core.plan` checks files and ports.
+that need no file system or network live in the model; :mod:`core.topology` checks files and
+ports. Whatever the file holds, loading is bounded (size, nesting, entries, digits) and ends in
+a config or a ConfigError, never another exception: see docs/reliability.md.
 """
 
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import json
+import math
+import os
 import re
+import stat
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 Role = Literal["chief", "worker", "ps", "evaluator"]
 Strategy = Literal[
@@ -26,7 +40,98 @@ CrossDeviceOps = Literal["auto", "nccl", "hierarchical_copy", "reduction_to_one_
 SINGLE_PROCESS: frozenset[str] = frozenset({"single", "mirrored"})
 
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-_NAME_RE = re.compile(r'^[^\\/:*?"<>|\x00-\x1f]{1,64}$')
+_NAME_RE = re.compile(r'^[^\\/:*?"<>|\x00-\x1f\x7f]{1,64}$')
+
+# Bounds that keep loading fast and memory small whatever the file says. A config is a few
+# KiB nested 3 levels deep; a run of more than MAX_TASKS processes on one launcher is a typo.
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 32
+MAX_ENTRIES = 65536  # per list or object: more arguments than any command line takes
+MAX_INT_DIGITS = 100
+MAX_TASKS = 1024
+MAX_SECONDS = 86400.0
+
+# C0, DEL, C1 (\x9b is CSI to some terminals) and the Unicode line separators.
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_HOSTNAME_RE = re.compile(
+    r"^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}))*\.?$"
+)
+_UNPASSABLE_RE = re.compile("[\x00\ud800-\udfff]")
+_ENV_KEY_RE = re.compile(r"^[^=\x00-\x1f\x7f]+$")
+_USER_RE = re.compile(r"^[^-\s;|&$`<>'\"():/\x00-\x1f\x7f][^\s;|&$`<>'\"():/\x00-\x1f\x7f]*$")
+
+
+def show(text: str, limit: int | None = 60) -> str:
+    """``text`` fit for a one-line message: control characters and lone surrogates escaped
+    (a message never moves the cursor or fails to print), cut after ``limit`` characters."""
+    cut = text if limit is None or len(text) <= limit else text[:limit]
+    shown = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in cut)
+    return shown + "..." if cut is not text else shown
+
+
+def _control_problem(text: str, allowed: str = "") -> str | None:
+    for match in _CONTROL_RE.finditer(text):
+        if match.group() not in allowed:
+            return (
+                f"contains the control character {ascii(match.group())[1:-1]} at position "
+                f"{match.start()}; remove it"
+            )
+    return None
+
+
+def _no_control(text: str) -> str:
+    problem = _control_problem(text)
+    if problem:
+        raise ValueError(problem)
+    return text
+
+
+def _arg(text: str) -> str:
+    problem = _control_problem(text, allowed="\t")  # a tab is a common separator argument
+    if problem:
+        raise ValueError(problem)
+    return text
+
+
+def _hostname(host: str) -> str:
+    """A host name or an IP address and nothing else: it reaches ssh, TF_CONFIG and shells."""
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        pass
+    if not _HOSTNAME_RE.match(host):
+        raise ValueError(
+            f"{show(host)!r} is not a host name or IP address (letters, digits, '.', '-', '_'; "
+            "IPv6 without brackets)"
+        )
+    return host
+
+
+def _printable_name(name: str) -> bool:
+    return bool(_NAME_RE.match(name)) and name.isprintable() and name.strip() == name
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _user(user: str) -> str:
+    if not _USER_RE.match(user):
+        raise ValueError(
+            f"{show(user)!r} is not a user name: no spaces, no leading '-', none of "
+            "; | & $ ` < > ' \" ( ) : /"
+        )
+    return user
+
+
+#: Strings that become paths, commands or host names: control characters are refused.
+PathText = Annotated[str, AfterValidator(_no_control)]
+Arg = Annotated[str, AfterValidator(_arg)]
+HostName = Annotated[str, AfterValidator(_hostname)]
 
 
 class ConfigProblem(BaseModel):
@@ -57,7 +162,9 @@ class TaskGroup(_Strict):
     """One entry of ``tasks``: ``count`` processes of one role."""
 
     role: Role = Field(description="chief, worker, ps or evaluator.")
-    count: int = Field(1, ge=1, description="How many tasks of this role (default 1).")
+    count: int = Field(
+        1, ge=1, le=MAX_TASKS, description="How many tasks of this role (default 1)."
+    )
     port: int | None = Field(
         None,
         ge=1,
@@ -91,7 +198,8 @@ class TaskGroup(_Strict):
     @field_validator("host")
     @classmethod
     def _host(cls, host: str) -> str:
-        if host not in _LOCAL_HOSTS and not host.startswith("127."):
+        _hostname(host)
+        if host != "localhost" and not _is_loopback(host):
             raise ValueError(
                 f'{host!r} is another machine: describe it in "nodes" and give the task '
                 '"node": its name'
@@ -102,20 +210,26 @@ class TaskGroup(_Strict):
 class Node(_Strict):
     """A machine of the LAN that runs tasks, reached over SSH."""
 
-    host: str = Field(description="Name or address TensorDeck connects to over SSH.")
-    user: str | None = Field(None, description="SSH user; default: your user name here.")
+    host: HostName = Field(description="Name or address TensorDeck connects to over SSH.")
+    user: Annotated[str, AfterValidator(_user)] | None = Field(
+        None, description="SSH user; default: your user name here."
+    )
     port: int = Field(22, ge=1, le=65535, description="SSH port.")
-    python: str = Field(description="The training interpreter on that machine (full path).")
-    workdir: str = Field(
+    python: PathText = Field(
+        description="The training interpreter on that machine (full path)."
+    )
+    workdir: PathText = Field(
         "tensordeck",
         description="Folder on the node for scripts and run folders (relative: in the home).",
     )
-    address: str | None = Field(
+    address: HostName | None = Field(
         None,
         description="Address the other machines (and TensorFlow) use to reach this node; "
         "default: host. Set it when the node has several interfaces.",
     )
-    key_file: str | None = Field(None, description="Private key file; default: agent and ~/.ssh.")
+    key_file: PathText | None = Field(
+        None, description="Private key file; default: agent and ~/.ssh."
+    )
     password: bool = Field(
         False,
         description="Log in with the password stored in the system keyring "
@@ -124,7 +238,7 @@ class Node(_Strict):
     shell: Literal["auto", "posix", "cmd", "powershell"] = Field(
         "auto", description="The node's SSH shell; auto detects it."
     )
-    script: str | None = Field(
+    script: PathText | None = Field(
         None, description="Path of the script already on the node; null: copy it there."
     )
 
@@ -141,7 +255,10 @@ class RestartPolicy(_Strict):
     )
     max_restarts: int = Field(0, ge=0, description="Restarts allowed per task (on_failure).")
     backoff_seconds: float = Field(
-        1.0, ge=0, description="Wait before the first restart; doubles each time, at most 30 s."
+        1.0,
+        ge=0,
+        le=MAX_SECONDS,
+        description="Wait before the first restart; doubles each time, at most 30 s.",
     )
 
     @model_validator(mode="after")
@@ -162,13 +279,15 @@ class JobConfig(_Strict):
         description="single, mirrored (one process, several GPUs), multi_worker_mirrored, "
         "parameter_server (TF2) or between_graph (TF1 replica_device_setter scripts)."
     )
-    script: str = Field(description="Training script, relative to the config file's folder.")
-    args: list[str] = Field(
+    script: PathText = Field(
+        description="Training script, relative to the config file's folder."
+    )
+    args: list[Arg] = Field(
         default_factory=list,
         description="Script arguments. Placeholders {job_name} {task_index} {ps_hosts} "
         "{worker_hosts} {run_dir} are substituted.",
     )
-    python: str | None = Field(
+    python: PathText | None = Field(
         None, description="Training interpreter. null: the interpreter running TensorDeck."
     )
     cluster_spec: ClusterSpec | None = Field(
@@ -179,13 +298,14 @@ class JobConfig(_Strict):
     )
     tasks: list[TaskGroup] = Field(
         default_factory=lambda: [TaskGroup(role="worker")],
+        max_length=MAX_TASKS,
         description="Processes to start. Default: one worker (single and mirrored).",
     )
     env: dict[str, str] = Field(default_factory=dict, description="Extra variables for every task.")
     nodes: dict[str, Node] = Field(
         default_factory=dict, description="Other machines of the LAN, by name (see tasks[].node)."
     )
-    address: str | None = Field(
+    address: HostName | None = Field(
         None,
         description="This machine's LAN address, for its tasks when the cluster spans nodes.",
     )
@@ -196,18 +316,22 @@ class JobConfig(_Strict):
     )
     restart: RestartPolicy = Field(default_factory=RestartPolicy)
     stop_grace_seconds: float = Field(
-        10, ge=0, description="Seconds a task gets to exit by itself before it is stopped."
+        10,
+        ge=0,
+        le=MAX_SECONDS,
+        description="Seconds a task gets to exit by itself before it is stopped.",
     )
-    run_dir: str | None = Field(
+    run_dir: PathText | None = Field(
         None, description="Run folder. null: <config folder>/runs/<YYYYmmdd-HHMMSS>-<name>/."
     )
 
     @field_validator("name")
     @classmethod
     def _name(cls, name: str) -> str:
-        if not _NAME_RE.match(name) or name.strip() != name:
+        if not _printable_name(name) or name.endswith("."):
             raise ValueError(
-                'must be 1-64 characters, no leading/trailing spaces, none of \\ / : * ? " < > |'
+                "must be 1-64 characters, no leading/trailing spaces, no trailing '.', no "
+                'control characters, none of \\ / : * ? " < > |'
             )
         return name
 
@@ -222,11 +346,25 @@ class JobConfig(_Strict):
     @classmethod
     def _env(cls, env: dict[str, str]) -> dict[str, str]:
         for key in env:
-            if not key or "=" in key or "\x00" in key:
-                raise ValueError(f"{key!r} is not a valid variable name")
+            if not _ENV_KEY_RE.match(key) or not key.isprintable():
+                raise ValueError(
+                    f"'{show(key)}' is not a valid variable name: give a name without '=' "
+                    "or control characters"
+                )
             if key == "TF_CONFIG" or key.startswith("TENSORDECK_"):
                 raise ValueError(f"{key} is set by TensorDeck for each task; remove it")
         return env
+
+    @field_validator("nodes")
+    @classmethod
+    def _node_names(cls, nodes: dict[str, Node]) -> dict[str, Node]:
+        for name in nodes:
+            if not _printable_name(name):
+                raise ValueError(
+                    f"'{show(name)}' is not a node name: 1-64 characters, no control "
+                    'characters, none of \\ / : * ? " < > |'
+                )
+        return nodes
 
     @property
     def effective_cluster_spec(self) -> ClusterSpec:
@@ -236,6 +374,18 @@ class JobConfig(_Strict):
 
     def role_count(self, role: str) -> int:
         return sum(t.count for t in self.tasks if t.role == role)
+
+
+def _size_problems(cfg: JobConfig) -> list[ConfigProblem]:
+    total = sum(t.count for t in cfg.tasks)
+    if total > MAX_TASKS:
+        return [
+            ConfigProblem(
+                where="tasks",
+                message=f"{total} tasks in all; a run has at most {MAX_TASKS}: lower the counts",
+            )
+        ]
+    return []
 
 
 def _task_mix_problems(cfg: JobConfig) -> list[ConfigProblem]:
@@ -300,7 +450,8 @@ def _node_problems(cfg: JobConfig) -> list[ConfigProblem]:
             known = ", ".join(cfg.nodes) or "none defined"
             problems.append(
                 ConfigProblem(
-                    where=f"tasks[{i}].node", message=f"no node {group.node!r} (nodes: {known})"
+                    where=f"tasks[{i}].node",
+                    message=f"no node '{show(group.node)}' (nodes: {known})",
                 )
             )
     has_local = any(g.node is None for g in cfg.tasks)
@@ -352,10 +503,11 @@ def _where(loc: tuple) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("function-after", "function-before", "function-plain"):
+        elif part in ("function-after", "function-before", "function-plain", "[key]"):
             continue
         else:
-            out += f".{part}" if out else str(part)
+            part = show(str(part), 40)  # a key from the file: one line, bounded
+            out += f".{part}" if out else part
     return out
 
 
@@ -404,6 +556,8 @@ def _message(err: dict, model_fields: dict[tuple, list[str]]) -> str:
         )
     if kind == "value_error":
         return str(ctx.get("error", err["msg"]))
+    if kind == "too_long":
+        return f"at most {ctx.get('max_length')} entries"
     return err["msg"]
 
 
@@ -419,10 +573,110 @@ def _field_names() -> dict[tuple, list[str]]:
     }
 
 
+class _Object(dict):
+    """A JSON object as parsed, remembering the keys the file gives twice (json keeps the last)."""
+
+    duplicates: tuple[str, ...] = ()
+
+
+def _object(pairs: list[tuple[str, object]]) -> _Object:
+    obj = _Object(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = []
+        for key, _ in pairs:
+            if key in seen:
+                twice.append(key)
+            seen.add(key)
+        obj.duplicates = tuple(dict.fromkeys(twice))
+    return obj
+
+
+class _BadNumber:
+    """A number json would turn into inf/nan or an int too long for int(): kept to be named."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _parse_constant(text: str) -> _BadNumber:
+    return _BadNumber(f"{text} is not a JSON number; write a finite number")
+
+
+def _parse_float(text: str) -> float | _BadNumber:
+    value = float(text)
+    return value if math.isfinite(value) else _BadNumber(
+        f"{show(text, 20)} is too large for a number; write a finite number"
+    )
+
+
+def _parse_int(text: str) -> int | _BadNumber:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        return _BadNumber(f"a {digits}-digit number; write at most {MAX_INT_DIGITS} digits")
+    return int(text)
+
+
+def _text_problem(text: str) -> str | None:
+    """What no OS accepts in a name, an argument or a variable: NUL, and lone surrogates
+    (from a \\ud800 escape: they cannot even be encoded to be printed or passed on)."""
+    found = _UNPASSABLE_RE.search(text)
+    if found is None:
+        return None
+    char = found.group()
+    what = "a NUL character" if char == "\x00" else f"a lone surrogate ({show(char)})"
+    return f"contains {what} at position {found.start()}; remove it"
+
+
+def _checked(value: object, where: str, problems: list[ConfigProblem], depth: int = 0) -> object:
+    """``value`` as plain JSON data, with what no field may hold listed in ``problems``:
+    duplicate keys, bad numbers and characters, nesting deeper than any config needs.
+    The recursion stops at MAX_DEPTH, so it is bounded whatever the input."""
+
+    def add(message: str, at: str = where) -> None:
+        problems.append(ConfigProblem(where=at, message=message))
+
+    if depth > MAX_DEPTH:
+        add(f"nested deeper than {MAX_DEPTH} levels; a config needs 4", show(where, 80))
+        return None
+    if isinstance(value, (list, dict)) and len(value) > MAX_ENTRIES:
+        add(f"{len(value)} entries; at most {MAX_ENTRIES}")
+        return None
+    if isinstance(value, _BadNumber):
+        add(value.message)
+    elif isinstance(value, str):
+        if problem := _text_problem(value):
+            add(problem)
+    elif isinstance(value, float) and not math.isfinite(value):
+        add(f"{value} is not a JSON number; write a finite number")
+    elif isinstance(value, int) and value.bit_length() > MAX_INT_DIGITS * 3:
+        add(f"a number of about {value.bit_length() * 3 // 10} digits; write at most "
+            f"{MAX_INT_DIGITS} digits")
+    elif isinstance(value, list):
+        return [_checked(v, f"{where}[{i}]", problems, depth + 1) for i, v in enumerate(value)]
+    elif isinstance(value, dict):
+        def at(key: object) -> str:
+            return _where((where, key) if where else (key,))
+
+        out = {}
+        for key, item in value.items():
+            if isinstance(key, str) and (problem := _text_problem(key)):
+                add(f"key {problem}", at(key))
+            out[key] = _checked(item, at(key), problems, depth + 1)
+        for key in getattr(value, "duplicates", ()):
+            add(f"duplicate key '{show(key)}': the file gives it twice; keep one", at(key))
+        return out
+    return value
+
+
 def parse_config(data: object, source: str = "config") -> JobConfig:
     """Validate already-parsed JSON. Raises :class:`ConfigError` listing every problem."""
     if not isinstance(data, dict):
         raise ConfigError(source, [ConfigProblem(where="", message="must be a JSON object {...}")])
+    problems: list[ConfigProblem] = []
+    data = _checked(data, "", problems)
+    if problems:  # the file itself is broken: field checks on it would only add noise
+        raise ConfigError(source, problems)
     try:
         cfg = JobConfig.model_validate(data)
     except ValidationError as exc:
@@ -431,28 +685,77 @@ def parse_config(data: object, source: str = "config") -> JobConfig:
             ConfigProblem(where=_where(e["loc"]), message=_message(e, fields)) for e in exc.errors()
         ]
         raise ConfigError(source, problems) from None
-    problems = _task_mix_problems(cfg) + _node_problems(cfg) + _port_problems(cfg)
+    problems = (
+        _size_problems(cfg) + _task_mix_problems(cfg) + _node_problems(cfg) + _port_problems(cfg)
+    )
     if problems:
         raise ConfigError(source, problems)
     return cfg
 
 
+def _read_text(path: Path) -> str:
+    """The file's text. What is not a regular file (a FIFO blocks the open, /dev/zero never
+    ends) or is too big is refused from its ``stat``, before it is opened; the read is capped
+    as well, for a file that grows or is swapped in between."""
+    source = show(str(path), None)
+
+    def refuse(message: str) -> ConfigError:
+        return ConfigError(source, [ConfigProblem(where="", message=message)])
+
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise refuse("no such file") from None
+    except (OSError, ValueError) as exc:
+        raise refuse(f"cannot read: {_reason(exc)}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise refuse("is a folder; give the config file (job.json)")
+    if not stat.S_ISREG(info.st_mode):
+        raise refuse("is not a regular file (a pipe or a device?); give the config file")
+    too_big = f"is larger than {MAX_CONFIG_BYTES // 2**20} MiB; a config is a few KiB"
+    if info.st_size > MAX_CONFIG_BYTES:
+        raise refuse(too_big)
+    # O_NONBLOCK: should a FIFO replace the file after the stat, the open does not block.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+        with open(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise refuse("is not a regular file (a pipe or a device?); give the config file")
+            raw = file.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise refuse(f"cannot read: {_reason(exc)}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise refuse(too_big)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise refuse(
+            f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+            "save it as UTF-8"
+        ) from None
+
+
+def _reason(exc: BaseException) -> str:
+    return show(getattr(exc, "strerror", None) or str(exc), 200)
+
+
 def load_config(path: str | Path) -> JobConfig:
     """Read and validate a config file; :class:`ConfigError` for file, JSON or field problems."""
     path = Path(path)
+    text = _read_text(path)
+    source = show(str(path), None)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ConfigError(str(path), [ConfigProblem(where="", message="no such file")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            str(path), [ConfigProblem(where="", message=f"cannot read: {exc}")]
-        ) from None
-    try:
-        data = json.loads(text)
+        data = json.loads(
+            text,
+            object_pairs_hook=_object,
+            parse_constant=_parse_constant,
+            parse_float=_parse_float,
+            parse_int=_parse_int,
+        )
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            str(path),
+            source,
             [
                 ConfigProblem(
                     where="",
@@ -460,7 +763,13 @@ def load_config(path: str | Path) -> JobConfig:
                 )
             ],
         ) from None
-    return parse_config(data, str(path))
+    except RecursionError:
+        raise ConfigError(
+            source,
+            [ConfigProblem(where="", message=f"nested deeper than {MAX_DEPTH} levels; a config "
+                           "needs 4")],
+        ) from None
+    return parse_config(data, source)
 
 
 def schema() -> dict:

@@ -1,6 +1,9 @@
 """The terminal face of a run: task output prefixed by task (coloured on a terminal),
 ``\\r`` progress shown in place on a terminal and dropped in files and pipes (the finished line
-still arrives), and TensorDeck's own lifecycle messages."""
+still arrives), and TensorDeck's own lifecycle messages.
+
+Task text passes as text and colours only (:func:`core.output.visible`): a task cannot move the
+cursor, erase or overwrite lines, set the clipboard or the title, or forge a prefix."""
 
 from __future__ import annotations
 
@@ -13,12 +16,14 @@ from core.events import (
     RunFinished,
     RunStarted,
     RunStopping,
+    RunWarning,
     TaskExited,
     TaskOutput,
     TaskRestarting,
     TaskStarted,
 )
 from core.exitcodes import describe
+from core.output import visible, visible_lines
 
 _COLORS = ("36", "33", "35", "32", "34", "91", "96", "93")
 _CLEAR_LINE = "\r\x1b[K"
@@ -81,9 +86,11 @@ class ConsoleSink:
                 label = f"\x1b[{_COLORS[i % len(_COLORS)]}m{label}\x1b[0m"
             self._prefix[key] = label
         self._lock = threading.Lock()
+        self._gone = False
         self._progress_on_screen = False
 
     def _say(self, text: str) -> str:
+        text = visible(text)  # it may quote a task's words or a path
         return f"\x1b[2mtensordeck: {text}\x1b[0m\n" if self._color else f"tensordeck: {text}\n"
 
     def __call__(self, event: Event) -> None:
@@ -102,6 +109,8 @@ class ConsoleSink:
             )
         elif isinstance(event, RunStopping):
             text = self._say(f"stopping: {event.reason}")
+        elif isinstance(event, RunWarning):
+            text = self._say(f"warning: {event.message}")
         elif isinstance(event, RunStarted):
             text = self._say(f"run folder {event.run_dir}")
         elif isinstance(event, RunFinished):
@@ -111,21 +120,28 @@ class ConsoleSink:
         if not text:
             return
         with self._lock:
+            if self._gone:
+                return
             if self._progress_on_screen and not isinstance(event, TaskOutput):
                 text = _CLEAR_LINE + text
                 self._progress_on_screen = False
-            self._out.write(text)
-            self._out.flush()
+            try:
+                self._out.write(text)
+                self._out.flush()
+            except (OSError, ValueError):
+                # The reader went away (`| head`, a closed terminal): the training goes on,
+                # everything still reaches the run folder; only the terminal copy stops.
+                self._gone = True
 
     def _output(self, event: TaskOutput) -> str:
         prefix = self._prefix.get(event.task) or f"[{task_name(event.task)}] "
         text = ""
         if event.lines:
-            text = prefix + ("\n" + prefix).join(event.lines) + "\n"
+            text = prefix + ("\n" + prefix).join(visible_lines(event.lines)) + "\n"
             if self._progress_on_screen:
                 text = _CLEAR_LINE + text
                 self._progress_on_screen = False
         if event.progress and self._tty:
-            text += _CLEAR_LINE + prefix + event.progress
+            text += _CLEAR_LINE + prefix + visible(event.progress)
             self._progress_on_screen = True
         return text

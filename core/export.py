@@ -2,6 +2,12 @@
 lines that start each task by hand on its machine (POSIX sh, Windows cmd, PowerShell).
 
 Pure functions: the caller loads the config, plans the run and writes the files.
+
+The command blocks carry every value literally (secrets too: the commands must run). A value no
+block can carry is refused (:func:`command_problems`): a control character other than a newline
+or TAB (it would end a line of the block, or drive the terminal the file is shown in), a newline,
+``=`` or nothing in a variable's name. A newline in a value or an argument is written by sh and
+PowerShell; cmd has no way to write one, so that task's cmd block says so and starts nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
 
 from core.config import JobConfig
+from core.output import control_character, plain
 from core.topology import CLUSTER_PLACEHOLDERS, RunPlan, TaskPlan, resolve_cross_device_ops
 
 DEFAULT_IMAGE = "REPLACE_WITH_YOUR_IMAGE"
@@ -322,7 +329,57 @@ def powershell_quote(value: str) -> str:
     return "'" + "".join(ch * 2 if ch in _PS_QUOTES else ch for ch in value) + "'"
 
 
+def _value_problem(value: str) -> str | None:
+    found = control_character(value.replace("\n", ""))
+    return f"contains the control character {found}" if found else None
+
+
+def _name_problem(name: str) -> str | None:
+    if not name:
+        return "an empty variable name"
+    if "=" in name:
+        return "a variable name cannot contain '='"
+    found = control_character(name)
+    return f"the name contains the control character {found}" if found else None
+
+
+def _refuse_unsafe(env: Mapping[str, str], argv: list[str]) -> None:
+    """Blocks are written only for what they can carry (see the module's docstring)."""
+    for name, value in env.items():
+        problem = _name_problem(name) or _value_problem(value)
+        if problem:
+            raise ValueError(f"variable {plain(name)}: {problem}")
+    for i, arg in enumerate(argv):
+        problem = _value_problem(arg)
+        if problem:
+            raise ValueError(f"argument {i}: {problem}")
+
+
+def command_problems(plan: RunPlan) -> list[str]:
+    """What the command blocks of ``plan`` cannot carry, one line per field (``env.NAME: ...``,
+    ``args[1]: ...``; a value TensorDeck derived, such as a path, by task)."""
+    cfg = plan.config
+    problems = []
+    for name, value in cfg.env.items():
+        problem = _name_problem(name) or _value_problem(value)
+        if problem:
+            problems.append(f"env.{plain(name)}: {problem}")
+    for i, arg in enumerate(cfg.args):
+        problem = _value_problem(arg)
+        if problem:
+            problems.append(f"args[{i}]: {problem}")
+    if problems:
+        return problems
+    for task in plan.tasks:
+        try:
+            _refuse_unsafe(task.env, task.argv)
+        except ValueError as exc:
+            problems.append(f"{task.name}: {exc}")
+    return problems
+
+
 def posix_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
+    _refuse_unsafe(env, argv)
     lines = []
     for name, value in env.items():
         if _VAR_NAME.match(name):
@@ -333,17 +390,22 @@ def posix_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
 
 
 def cmd_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
+    _refuse_unsafe(env, argv)
+    multiline = [f"variable {name}" for name, value in env.items() if "\n" in value]
+    multiline += [f"argument {i}" for i, arg in enumerate(argv) if "\n" in arg]
+    if multiline:
+        # Half a task (one variable missing, an argument cut) is worse than none.
+        return [cmd_escape(f"rem cmd cannot start this task: {', '.join(multiline)} spans "
+                           "several lines. Use the PowerShell or sh block.")]
     lines = ["setlocal DisableDelayedExpansion"]
     for name, value in env.items():
-        if "\n" in value or "\r" in value:
-            lines.append(f"rem cmd cannot set {name}: its value spans several lines")
-        else:
-            lines.append(cmd_escape(f'set "{name}={value}"'))
+        lines.append(cmd_escape(f'set "{name}={value}"'))
     # list2cmdline: the quoting python.exe (the MS C runtime) splits back into argv.
     return [*lines, cmd_escape(subprocess.list2cmdline(argv))]
 
 
 def powershell_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
+    _refuse_unsafe(env, argv)
     lines = []
     for name, value in env.items():
         if _VAR_NAME.match(name):
@@ -408,10 +470,10 @@ def commands_markdown(plan: RunPlan) -> str:
     environment (TF_CONFIG included) and arguments (legacy flags included) of ``plan``."""
     cfg = plan.config
     out = [
-        f"# Starting `{cfg.name}` by hand ({cfg.strategy})",
+        f"# Starting `{plain(cfg.name)}` by hand ({cfg.strategy})",
         "",
-        f"Made by `tensordeck export` from `{plan.config_path}`. Open one terminal per task on "
-        "its machine and start the tasks in the order below (servers first).",
+        f"Made by `tensordeck export` from `{plain(str(plan.config_path))}`. Open one terminal "
+        "per task on its machine and start the tasks in the order below (servers first).",
         "",
         f"- {_stop_note(plan)}",
         "- The ports were free on this machine when this file was made; if one is taken when "
@@ -421,7 +483,7 @@ def commands_markdown(plan: RunPlan) -> str:
     ]
     if plan.cluster:
         cluster = "; ".join(f"{role}: {', '.join(hosts)}" for role, hosts in plan.cluster.items())
-        out.append(f"- Cluster: {cluster}.")
+        out.append(f"- Cluster: {plain(cluster)}.")
     if any(a == "" or '"' in a for t in plan.tasks for a in t.argv):
         out.append(
             '- Some arguments are empty or contain `"`: Windows PowerShell 5.1 passes those '
@@ -432,7 +494,7 @@ def commands_markdown(plan: RunPlan) -> str:
         groups.setdefault(task_node(task), []).append(task)
     for node_name, tasks in groups.items():
         title, shell = _machine_heading(plan, node_name)
-        out += ["", f"## {title}"]
+        out += ["", f"## {plain(title)}"]
         for task in tasks:
             where = f": listens on {task.address}" if task.address else ""
             out += ["", f"### {task.name}{where}"]

@@ -16,7 +16,14 @@ import sys
 from pathlib import Path
 
 from core.config import ConfigError, load_config
-from core.export import DEFAULT_IMAGE, commands_markdown, tfjob, to_yaml, validate_tfjob
+from core.export import (
+    DEFAULT_IMAGE,
+    command_problems,
+    commands_markdown,
+    tfjob,
+    to_yaml,
+    validate_tfjob,
+)
 from core.topology import plan_run
 
 EXIT_WRITE = 1
@@ -60,6 +67,13 @@ def _kubeflow(file: str, out: str, image: str) -> int:
 def _commands(file: str, out: str) -> int:
     plan = plan_run(load_config(file), Path(file))
     plan.release_ports()  # nothing starts here; the ports are only written down
+    problems = command_problems(plan)
+    if problems:
+        for problem in problems:
+            print(f"{file}: {problem}: the command blocks cannot carry it; remove it",
+                  file=sys.stderr)
+        print("tensordeck: nothing was written.", file=sys.stderr)
+        return EXIT_CONFIG
     return _write(out, commands_markdown(plan))
 
 

@@ -18,12 +18,22 @@ class FixStep:
     """One step of a fix: what to do, and the exact command when there is one."""
 
     text: str
+    #: For a terminal: every value in it is quoted for ``shell``.
     command: str | None = None
     #: Where the command runs: "cmd", "powershell", "bash", "conda" (an Anaconda Prompt), "any".
     shell: str = "any"
+    #: The same command as programs (argument lists) to run in order without a shell; empty
+    #: when it needs a shell, an activated env or an edit (a template): terminal only.
+    argv: tuple[tuple[str, ...], ...] = ()
+    #: Needs administrator (root) rights / restarts the machine or takes effect after one:
+    #: never run with one click.
+    admin: bool = False
+    reboot: bool = False
 
     def to_json(self) -> dict:
-        return {"text": self.text, "command": self.command, "shell": self.shell}
+        return {"text": self.text, "command": self.command, "shell": self.shell,
+                "argv": [list(a) for a in self.argv], "admin": self.admin,
+                "reboot": self.reboot}
 
 
 @dataclass(frozen=True)

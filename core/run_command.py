@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,21 +14,33 @@ if TYPE_CHECKING:  # imported when used: the watchdog starts before them (see ru
     from core.topology import RunPlan
 
 EXIT_CONFIG = 2
+#: Problems printed for one config; a generated file can have thousands, one is enough to act.
+MAX_SHOWN = 50
+DOCTOR_REFUSED = (
+    "tensordeck: nothing was started: fix the errors above, or pass --no-doctor to start anyway."
+)
 
 
 def _report_config_error(exc: ConfigError) -> int:
-    for problem in exc.problems:
-        print(f"{exc.source}: {problem}", file=sys.stderr)
+    from core.config import show
+
+    source = show(exc.source, None)
+    for problem in exc.problems[:MAX_SHOWN]:
+        print(f"{source}: {show(str(problem), None)}", file=sys.stderr)  # one line, always
+    if len(exc.problems) > MAX_SHOWN:
+        print(f"{source}: ... and {len(exc.problems) - MAX_SHOWN} more problems", file=sys.stderr)
     print("tensordeck: nothing was started.", file=sys.stderr)
     return EXIT_CONFIG
 
 
 def _prepare(file: str, run_dir: str | None) -> RunPlan:
+    """Load, check and plan: everything that can be wrong with a run is found here, including
+    an interpreter that is no Python (run briefly, even with --no-doctor)."""
     from core.config import load_config
     from core.topology import plan_run
 
     cfg = load_config(file)
-    return plan_run(cfg, Path(file), run_dir=run_dir)
+    return plan_run(cfg, Path(file), run_dir=run_dir, probe_python=True)
 
 
 def validate_command(file: str) -> int:
@@ -38,9 +52,12 @@ def validate_command(file: str) -> int:
         return _report_config_error(exc)
     plan.release_ports()
     if not preflight(plan):
+        print(DOCTOR_REFUSED, file=sys.stderr)  # the same verdict as --run's
         return EXIT_CONFIG
+    from core.config import show
+
     print(
-        f"{file}: ok ({len(plan.tasks)} task{'s' if len(plan.tasks) != 1 else ''}, "
+        f"{show(file, None)}: ok ({len(plan.tasks)} task{'s' if len(plan.tasks) != 1 else ''}, "
         f"strategy {plan.config.strategy})"
     )
     return 0
@@ -51,16 +68,22 @@ def validate_cli(args) -> int:
 
 
 def describe_plan(plan: RunPlan) -> str:
-    """What --dry-run prints: per task, the command line and the variables TensorDeck sets."""
+    """What --dry-run prints: per task, the command line and the variables TensorDeck sets
+    (secret-looking values masked; control characters shown, not sent to the terminal)."""
+    from core.output import visible
+    from core.secrets import masked_env
+
     out = [f"run folder: {plan.run_dir}", f"interpreter: {plan.python}"]
     if plan.cluster:
         out.append("cluster: " + ", ".join(f"{k}={v}" for k, v in plan.cluster.items()))
     for task in plan.tasks:
-        out.append(f"\n[{task.name}]" + (f" listens on {task.address}" if task.address else ""))
+        out.append("")
+        out.append(f"[{task.name}]" + (f" listens on {task.address}" if task.address else ""))
         out.append("  command: " + " ".join(shlex.quote(a) for a in task.argv))
-        for key in sorted(task.env):
-            out.append(f"  {key}={task.env[key]}")
-    return "\n".join(out)
+        env = masked_env(task.env)
+        for key in sorted(env):
+            out.append(f"  {key}={env[key]}")
+    return "\n".join(visible(line) for line in out)
 
 
 def preflight(plan: RunPlan) -> bool:
@@ -82,6 +105,24 @@ def preflight(plan: RunPlan) -> bool:
     return not any(f.severity == "error" for f in findings)
 
 
+def _quiet_if_gone(stream) -> None:
+    """Point a stream whose reader went away (``| head``, a closed terminal) at the null device,
+    so the last words and Python's flush at exit cannot turn a finished run into an error."""
+    try:
+        stream.flush()
+    except (OSError, ValueError):
+        with suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+
+
+def _last_words(text: str) -> None:
+    """The run's result line on stderr, which may be gone as well."""
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        _quiet_if_gone(sys.stderr)
+
+
 def run_command(
     file: str, *, run_dir: str | None = None, dry_run: bool = False, check: bool = True
 ) -> int:
@@ -98,11 +139,11 @@ def run_command(
 
 
 def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -> int:
-    from core.config import ConfigError
+    from core.config import ConfigError, ConfigProblem
     from core.console import ConsoleSink
     from core.exitcodes import describe, launcher_exit_code
     from core.proctree import listen_for_windows_stop
-    from core.run import Run
+    from core.run import Run, RunFolderError
     from core.supervisor import install_signal_handlers
 
     for stream in (sys.stdout, sys.stderr):
@@ -114,17 +155,19 @@ def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -
         return _report_config_error(exc)
     if check and not preflight(plan):
         plan.release_ports()
-        print(
-            "tensordeck: nothing was started: fix the errors above, or pass --no-doctor to "
-            "start anyway.",
-            file=sys.stderr,
-        )
+        print(DOCTOR_REFUSED, file=sys.stderr)
         return EXIT_CONFIG
     if dry_run:
         plan.release_ports()
         print(describe_plan(plan))
         return 0
-    run = Run(plan, ConsoleSink(sys.stdout, [t.key for t in plan.tasks]), watchdog=watchdog)
+    try:
+        run = Run(plan, ConsoleSink(sys.stdout, [t.key for t in plan.tasks]), watchdog=watchdog)
+    except RunFolderError as exc:
+        plan.release_ports()
+        where = "--run-dir" if run_dir is not None else "run_dir"
+        problem = ConfigProblem(where=where, message=str(exc))
+        return _report_config_error(ConfigError(str(plan.config_path), [problem]))
     restore = install_signal_handlers(run.supervisor)
     listen_for_windows_stop()  # started by a program that stops it as TensorDeck stops tasks
     try:
@@ -132,15 +175,12 @@ def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -
     finally:
         restore()
     seconds = result.ended_at - result.started_at
-    print(
+    _quiet_if_gone(sys.stdout)
+    _last_words(
         f"tensordeck: {plan.config.name} {result.status.value} in {seconds:.1f} s "
-        f"({result.reason}); run folder: {run.dir}",
-        file=sys.stderr,
+        f"({result.reason}); run folder: {run.dir}"
     )
     code = launcher_exit_code(result.exit_code)
     if code != result.exit_code:  # a Windows status code: say what the small number stands for
-        print(
-            f"tensordeck: exit code {code} for the task's {describe(result.exit_code)}",
-            file=sys.stderr,
-        )
+        _last_words(f"tensordeck: exit code {code} for the task's {describe(result.exit_code)}")
     return code

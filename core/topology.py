@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig
+from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig, show
 from core.paths import resource, user_data_dir
 from core.ports import PortReservation, port_problem
 
@@ -29,6 +30,14 @@ if TYPE_CHECKING:
 ROLE_ORDER = ("ps", "worker", "chief", "evaluator")
 CLUSTER_PLACEHOLDERS = ("{job_name}", "{task_index}", "{ps_hosts}", "{worker_hosts}")
 LOCAL_HOST = "localhost"
+IS_WINDOWS = sys.platform == "win32"
+#: Open files one local task holds at its peak: its output pipe, its log file, its reserved
+#: port's socket until the start, the spawn's short-lived error pipe.
+FILES_PER_TASK = 4
+#: Open files the launcher needs beside its tasks: stdio, the watchdog, imports, caches.
+FILES_RESERVED = 64
+#: Not for files: kernel state (/proc, /sys) and devices (/dev, its tmpfs gone at boot).
+_PSEUDO_FS = ("/proc", "/sys", "/dev")
 
 
 @dataclass
@@ -47,6 +56,8 @@ class TaskPlan:
     node: str | None = None
     #: For a node's task: the command on the node (``argv`` starts the local stand-in).
     remote_argv: list[str] | None = None
+    #: For a local task: ``argv`` before ``{run_dir}`` is substituted (see RunPlan.relocate).
+    argv_template: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -78,6 +89,9 @@ class RunPlan:
     base_env: dict[str, str]
     #: Ports picked by TensorDeck, held until just before the tasks start.
     reservation: PortReservation | None = None
+    #: The run folder is the default one (runs/<stamp>-<name>), not one the user named: if
+    #: another launcher takes that name first, the run may take the next one.
+    run_dir_default: bool = False
 
     def task_env(self, task: TaskPlan) -> dict[str, str]:
         """The environment of the local process of ``task``. A node's task gets its variables
@@ -89,6 +103,16 @@ class RunPlan:
             "TENSORDECK_RUN_DIR": str(self.run_dir),
             "TENSORDECK_TASK": task.key,
         }
+
+    def relocate(self, run_dir: Path) -> None:
+        """Use ``run_dir`` instead of the planned folder (its name was taken meanwhile): the
+        local tasks' TENSORDECK_RUN_DIR and ``{run_dir}`` arguments follow."""
+        self.run_dir = run_dir
+        for task in self.tasks:
+            if task.node is None:
+                task.env["TENSORDECK_RUN_DIR"] = str(run_dir)
+            if task.node is None and task.argv_template:
+                task.argv = _substitute(task.argv_template, {"{run_dir}": str(run_dir)})
 
     def release_ports(self) -> None:
         if self.reservation:
@@ -149,24 +173,30 @@ def resolve_python(spec: str | None, base: Path) -> str:
     if os.sep in expanded or (os.altsep and os.altsep in expanded):
         path = Path(expanded)
         path = path if path.is_absolute() else base / path
-        if path.is_dir():
+        if problem := path_problem(path):
+            raise ConfigError(str(base), [ConfigProblem(where="python", message=problem)])
+        # os.path's checks: Path's raise on EACCES, a folder this user may not enter.
+        if os.path.isdir(path):
             # A conda env or venv folder: its interpreter.
             for candidate in ("python.exe", "bin/python", "Scripts/python.exe", "bin/python3"):
-                if (path / candidate).is_file():
+                if os.path.isfile(path / candidate):
                     return str(path / candidate)
-        if path.is_file():
+            what = "is a folder without python(.exe), bin/python or Scripts/python.exe"
+        elif os.path.isfile(path):
             return str(path)
+        else:
+            what = "is not a file" if os.path.exists(path) else "does not exist"
         raise ConfigError(
             str(base),
             [
                 ConfigProblem(
                     where="python",
-                    message=f"{path} does not exist; give the path of python(.exe) "
+                    message=f"{path} {what}; give the path of python(.exe) "
                     "in the training environment",
                 )
             ],
         )
-    found = shutil.which(expanded)
+    found = shutil.which(expanded) if not path_problem(Path(expanded)) else None
     if not found:
         raise ConfigError(
             str(base),
@@ -180,6 +210,149 @@ def resolve_python(spec: str | None, base: Path) -> str:
     return found
 
 
+def _length(text: str) -> int:
+    """A name's length as the OS limits count it: bytes on POSIX, UTF-16 units on Windows."""
+    if IS_WINDOWS:
+        return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    try:
+        return len(os.fsencode(text))
+    except UnicodeEncodeError:  # a lone surrogate from an API caller: the OS refuses it anyway
+        return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _path_limits(path: Path) -> tuple[int, int]:
+    """(longest name, longest path + 1) on the file system that would hold ``path``."""
+    if IS_WINDOWS or not hasattr(os, "pathconf"):
+        return 255, 260  # MAX_PATH counts the final NUL
+    anchor = next((p for p in (path, *path.parents) if os.path.isdir(p)), Path(os.sep))
+    try:
+        name_max, path_max = os.pathconf(anchor, "PC_NAME_MAX"), os.pathconf(anchor, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        return 255, 4096
+    return (name_max if name_max > 0 else 255), (path_max if path_max > 0 else 4096)
+
+
+def path_problem(path: Path) -> str | None:
+    """Why the OS would refuse ``path`` as too long, as a whole or in one name (None: it fits).
+    Checked before anything touches the path: the error would come at the start otherwise."""
+    name_max, path_max = _path_limits(path)
+    longest = max(path.parts, key=_length, default="")
+    if _length(longest) > name_max:
+        return (
+            f"the name '{show(longest, 24)}' in the path is {_length(longest)} characters long; "
+            f"this system allows {name_max}: shorten it"
+        )
+    if _length(str(path)) >= path_max:
+        return (
+            f"the path is {_length(str(path))} characters long; this system allows "
+            f"{path_max - 1}: shorten it"
+        )
+    return None
+
+
+def run_dir_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a run folder (None: it can). A run folder is new or empty, so no
+    file of the user's is ever overwritten, on a disk, where this user may create it. Nothing
+    is made here: validate and --dry-run write nothing."""
+    if problem := path_problem(path):
+        return problem
+    if sys.platform.startswith("linux"):
+        real = os.path.realpath(path)
+        for fs in _PSEUDO_FS:
+            if real == fs or real.startswith(fs + "/"):
+                return f"{path} is in {fs}, which is not for files; choose a folder on a disk"
+    writable = os.W_OK | os.X_OK
+    if os.path.lexists(path):
+        if not os.path.isdir(path):
+            return f"{path} is a file; choose a folder that is new or empty"
+        try:
+            entries = sorted(os.listdir(path))
+        except OSError as exc:
+            return f"cannot read {path} ({exc.strerror}); choose another folder"
+        if entries:
+            listed = ", ".join(show(e, 30) for e in entries[:3]) + (", ..." * (len(entries) > 3))
+            return (
+                f"{path} is not empty ({listed}); a run folder must be new or empty, so that "
+                "no file in it is overwritten: choose another, or leave run_dir out"
+            )
+        return None if os.access(path, writable) else f"{path} is read-only for you"
+    ancestor = next((p for p in path.parents if os.path.lexists(p)), None)
+    if ancestor is None:
+        return f"cannot create {path}"
+    if not os.path.isdir(ancestor):
+        return f"{path} is under {ancestor}, which is a file; choose a folder"
+    if not os.access(ancestor, writable):
+        return f"cannot create {path}: {ancestor} is read-only for you; choose another folder"
+    return None
+
+
+def open_files_problem(n_local: int) -> str | None:
+    """Whether this process may open the files ``n_local`` tasks need; the soft limit is raised
+    to what is needed when the hard one allows (a launcher of 300 tasks should just work)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such per-process limit on handles
+        return None
+    needed = FILES_RESERVED + FILES_PER_TASK * n_local
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or needed <= soft:
+        return None
+    if hard == resource.RLIM_INFINITY or needed <= hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+            return None
+        except (OSError, ValueError):
+            pass
+    return (
+        f"{n_local} tasks need about {needed} open files, but this process may open {soft} "
+        f"(ulimit -n); raise the limit (ulimit -n {needed}) or run fewer tasks"
+    )
+
+
+def _command_problem(
+    task: TaskPlan, env: Mapping[str, str], cfg: JobConfig
+) -> ConfigProblem | None:
+    """Whether the OS can start the task's command line and environment at all (E2BIG: the
+    task would fail at its start, after the run folder was made)."""
+    if IS_WINDOWS:
+        import subprocess
+
+        line_max = one_max = 32766  # CreateProcess's command line; one variable's value
+        length = len(subprocess.list2cmdline(task.argv))
+        var = {k: len(v) for k, v in env.items()}
+        args = [length]
+        total = length
+    else:
+        try:
+            line_max = os.sysconf("SC_ARG_MAX")
+        except (OSError, ValueError, AttributeError):
+            line_max = 131072
+        one_max = 131072 if sys.platform.startswith("linux") else line_max  # MAX_ARG_STRLEN
+        args = [_length(a) + 1 for a in task.argv]
+        var = {k: _length(k) + _length(v) + 2 for k, v in env.items()}
+        total = sum(args) + sum(var.values()) + 8 * (len(args) + len(var) + 2)  # + pointers
+    mine = sum(var.get(k, 0) for k in cfg.env)
+    if max(args) > one_max or (total > line_max and sum(args) >= mine):
+        return ConfigProblem(
+            where="args",
+            message=f"the command line of {task.name} is longer than this system allows "
+            f"({line_max} bytes, {one_max} for one argument); shorten the arguments",
+        )
+    for key in cfg.env:
+        if var.get(key, 0) > one_max:
+            return ConfigProblem(
+                where=f"env.{show(key, 40)}",
+                message=f"is longer than this system allows for one variable ({one_max})",
+            )
+    if total > line_max:
+        return ConfigProblem(
+            where="env",
+            message=f"the environment of {task.name} is longer than this system allows "
+            f"({line_max} bytes with the command line); shorten it",
+        )
+    return None
+
+
 def default_run_dir(config_path: Path, name: str, now: float | None = None) -> Path:
     """``<config folder>/runs/<stamp>-<name>``; for a config in a read-only folder (an example
     inside an installed package), the same under the user's data folder."""
@@ -189,7 +362,7 @@ def default_run_dir(config_path: Path, name: str, now: float | None = None) -> P
         folder = user_data_dir()
     base = folder / "runs" / f"{stamp}-{name}"
     candidate, n = base, 2
-    while candidate.exists():
+    while os.path.lexists(candidate):
         candidate, n = base.with_name(f"{base.name}-{n}"), n + 1
     return candidate
 
@@ -355,24 +528,44 @@ def plan_run(
     base_env: Mapping[str, str] | None = None,
     cores: int | None = None,
     prepare_nodes: PrepareNodes | None = None,
+    probe_python: bool = False,
 ) -> RunPlan:
     """Resolve a config into a :class:`RunPlan`, checking files and ports. Raises ConfigError.
 
     Tasks on other nodes need those nodes ready (connection, script, ports): that is
     ``prepare_nodes`` (default :func:`core.remote.prepare.prepare_nodes`, over SSH).
+    ``probe_python``: run the interpreter (briefly, cached) to be sure it is a Python.
     The caller owns the returned plan's port reservation (``release_ports``)."""
     config_path = Path(config_path).resolve()
     base = config_path.parent
     problems: list[ConfigProblem] = []
     script = Path(os.path.expanduser(cfg.script))
     script = script if script.is_absolute() else base / script
-    if not script.is_file():
-        problems.append(ConfigProblem(where="script", message=f"{script} does not exist"))
+    if problem := path_problem(script) or _script_problem(script):
+        problems.append(ConfigProblem(where="script", message=problem))
     try:
         python = resolve_python(cfg.python, base)
     except ConfigError as exc:
         problems += exc.problems
         python = ""
+    if python and probe_python:
+        from core.interpreters.probe import interpreter_problem
+
+        if problem := interpreter_problem(python):
+            problems.append(ConfigProblem(where="python", message=problem))
+
+    chosen_dir = run_dir if run_dir is not None else cfg.run_dir
+    if chosen_dir is not None:
+        resolved_dir = Path(os.path.expanduser(str(chosen_dir)))
+        resolved_dir = Path(os.path.abspath(base / resolved_dir))  # base: if relative
+    else:
+        resolved_dir = default_run_dir(config_path, cfg.name)
+    if problem := run_dir_problem(resolved_dir):
+        where = "--run-dir" if run_dir is not None else "run_dir"
+        problems.append(ConfigProblem(where=where, message=problem))
+    # Every task is a local process: a node's task has its local stand-in.
+    if problem := open_files_problem(sum(g.count for g in cfg.tasks)):
+        problems.append(ConfigProblem(where="tasks", message=problem))
     if problems:
         raise ConfigError(str(config_path), problems)
 
@@ -380,13 +573,6 @@ def plan_run(
 
     env0 = dict(base_env) if base_env is not None else clean_base_env()
     env0 = activation_env(python, env0)
-
-    chosen_dir = run_dir if run_dir is not None else cfg.run_dir
-    if chosen_dir is not None:
-        resolved_dir = Path(os.path.expanduser(str(chosen_dir)))
-        resolved_dir = resolved_dir if resolved_dir.is_absolute() else base / resolved_dir
-    else:
-        resolved_dir = default_run_dir(config_path, cfg.name)
 
     expanded = expand_tasks(cfg)
     try:
@@ -430,8 +616,8 @@ def plan_run(
             "{task_index}": str(task.index),
             "{ps_hosts}": ",".join(cluster.get("ps", [])),
             "{worker_hosts}": ",".join(cluster.get("worker", [])),
-            "{run_dir}": task_run_dir,
         }
+        # {run_dir} last, as the other values never contain it: see RunPlan.relocate.
         args = _substitute(cfg.args, values)
         if cluster:
             if spec in ("tf_config", "both"):
@@ -448,10 +634,38 @@ def plan_run(
                 ]
         task.env = env
         if prep and task.node:
+            args = _substitute(args, {"{run_dir}": task_run_dir})
             task.remote_argv = [cfg.nodes[task.node].python, prep.script, *args]
             task.argv = _remote_stand_in(cfg, task, prep)
         else:
-            task.argv = [python, str(script), *args]
+            task.argv_template = [python, str(script), *args]
+            task.argv = _substitute(task.argv_template, {"{run_dir}": task_run_dir})
+            if problem := _command_problem(task, {**env0, **env}, cfg):
+                if reservation:
+                    reservation.release()
+                raise ConfigError(str(config_path), [problem])
     return RunPlan(
-        cfg, config_path, python, script, resolved_dir, cluster, tasks, env0, reservation
+        cfg,
+        config_path,
+        python,
+        script,
+        resolved_dir,
+        cluster,
+        tasks,
+        env0,
+        reservation,
+        run_dir_default=chosen_dir is None,
     )
+
+
+def _script_problem(script: Path) -> str | None:
+    """A script is a regular file: a FIFO or a device would block or flood the doctor's scan."""
+    try:
+        mode = os.stat(script).st_mode
+    except (OSError, ValueError):
+        return f"{script} does not exist"
+    if stat.S_ISDIR(mode):
+        return f"{script} is a folder; give the training script (a .py file)"
+    if not stat.S_ISREG(mode):
+        return f"{script} is not a regular file (a pipe or a device?); give the training script"
+    return None

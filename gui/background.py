@@ -4,6 +4,9 @@ thread, through a queued signal."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -59,15 +62,33 @@ def run_in_background(fn: Callable[[], Any], done: Callable[[Any], None],
     QThreadPool.globalInstance().start(_Job(fn, relay))
 
 
+#: What Windows runs through cmd.exe even when started as a program, re-parsing the arguments
+#: by cmd's rules (the "BatBadBut" problem): no argument list is safe for them.
+_BATCH_SUFFIXES = (".bat", ".cmd")
+
+
+def resolve_program(program: str, platform: str = sys.platform) -> str:
+    """``program`` as the file that would run (PATH and, on Windows, PATHEXT searched).
+    ValueError for a Windows batch file, which would take its arguments through cmd.exe."""
+    found = shutil.which(program) or program
+    if platform.startswith("win") and os.path.splitext(found)[1].lower() in _BATCH_SUFFIXES:
+        raise ValueError(f"{found} is a batch file: Windows would run it through cmd.exe, "
+                         "which re-reads its arguments; run it from a terminal instead")
+    return found
+
+
 def start_process(parent: QObject, argv: list[str], on_output: Callable[[], None],
                   on_finished: Callable[..., None],
                   on_error: Callable[..., None]) -> QProcess:
     """A child program whose output (stdout and stderr merged) arrives on the GUI thread as it
-    comes (a fix command, TensorBoard): never blocks the window."""
+    comes (a fix command, TensorBoard): never blocks the window. No shell is involved: each
+    element of ``argv`` reaches the program as one argument (ValueError for a Windows batch
+    file, see :func:`resolve_program`)."""
+    program = resolve_program(argv[0])
     process = QProcess(parent)
     process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
     process.readyReadStandardOutput.connect(on_output)
     process.finished.connect(on_finished)
     process.errorOccurred.connect(on_error)
-    process.start(argv[0], argv[1:])
+    process.start(program, argv[1:])
     return process

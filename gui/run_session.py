@@ -77,7 +77,9 @@ class RunSession(QObject):
 
     def _work(self, config_path: Path, run_dir: str | Path | None) -> None:
         try:
-            plan = plan_run(load_config(config_path), config_path, run_dir=run_dir)
+            # probe_python: a program that is not a Python is refused here as by the CLI.
+            plan = plan_run(load_config(config_path), config_path, run_dir=run_dir,
+                            probe_python=True)
         except ConfigError as exc:
             self._done.emit(None, [str(p) for p in exc.problems])
             return

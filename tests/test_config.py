@@ -126,6 +126,19 @@ BAD = [
     ),
     ("not an object", [1, 2], "must be a JSON object"),
     (
+        "count past the bound",
+        with_(tasks=[{"role": "chief"}, {"role": "worker", "count": 5000}, {"role": "ps"}]),
+        "tasks[1].count: must be <= 1024",
+    ),
+    ("line separator in name", with_(name="a\u2028b"), "name: must be 1-64 characters"),
+    ("C1 control in args", with_(args=["\x9b2J"]), "args[0]: contains the control character"),
+    ("NaN", with_(stop_grace_seconds=float("nan")), "stop_grace_seconds: NaN is not a JSON number"),
+    (
+        "loopback look-alike host",
+        with_(tasks=[{"role": "chief"}, {"role": "worker", "host": "127.evil"}, {"role": "ps"}]),
+        "tasks[1].host: '127.evil' is another machine",
+    ),
+    (
         "unknown node",
         with_(
             tasks=[{"role": "chief"}, {"role": "worker", "node": "lab9"}, {"role": "ps"}], nodes={}
@@ -168,6 +181,21 @@ def test_bad_config_exits_2_names_the_field_and_starts_nothing(tmp_path, capsys,
     assert expected in err
     assert "nothing was started" in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_parsed_data_is_held_to_what_a_file_may_say():
+    """The window hands over parsed data, not text: the same limits apply."""
+    cases = [
+        (with_(stop_grace_seconds=float("inf")), "stop_grace_seconds: inf is not a JSON number"),
+        (with_(args=["a\ud800"]), "args[0]: contains a lone surrogate"),
+        (with_(args=[[[["x"]]]] * 2), None),  # a type error, not a crash
+        (with_(stop_grace_seconds=10**400), "stop_grace_seconds: a number of about"),
+    ]
+    for data, expected in cases:
+        with pytest.raises(ConfigError) as info:
+            parse_config(data)
+        if expected:
+            assert expected in str(info.value.problems[0])
 
 
 def test_every_problem_is_reported_at_once():

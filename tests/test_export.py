@@ -370,10 +370,14 @@ def test_cmd_set_lines(value: str, line: str) -> None:
     assert cmd_lines({"V": value}, ["python"])[1] == line
 
 
-def test_cmd_block_turns_off_delayed_expansion_and_skips_multiline_values() -> None:
-    lines = cmd_lines({"A": "one\ntwo"}, ["python"])
-    assert lines[0] == "setlocal DisableDelayedExpansion"
-    assert lines[1] == "rem cmd cannot set A: its value spans several lines"
+def test_cmd_block_turns_off_delayed_expansion_and_refuses_multiline_values() -> None:
+    assert cmd_lines({"A": "one"}, ["python"])[0] == "setlocal DisableDelayedExpansion"
+    # cmd cannot write a line break: the task is not started at all (not without its variable).
+    for env, argv, what in (({"A": "one\ntwo"}, ["python"], "variable A"),
+                            ({}, ["python", "x", "a\ntouch PWNED"], "argument 2")):
+        assert cmd_lines(env, argv) == [
+            f"rem cmd cannot start this task: {what} spans several lines. Use the PowerShell "
+            "or sh block."]
 
 
 def test_cmd_command_line_quotes_for_the_c_runtime_and_escapes_for_cmd() -> None:

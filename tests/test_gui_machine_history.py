@@ -3,12 +3,14 @@ the History view (runs made by the real CLI)."""
 
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
 from core.findings import Finding, FixStep
 from core.gpu import read_gpus
-from gui.views.machine import FindingCard, MachineView, shell_argv
+from gui.views.machine import FindingCard, MachineView, fix_programs
 from tests.conftest import tensordeck
 from tests.gui_fixtures import wait_for_run
 from tests.nvml_replay import ReplayNvml
@@ -35,12 +37,14 @@ def test_finding_card_copies_and_runs_a_fix_after_confirmation(qtbot, monkeypatc
     view = MachineView()
     qtbot.addWidget(view)
     view.show()
-    step = FixStep("Say hello", "echo hello from the fix", "any")
+    code = "print('hello from the fix')"
+    step = FixStep("Say hello", f'python -c "{code}"', "any",
+                   argv=((sys.executable, "-c", code),))
     view.show_findings([Finding("demo", "warning", "A demo problem", "evidence line", (step,))])
     card = view.findChildren(FindingCard)[0]
     copy, run = [b for b in card.findChildren(type(view.refresh_button))]
     copy.click()
-    assert QGuiApplication.clipboard().text() == "echo hello from the fix"
+    assert QGuiApplication.clipboard().text() == step.command
     monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.No)
     run.click()
     assert view.fix_output.isHidden()  # declined: nothing ran
@@ -51,9 +55,11 @@ def test_finding_card_copies_and_runs_a_fix_after_confirmation(qtbot, monkeypatc
 
 
 def test_fix_commands_for_another_system_cannot_be_run():
-    assert shell_argv(FixStep("x", "winget install x", "powershell"), "linux") is None
-    assert shell_argv(FixStep("x", "ls", "bash"), "win32") is None
-    assert shell_argv(FixStep("x", "dir", "cmd"), "win32")[:3] == ["cmd", "/d", "/c"]
+    programs = (("winget", "install", "x"),)
+    assert fix_programs(FixStep("x", "winget install x", "powershell", programs), "linux") is None
+    assert fix_programs(FixStep("x", "ls", "bash", (("ls",),)), "win32") is None
+    assert fix_programs(FixStep("x", "dir", "cmd", (("where", "x"),)), "win32") == (("where", "x"),)
+    assert fix_programs(FixStep("x", "conda activate x", "conda"), "linux") is None  # a terminal
 
 
 def test_history_lists_cli_runs_and_reruns_one(qtbot, window, tmp_path, job):

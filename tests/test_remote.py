@@ -288,9 +288,12 @@ def test_password_from_keyring_wrong_one_refused_and_never_written(password_node
     (home / ".ssh" / "known_hosts").write_text(
         f"[{server.address}]:{server.port} {server.host_key_pub}\n"
     )
+    # No desktop keyring here: the file backend, chosen explicitly and allowed explicitly
+    # (tensordeck login refuses it otherwise, see test_attacks).
     env = env_for(
         home,
         PYTHON_KEYRING_BACKEND="keyrings.alt.file.PlaintextKeyring",
+        TENSORDECK_ALLOW_PLAINTEXT_KEYRING="1",
         XDG_DATA_HOME=str(tmp_path / "data"),
     )
     (tmp_path / "task.py").write_text("import getpass; print('logged in as', getpass.getuser())")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -350,10 +351,13 @@ def test_flood_every_line_reaches_log_and_terminal(job):
     assert shown == [f"[worker-0] line {i}" for i in range(lines)]
 
 
+@pytest.mark.skipif(IS_WINDOWS, reason="the vanishing interpreter is a POSIX shell script")
 def test_missing_interpreter_at_start_is_a_failed_task_not_a_crash(job, tmp_path):
     """A config whose interpreter vanishes between validation and start: the run fails cleanly."""
     fake = tmp_path / "python-gone"
-    fake.write_text("#!/bin/sh\nexit 0\n")  # exists but is not executable
+    # A real Python when validation runs it, gone when the task starts.
+    fake.write_text(f'#!/bin/sh\nrm -f "$0"\nexec {shlex.quote(sys.executable)} "$@"\n')
+    fake.chmod(0o755)
     config = job("print('x')", strategy="single", tasks=[{"role": "worker"}], python=str(fake))
     result = tensordeck("--run", str(config))
     assert result.returncode == 127

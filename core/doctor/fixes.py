@@ -3,18 +3,30 @@ steps (exact commands) that fix it on the user's platform and TensorFlow version
 
 explain (pasted outputs), machine (a probed interpreter), depwalk and prerun all build their
 findings here, so one cause always reads the same and carries the same fix.
+
+Commands hold values TensorDeck did not write: an interpreter's path (a folder may be named
+``x$(id>PWN)``), a conda env name or a script read from a pasted log. Every such value is
+quoted for the shell of its step (:func:`shell_word`), or the command is left out when that
+shell cannot carry it; a step the window may run also lists its programs as argument lists
+(``FixStep.argv``), which it runs without any shell.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import re
+import shlex
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.doctor import kb
 from core.doctor.kb import Version, minor_of
 from core.findings import Finding, FixStep, Severity
+from core.output import control_character
+from core.remote.shell import quote as remote_quote
 
-VERIFY_GPU = "python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\""
+VERIFY_GPU_CODE = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
+VERIFY_GPU = f'python -c "{VERIFY_GPU_CODE}"'
 VC_REDIST_URL = "https://aka.ms/vs/17/release/vc_redist.x64.exe"
 DRIVER_URL = "https://www.nvidia.com/Download/index.aspx"
 
@@ -32,9 +44,8 @@ class FixContext:
     detail: dict = field(default_factory=dict)
 
     @property
-    def py(self) -> str:
-        exe = self.python_exe or "python"
-        return f'"{exe}"' if " " in exe else exe
+    def exe(self) -> str:
+        return self.python_exe or "python"
 
     @property
     def windows(self) -> bool:
@@ -100,6 +111,81 @@ def is_known(fid: str) -> bool:
     return fid in _CATALOG
 
 
+# --- quoting --------------------------------------------------------------------------------
+
+class UnsafeValue(ValueError):
+    """A value that the shell of its step cannot be given safely."""
+
+
+_POSIX_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=,-]+\Z")
+_POSIX_DOUBLE_QUOTED_SPECIAL = re.compile(r'[$`"\\!]')  # ! : bash history expansion
+_CMD_PLAIN = re.compile(r"[A-Za-z0-9_./:\\@+-]+\Z")
+# cmd has no escape inside quotes: " ends them, %VAR% and !VAR! expand there.
+_CMD_UNQUOTABLE = re.compile('["%!]')
+_PS_TYPOGRAPHIC_QUOTES = re.compile("[\u2018\u2019\u201a\u201b]")
+_PORT = re.compile(r"\d{1,5}\Z")
+_VERSION = re.compile(r"\d{1,4}(\.\d{1,4}){0,3}\Z")
+
+
+def shell_kind(shell: str, windows: bool) -> str:
+    """The quoting rules of a step's ``shell``: "posix", "cmd" or "powershell"."""
+    if shell == "powershell":
+        return "powershell"
+    if shell == "cmd" or (shell in ("conda", "any") and windows):
+        return "cmd"
+    return "posix"
+
+
+def shell_word(value: str, kind: str) -> str:
+    """``value`` as one word for ``kind``'s shell: as is when nothing in it is special, else
+    quoted. UnsafeValue when that shell cannot carry it (a control character anywhere; ``"``,
+    ``%`` or ``!`` for cmd)."""
+    if control_character(value):
+        raise UnsafeValue(f"{value!r} holds a control character")
+    if kind == "posix":
+        if _POSIX_PLAIN.match(value):
+            return value
+        return shlex.quote(value) if _POSIX_DOUBLE_QUOTED_SPECIAL.search(value) else f'"{value}"'
+    if kind == "cmd":
+        if _CMD_PLAIN.match(value):
+            return value
+        if _CMD_UNQUOTABLE.search(value):
+            raise UnsafeValue(f"{value!r} cannot be quoted for cmd")
+        # Backslashes before the closing quote are doubled (the C runtime's rule).
+        trailing = len(value) - len(value.rstrip("\\"))
+        return '"' + value + "\\" * trailing + '"'
+    if _PS_TYPOGRAPHIC_QUOTES.search(value):
+        raise UnsafeValue(f"{value!r} holds a quote PowerShell reads as its own")
+    return remote_quote(value, "powershell")
+
+
+def _port_number(value: object) -> str | None:
+    return str(value) if _PORT.match(str(value)) else None
+
+
+def _version(value: object) -> str | None:
+    """A version read from a log or the knowledge base, only if it is one (it goes into
+    commands)."""
+    return str(value) if value is not None and _VERSION.match(str(value)) else None
+
+
+def _program(ctx: FixContext, text: str, *programs: Sequence[str], shell: str = "any") -> FixStep:
+    """A step that runs ``programs`` (argument lists) one after the other. The window runs the
+    argument lists as they are; the command text quotes each word for ``shell``. A value no
+    shell rule can carry leaves the step without a command."""
+    kind = shell_kind(shell, ctx.windows)
+    try:
+        command = "\n".join(" ".join(shell_word(w, kind) for w in p) for p in programs)
+    except UnsafeValue as exc:
+        return FixStep(f"{text} (TensorDeck leaves the command out: {exc})")
+    return FixStep(text, command, shell, argv=tuple(tuple(p) for p in programs))
+
+
+def _pip(ctx: FixContext, *args: str) -> list[str]:
+    """``pip`` of the training interpreter itself, so the fix lands in the right env."""
+    return [ctx.exe, "-m", "pip", *args]
+
+
 # --- steps per id ---------------------------------------------------------------------------
 
 def _set_env(ctx: FixContext, name: str, value: str) -> FixStep:
@@ -109,23 +195,31 @@ def _set_env(ctx: FixContext, name: str, value: str) -> FixStep:
     return FixStep(f"Set {name} for the training process:", f"export {name}={value}", "bash")
 
 
+def _here(ctx: FixContext) -> str:
+    return "cmd" if ctx.windows else "bash"
+
+
 def _verify(ctx: FixContext) -> FixStep:
-    cmd = VERIFY_GPU.replace("python", ctx.py, 1)
-    shell = "cmd" if ctx.windows else "bash"
-    return FixStep("Check that TensorFlow now lists the GPU:", cmd, shell)
+    return _program(ctx, "Check that TensorFlow now lists the GPU:",
+                    [ctx.exe, "-c", VERIFY_GPU_CODE], shell=_here(ctx))
+
+
+def _nvidia_smi(ctx: FixContext, text: str, shell: str) -> FixStep:
+    return _program(ctx, text, ["nvidia-smi"], shell=shell)
 
 
 def _driver_steps(ctx: FixContext) -> list[FixStep]:
     if ctx.platform == "wsl":
-        return [FixStep("WSL2 uses the Windows NVIDIA driver: install or update it on Windows "
-                        f"({DRIVER_URL}); do not install a Linux driver inside WSL. Then, in "
-                        "WSL:", "nvidia-smi", "bash")]
+        return [_nvidia_smi(ctx, "WSL2 uses the Windows NVIDIA driver: install or update it on "
+                            f"Windows ({DRIVER_URL}); do not install a Linux driver inside WSL. "
+                            "Then, in WSL:", "bash")]
     if ctx.windows:
         return [FixStep(f"Install the NVIDIA display driver for your GPU from {DRIVER_URL} "
                         "(it provides nvcuda.dll and nvml.dll in System32), reboot, then check:",
-                        "nvidia-smi", "cmd")]
+                        "nvidia-smi", "cmd", reboot=True)]
     return [FixStep("Install the NVIDIA driver (Ubuntu: the recommended one), reboot, then "
-                    "check:", "sudo ubuntu-drivers install\nsudo reboot\nnvidia-smi", "bash")]
+                    "check:", "sudo ubuntu-drivers install\nsudo reboot\nnvidia-smi", "bash",
+                    admin=True, reboot=True)]
 
 
 def _no_driver(ctx: FixContext) -> list[FixStep]:
@@ -137,12 +231,13 @@ def _no_driver(ctx: FixContext) -> list[FixStep]:
 def _driver_not_loaded(ctx: FixContext) -> list[FixStep]:
     if ctx.windows:
         return [FixStep("Reinstall the NVIDIA driver (clean install) and reboot; check Device "
-                        "Manager that the GPU has no warning sign. Then:", "nvidia-smi", "cmd")]
+                        "Manager that the GPU has no warning sign. Then:", "nvidia-smi", "cmd",
+                        reboot=True)]
     return [FixStep("The kernel module does not match or is not loaded (usual after a driver or "
                     "kernel update): reboot, or load it, then check:",
-                    "sudo modprobe nvidia\nnvidia-smi", "bash"),
+                    "sudo modprobe nvidia\nnvidia-smi", "bash", admin=True),
             FixStep("If it still fails, reinstall the driver for the running kernel:",
-                    "sudo ubuntu-drivers install", "bash")]
+                    "sudo ubuntu-drivers install", "bash", admin=True)]
 
 
 def _driver_too_old(ctx: FixContext) -> list[FixStep]:
@@ -155,7 +250,7 @@ def _driver_too_old(ctx: FixContext) -> list[FixStep]:
         steps.append(FixStep(f"CUDA {need} needs NVIDIA driver {drv} or newer "
                              f"({minimum.source}). Update the driver ({DRIVER_URL}), reboot, and "
                              "check that nvidia-smi's 'CUDA Version' is at least "
-                             f"{need}:", "nvidia-smi", "cmd" if ctx.windows else "bash"))
+                             f"{need}:", "nvidia-smi", _here(ctx), reboot=True))
     else:
         steps.extend(_driver_steps(ctx))
     steps.append(FixStep("Or install a TensorFlow release built for a CUDA your driver "
@@ -176,7 +271,8 @@ def _tf210_recipe(ctx: FixContext) -> list[FixStep]:
 
 def _windows_gpu_unsupported(ctx: FixContext) -> list[FixStep]:
     return [FixStep("Use WSL2 (Windows 10 21H2+ / 11) with the Windows NVIDIA driver; in "
-                    "PowerShell as administrator:", "wsl --install", "powershell"),
+                    "PowerShell as administrator:", "wsl --install", "powershell", admin=True,
+                    reboot=True),
             FixStep("Then inside WSL (Ubuntu):",
                     "python3 -m pip install \"tensorflow[and-cuda]\"\n" + VERIFY_GPU.replace(
                         "python", "python3", 1), "bash"),
@@ -187,10 +283,11 @@ def _windows_gpu_unsupported(ctx: FixContext) -> list[FixStep]:
 def _cuda_recipe(ctx: FixContext, cuda: str | None, cudnn: str | None) -> list[FixStep]:
     """Install the CUDA/cuDNN pair a build wants, the way TF's own install guide does."""
     tf = ctx.tf_version
+    cuda, cudnn = _version(cuda), _version(cudnn)
     if not ctx.windows and ((cuda or "").startswith("12") or (tf and minor_of(tf) >= (2, 14))):
         pin = f"=={tf[0]}.{tf[1]}.*" if tf else ""
-        return [FixStep("Since TF 2.14 pip installs the CUDA libraries itself:",
-                        f"{ctx.py} -m pip install \"tensorflow[and-cuda]{pin}\"", "bash")]
+        return [_program(ctx, "Since TF 2.14 pip installs the CUDA libraries itself:",
+                         _pip(ctx, "install", f"tensorflow[and-cuda]{pin}"), shell="bash")]
     if not cuda:
         return [FixStep("Install the CUDA toolkit and cuDNN versions listed for your TensorFlow "
                         "release at https://www.tensorflow.org/install/source_windows#gpu (Windows)"
@@ -233,7 +330,7 @@ def _missing_cuda(ctx: FixContext) -> list[FixStep]:
 
 
 def _missing_cudnn(ctx: FixContext) -> list[FixStep]:
-    cuda, cudnn = _wanted_pair(ctx)
+    cuda, cudnn = (_version(v) for v in _wanted_pair(ctx))
     lib = ctx.detail.get("library", "")
     steps = []
     if lib.startswith("zlibwapi"):
@@ -279,19 +376,21 @@ def _mismatch(ctx: FixContext) -> list[FixStep]:
 def _msvc(ctx: FixContext) -> list[FixStep]:
     lib = ctx.detail.get("library")
     provides = f", which provides {lib}" if lib and kb.library_info(lib).kind == "msvc" else ""
+    # The redistributable installs for the whole machine: an elevated (UAC) install.
     return [FixStep(f"Install the latest Microsoft Visual C++ Redistributable (x64){provides}:",
-                    "winget install --id Microsoft.VCRedist.2015+.x64 -e", "cmd"),
+                    "winget install --id Microsoft.VCRedist.2015+.x64 -e", "cmd", admin=True),
             FixStep(f"Or download and run {VC_REDIST_URL}. A copy of msvcp140.dll elsewhere on "
                     "PATH (Java, other apps) is usually too old to count.")]
 
 
 def _avx_check(ctx: FixContext) -> FixStep:
     if ctx.windows:
-        return FixStep("Check whether the CPU has AVX (True = yes):",
-                       f"{ctx.py} -c \"import ctypes; "
-                       "print(bool(ctypes.windll.kernel32.IsProcessorFeaturePresent(39)))\"", "cmd")
-    return FixStep("Check whether the CPU has AVX (prints 'avx' if yes):",
-                   "grep -o -m1 -w avx /proc/cpuinfo", "bash")
+        return _program(ctx, "Check whether the CPU has AVX (True = yes):",
+                        [ctx.exe, "-c", "import ctypes; "
+                         "print(bool(ctypes.windll.kernel32.IsProcessorFeaturePresent(39)))"],
+                        shell="cmd")
+    return _program(ctx, "Check whether the CPU has AVX (prints 'avx' if yes):",
+                    ["grep", "-o", "-m1", "-w", "avx", "/proc/cpuinfo"], shell="bash")
 
 
 def _no_avx(ctx: FixContext) -> list[FixStep]:
@@ -331,19 +430,19 @@ def _python_unsupported(ctx: FixContext) -> list[FixStep]:
 def _mixed(ctx: FixContext) -> list[FixStep]:
     numpy = ctx.detail.get("numpy")
     if numpy == "downgrade":
-        return [FixStep("This TensorFlow was built against NumPy 1.x; install a matching NumPy:",
-                        f"{ctx.py} -m pip install \"numpy<2\"")]
+        return [_program(ctx, "This TensorFlow was built against NumPy 1.x; install a matching "
+                         "NumPy:", _pip(ctx, "install", "numpy<2"))]
     if numpy == "upgrade":
-        return [FixStep("A module was built against a newer NumPy; upgrade NumPy:",
-                        f"{ctx.py} -m pip install --upgrade numpy")]
+        return [_program(ctx, "A module was built against a newer NumPy; upgrade NumPy:",
+                         _pip(ctx, "install", "--upgrade", "numpy"))]
     if ctx.detail.get("protobuf"):
-        return [FixStep("protobuf is newer than this TensorFlow supports:",
-                        f"{ctx.py} -m pip install \"protobuf<3.21\"")]
+        return [_program(ctx, "protobuf is newer than this TensorFlow supports:",
+                         _pip(ctx, "install", "protobuf<3.21"))]
     pin = f"=={ctx.tf_version[0]}.{ctx.tf_version[1]}.*" if ctx.tf_version else ""
-    return [FixStep("Uninstall every TensorFlow variant, then install exactly one:",
-                    f"{ctx.py} -m pip uninstall -y tensorflow tensorflow-cpu tensorflow-gpu "
-                    "tensorflow-intel tf-nightly tf-nightly-gpu keras\n"
-                    f"{ctx.py} -m pip install \"tensorflow{pin}\"")]
+    return [_program(ctx, "Uninstall every TensorFlow variant, then install exactly one:",
+                     _pip(ctx, "uninstall", "-y", "tensorflow", "tensorflow-cpu", "tensorflow-gpu",
+                          "tensorflow-intel", "tf-nightly", "tf-nightly-gpu", "keras"),
+                     _pip(ctx, "install", f"tensorflow{pin}"))]
 
 
 def _native_failed(ctx: FixContext) -> list[FixStep]:
@@ -353,10 +452,11 @@ def _native_failed(ctx: FixContext) -> list[FixStep]:
     steps.append(_avx_check(ctx))
     steps.append(FixStep("Make sure the Python is 64-bit and in the range your TensorFlow "
                          "supports (https://www.tensorflow.org/install/source_windows#cpu)."))
-    steps.append(FixStep("Reinstall TensorFlow cleanly (one variant only):",
-                         f"{ctx.py} -m pip install --force-reinstall --no-cache-dir tensorflow"))
-    steps.append(FixStep("Let TensorDeck walk the DLL imports and name the missing file:",
-                         f"tensordeck doctor --python {ctx.py}"))
+    steps.append(_program(ctx, "Reinstall TensorFlow cleanly (one variant only):",
+                          _pip(ctx, "install", "--force-reinstall", "--no-cache-dir",
+                               "tensorflow")))
+    steps.append(_program(ctx, "Let TensorDeck walk the DLL imports and name the missing file:",
+                          ["tensordeck", "doctor", "--python", ctx.exe]))
     return steps
 
 
@@ -367,11 +467,11 @@ def _legacy_keras_pin(ctx: FixContext) -> str:
 
 def _keras3(ctx: FixContext) -> list[FixStep]:
     if ctx.detail.get("estimator"):
-        return [FixStep("tf.estimator was removed in TensorFlow 2.16. Pin an older TensorFlow:",
-                        f"{ctx.py} -m pip install \"tensorflow<2.16\""),
+        return [_program(ctx, "tf.estimator was removed in TensorFlow 2.16. Pin an older "
+                         "TensorFlow:", _pip(ctx, "install", "tensorflow<2.16")),
                 FixStep("Or port the model to Keras / a custom training loop.")]
-    return [FixStep("Use Keras 2 (tf-keras) with this TensorFlow:",
-                    f"{ctx.py} -m pip install \"{_legacy_keras_pin(ctx)}\""),
+    return [_program(ctx, "Use Keras 2 (tf-keras) with this TensorFlow:",
+                     _pip(ctx, "install", _legacy_keras_pin(ctx))),
             _set_env(ctx, "TF_USE_LEGACY_KERAS", "1"),
             FixStep("Or replace model.fit with a custom training loop; with "
                     "ParameterServerStrategy use tf.distribute.coordinator.ClusterCoordinator.")]
@@ -388,26 +488,34 @@ def _nccl(ctx: FixContext) -> list[FixStep]:
 def _oom(ctx: FixContext) -> list[FixStep]:
     return [FixStep("Reduce the batch size (per replica) or the model size."),
             _set_env(ctx, "TF_FORCE_GPU_ALLOW_GROWTH", "true"),
-            FixStep("See which other processes hold GPU memory (another training run, a notebook):",
-                    "nvidia-smi", "cmd" if ctx.windows else "bash")]
+            _nvidia_smi(ctx, "See which other processes hold GPU memory (another training run, "
+                        "a notebook):", _here(ctx))]
 
 
 def _port(ctx: FixContext) -> list[FixStep]:
-    port = ctx.detail.get("port", "PORT")
+    # Only digits reach the shell lines below (a pasted log may say anything).
+    port = _port_number(ctx.detail.get("port"))
     if ctx.windows:
+        reserved = ["netsh", "interface", "ipv4", "show", "excludedportrange", "protocol=tcp"]
+        who = f"netstat -ano | findstr :{port or 'PORT'}"
         return [FixStep("See who holds the port, and Windows' reserved ranges (Hyper-V/WSL "
                         "reserve ports that look free):",
-                        f"netstat -ano | findstr :{port}\n"
-                        "netsh interface ipv4 show excludedportrange protocol=tcp", "cmd"),
+                        f"{who}\n{' '.join(reserved)}", "cmd",
+                        argv=(("cmd", "/d", "/c", who), tuple(reserved)) if port else ()),
                 FixStep("Stop the leftover task (ps tasks never exit on their own) or give every "
                         "task a free port outside those ranges.")]
-    return [FixStep("See who holds the port:", f"ss -ltnp | grep :{port}", "bash"),
+    who = f"ss -ltnp | grep :{port or 'PORT'}"
+    return [FixStep("See who holds the port:", who, "bash",
+                    argv=(("/bin/sh", "-c", who),) if port else ()),
             FixStep("Stop the leftover task (ps tasks never exit on their own) or give every task "
                     "its own free port; on one machine every task needs a different port.")]
 
 
 def _conda_env(ctx: FixContext) -> list[FixStep]:
-    env = ctx.conda_env or "ENV"
+    env = "ENV"  # the name read from a pasted log, quoted; a placeholder when it cannot be
+    if ctx.conda_env:
+        with contextlib.suppress(UnsafeValue):
+            env = shell_word(ctx.conda_env, shell_kind("conda", ctx.windows))
     steps = [FixStep("Start Python from the activated env (or let TensorDeck launch it: it adds "
                      "the env's library folders itself):",
                      f"conda activate {env}\npython your_script.py", "conda"),
@@ -428,8 +536,8 @@ def _tf1(ctx: FixContext) -> list[FixStep]:
     stem = script[:-3] if script.endswith(".py") else script
     steps = [FixStep("Run TF1 code on TF2 through the compat module (top of the script):",
                      "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()", "any"),
-             FixStep("Or convert the script:",
-                     f"tf_upgrade_v2 --infile {script} --outfile {stem}_v2.py")]
+             _program(ctx, "Or convert the script:",
+                      ["tf_upgrade_v2", "--infile", script, "--outfile", f"{stem}_v2.py"])]
     if ctx.detail.get("contrib"):
         steps.insert(0, FixStep("tf.contrib has no TF2 equivalent module: replace each use "
                                 "(tf-slim, tensorflow-addons, core APIs) or use TensorFlow 1.15 "
@@ -445,7 +553,7 @@ def _peer(ctx: FixContext) -> list[FixStep]:
             FixStep("Allow the cluster ports through the firewall on every machine:",
                     "netsh advfirewall firewall add rule name=\"TensorFlow cluster\" dir=in "
                     "action=allow protocol=TCP localport=2222-2299" if ctx.windows
-                    else "sudo ufw allow 2222:2299/tcp", "cmd" if ctx.windows else "bash"),
+                    else "sudo ufw allow 2222:2299/tcp", _here(ctx), admin=True),
             FixStep("TF1 between-graph scripts: give each worker device_filters, so it does not "
                     "wait for other workers (which may already have finished):",
                     "config = tf.compat.v1.ConfigProto(device_filters=[\"/job:ps\", "
@@ -464,8 +572,8 @@ def _cpu_build(ctx: FixContext) -> list[FixStep]:
     if ctx.windows:
         return _windows_gpu_unsupported(ctx) if ctx.tf_version and not kb.windows_gpu_supported(
             ctx.tf_version) else _tf210_recipe(ctx)
-    return [FixStep("For GPU training install the GPU build:",
-                    f"{ctx.py} -m pip install \"tensorflow[and-cuda]\"", "bash")]
+    return [_program(ctx, "For GPU training install the GPU build:",
+                     _pip(ctx, "install", "tensorflow[and-cuda]"), shell="bash")]
 
 
 _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {

@@ -1,8 +1,12 @@
-"""Findings as text a person reads at a glance: severity, title, evidence, fix commands."""
+"""Findings as text a person reads at a glance: severity, title, evidence, fix commands.
+
+Evidence quotes pasted logs and interpreters' output: control sequences in it are shown as
+escapes (:func:`core.output.visible`), not sent to the terminal."""
 
 from __future__ import annotations
 
 from core.findings import Finding
+from core.output import visible
 
 _MARK = {"error": "ERROR", "warning": "WARN ", "info": "INFO "}
 
@@ -14,7 +18,7 @@ def render_finding(f: Finding) -> str:
         lines.append(f"      - {step.text}")
         if step.command:
             lines += [f"          {c}" for c in step.command.splitlines()]
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)
 
 
 def render_text(findings: list[Finding], extra: dict) -> str:
@@ -25,8 +29,8 @@ def render_text(findings: list[Finding], extra: dict) -> str:
         for p in extra["interpreters"]:
             state = ("import ok" if p["import_ok"] else "import FAILED") if p[
                 "import_attempted"] else "not imported"
-            out.append(f"Python {p['python_version'] or '?'} {p['python']}: TensorFlow "
-                       f"{p['tf_version'] or '-'} ({state})")
+            out.append(visible(f"Python {p['python_version'] or '?'} {p['python']}: TensorFlow "
+                               f"{p['tf_version'] or '-'} ({state})"))
         out.append("")
     if not findings:
         out.append("No problem found in this output." if extra.get("mode") == "explain"

@@ -145,6 +145,9 @@ def scan_script(script: Path, *, tf_version: str | Version | None = None,
         use = read_script_use(script.read_text(encoding="utf-8", errors="replace"), str(script))
     except SyntaxError as exc:
         return [make_finding("script-not-parsed", f"{script.name}:{exc.lineno}: {exc.msg}", ctx)]
+    except (RecursionError, MemoryError):  # an expression too deep for the parser
+        return [make_finding("script-not-parsed", f"{script.name}: too deeply nested to read",
+                             ctx)]
     findings = []
     if tf >= (2, 0) and (use.tf1 or use.contrib):
         hits = use.contrib + use.tf1

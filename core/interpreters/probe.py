@@ -37,6 +37,9 @@ from core.interpreters.activation import activation_env, clean_base_env
 
 MARK = "@@tensordeck-probe@@ "
 METADATA_TIMEOUT = 60.0
+#: How long the launcher waits for "is this a Python?" (~0.1 s normally, seconds on a cold
+#: disk) before it calls the interpreter hung and refuses the run.
+CHECK_TIMEOUT = 10.0
 TF_DISTRIBUTIONS = (
     "tensorflow",
     "tensorflow-gpu",
@@ -93,6 +96,9 @@ class ProbeResult:
     timed_out: bool = False
     import_seconds: float | None = None
     metadata_seconds: float | None = None
+    #: Why the interpreter did not answer the metadata probe ("Permission denied", "exited
+    #: with status 2", "did not answer in 10 s (killed)"); None when it did.
+    run_error: str | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -202,23 +208,30 @@ def probe_interpreter(
     """Probe ``python`` (metadata always; the TF import when ``import_tf`` and TF is there)."""
     result = ProbeResult(python=python)
     if not os.path.isfile(python):
-        result.error = f"{python} does not exist or is not a file"
+        result.run_error = "does not exist or is not a file"
+        result.error = f"{python} {result.run_error}"
         return result
     env = probe_env(python)
+    meta_timeout = min(timeout, METADATA_TIMEOUT)
     try:
-        meta = _run_child(
-            python, _child_source("child_metadata.py"), env, min(timeout, METADATA_TIMEOUT)
-        )
+        meta = _run_child(python, _child_source("child_metadata.py"), env, meta_timeout)
     except OSError as exc:
+        result.run_error = exc.strerror or str(exc)
         result.error = f"cannot run {python}: {exc}"
         return result
     result.metadata_seconds = meta.seconds
-    data = meta.payload() if not meta.timed_out else None
+    try:
+        data = meta.payload() if not meta.timed_out else None
+    except ValueError:  # a marked line that is not JSON: not our child's output
+        data = None
     if data is None:
         result.timed_out = meta.timed_out
-        why = "did not answer in time" if meta.timed_out else describe_exit(meta.returncode or 0)
+        if meta.timed_out:
+            result.run_error = f"did not answer in {meta_timeout:g} s (killed)"
+        else:
+            result.run_error = describe_exit(meta.returncode or 0)
         tail = meta.stderr.strip().splitlines()[-1:] or [""]
-        result.error = f"{python} {why} while reading its packages. {tail[0]}".strip()
+        result.error = f"{python} {result.run_error} while reading its packages. {tail[0]}".strip()
         return result
     for key, value in data.items():
         if hasattr(result, key):
@@ -318,10 +331,28 @@ def cached_probe(python: str, import_tf: bool = True, *, timeout: float = 120.0)
         pass  # no cache yet, or one from another version: probe afresh
     result = probe_interpreter(python, import_tf=import_tf, timeout=timeout)
     if not result.timed_out and result.python_version:
-        path.parent.mkdir(parents=True, exist_ok=True)
         entry = {
             "fingerprint": fingerprint(python, result.site_packages),
             "result": result.to_json(),
         }
-        path.write_text(json.dumps(entry), encoding="utf-8")
+        with contextlib.suppress(OSError):  # a read-only or full cache only costs a re-probe
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(entry), encoding="utf-8")
     return result
+
+
+def interpreter_problem(python: str, timeout: float = CHECK_TIMEOUT) -> str | None:
+    """Why ``python`` cannot run a training script, found by running it (the cached metadata
+    probe, which the doctor's pre-run checks then reuse), never by its name; None when it is a
+    Python. A hanging one is killed after ``timeout`` seconds."""
+    probe = cached_probe(python, import_tf=False, timeout=timeout)
+    if probe.python_version:
+        return None
+    fix = "give the path of python(.exe) in the training environment"
+    if probe.timed_out:
+        return (
+            f"{python} did not answer in {timeout:g} s (killed): it hangs, or is not a Python; "
+            + fix
+        )
+    why = probe.run_error or "it printed no version"
+    return f"{python} does not run as a Python interpreter ({why}); {fix}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import os
 import sys
 
 from core.remote.connect import KEYRING_SERVICE, RemoteError, keyring_account, trust_host
@@ -30,8 +31,38 @@ def trust_cli(args) -> int:
     return 0
 
 
+#: Set to 1 to let ``tensordeck login`` store a password with a backend that keeps it in the
+#: clear (a throwaway test machine).
+ALLOW_PLAINTEXT = "TENSORDECK_ALLOW_PLAINTEXT_KEYRING"
+SECURE_BACKENDS_HINT = (
+    "use the system's keyring (Windows Credential Manager and macOS Keychain are built in; on "
+    "Linux the Secret Service of GNOME Keyring or KWallet, with a desktop session), and do not "
+    "point PYTHON_KEYRING_BACKEND or keyring's keyringrc.cfg at a file backend "
+    "(`keyring --list-backends` shows them)"
+)
+
+
+def store_problem(backend: object, allow_plaintext: bool = False) -> str | None:
+    """Why ``tensordeck login`` must not give ``backend`` a password, with the fix; None when
+    it may. A chain of backends stores in its first one."""
+    chain = getattr(backend, "backends", None)
+    if isinstance(chain, (list, tuple)) and chain:
+        backend = chain[0]
+    cls = type(backend)
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if "plaintext" in cls.__qualname__.lower() and not allow_plaintext:
+        return (f"the keyring backend {name} writes passwords to a file in the clear. Fix: "
+                f"{SECURE_BACKENDS_HINT}; or, knowing the password lands in that file, set "
+                f"{ALLOW_PLAINTEXT}=1")
+    if cls.__module__ in ("keyring.backends.null", "keyring.backends.fail"):
+        return (f"the keyring backend {name} stores nothing (no usable keyring was found). "
+                f"Fix: {SECURE_BACKENDS_HINT}")
+    return None
+
+
 def login_cli(args) -> int:
-    """Store the SSH password of a node in the system keyring (never in a file)."""
+    """Store the SSH password of a node in the system keyring (never in a file in the clear:
+    a plaintext backend is refused unless TENSORDECK_ALLOW_PLAINTEXT_KEYRING=1)."""
     import keyring
     from keyring.errors import KeyringError
 
@@ -50,6 +81,10 @@ def login_cli(args) -> int:
         )
         return 2
     account = keyring_account(node)
+    problem = store_problem(keyring.get_keyring(), os.environ.get(ALLOW_PLAINTEXT) == "1")
+    if problem:
+        print(f"tensordeck: the password was not stored: {problem}.", file=sys.stderr)
+        return 1
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:

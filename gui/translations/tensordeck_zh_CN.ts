@@ -376,6 +376,21 @@
         <source>This command is for another system ({shell})</source>
         <translation>此命令适用于其他系统（{shell}）</translation>
     </message>
+    <message>
+        <location filename="../views/machine.py" line="1"/>
+        <source>Needs administrator rights: run it yourself in an administrator terminal.</source>
+        <translation>需要管理员权限：请在管理员终端中自行运行。</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="1"/>
+        <source>Involves restarting the computer: run it yourself.</source>
+        <translation>涉及重启计算机：请自行运行。</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="1"/>
+        <source>Run it in a terminal: it needs a shell or an activated environment, or has parts to fill in.</source>
+        <translation>请在终端中运行：它需要 shell 或已激活的环境，或有待填写的部分。</translation>
+    </message>
 </context>
 <context>
     <name>GpuCard</name>
@@ -510,6 +525,11 @@
         <location filename="../views/history.py" line="163"/>
         <source>Reason: {reason}</source>
         <translation>原因：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="1"/>
+        <source>Environment: {variables}</source>
+        <translation>环境变量：{variables}</translation>
     </message>
 </context>
 <context>

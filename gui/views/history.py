@@ -1,8 +1,14 @@
 """The History view: past runs found next to the configs used (status, start, duration,
-strategy), a run's tasks and logs, and "Run again"."""
+strategy), a run's tasks, environment and logs, and "Run again".
+
+What a run folder holds is shown, never obeyed: names and reasons are escaped in the rich-text
+details, secret-looking variables are masked (:mod:`core.secrets`), logs go through the log
+pane's filter (:mod:`gui.widgets.log_view`)."""
 
 from __future__ import annotations
 
+import html
+import json
 import time
 from pathlib import Path
 
@@ -24,6 +30,8 @@ from PySide6.QtWidgets import (
 
 from core.exitcodes import describe
 from core.history import RunRecord, list_runs
+from core.output import plain
+from core.secrets import masked_env
 from gui.background import run_in_background
 from gui.i18n import state_label
 from gui.style import status_color
@@ -44,6 +52,20 @@ def read_tail(path: Path, size: int = LOG_TAIL_BYTES) -> list[str]:
     if end > size:
         lines = lines[1:]  # the first one is cut
     return [line.rsplit("\r", 1)[-1] for line in lines if line]
+
+
+def read_env(run_dir: Path) -> dict[str, str]:
+    """The config's ``env`` of the run (its ``config.json``); {} when it cannot be read."""
+    try:
+        env = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))["config"]["env"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+
+
+def env_text(env: dict[str, str]) -> str:
+    """One line for the details, secrets masked."""
+    return ", ".join(f"{name}={value}" for name, value in masked_env(env).items())
 
 
 class HistoryView(QWidget):
@@ -82,12 +104,18 @@ class HistoryView(QWidget):
         self.details = QLabel()
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.environment = QLabel()
+        self.environment.setObjectName("muted")
+        self.environment.setTextFormat(Qt.TextFormat.PlainText)
+        self.environment.setWordWrap(True)
+        self.environment.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.logs = QTabWidget()
         self.logs.setDocumentMode(True)
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addWidget(self.details)
+        lower_layout.addWidget(self.environment)
         lower_layout.addWidget(self.logs, 1)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
@@ -126,7 +154,7 @@ class HistoryView(QWidget):
             values = (record.name, state_label(record.status), started,
                       format_duration(record.duration), record.strategy or "")
             for col, value in enumerate(values):
-                item = QTableWidgetItem(value)
+                item = QTableWidgetItem(plain(str(value)))
                 if col == 1:
                     item.setForeground(status_color(record.status))
                 self.table.setItem(row, col, item)
@@ -153,28 +181,38 @@ class HistoryView(QWidget):
             widget = self.logs.widget(0)
             self.logs.removeTab(0)
             widget.deleteLater()
+        self.environment.clear()
         if record is None:
             return
         exit_word = self.tr("exit code")
-        tasks = ", ".join(f"{t.get('task')}: {state_label(str(t.get('state')))} "
-                          f"({exit_word} {describe(t.get('exit_code')) or '?'})"
+
+        def shown(value: object) -> str:
+            return html.escape(plain(str(value)))
+
+        tasks = ", ".join(f"{shown(t.get('task'))}: {shown(state_label(str(t.get('state'))))} "
+                          f"({exit_word} {shown(describe(t.get('exit_code')) or '?')})"
                           for t in record.tasks)
         self.details.setText(
-            f"<b>{record.run_dir}</b><br>"
-            + self.tr("Config: {path}").format(path=record.config_path or "?") + "<br>"
-            + (self.tr("Reason: {reason}").format(reason=record.reason) + "<br>"
+            f"<b>{shown(record.run_dir)}</b><br>"
+            + self.tr("Config: {path}").format(path=shown(record.config_path or "?")) + "<br>"
+            + (self.tr("Reason: {reason}").format(reason=shown(record.reason)) + "<br>"
                if record.reason else "")
             + tasks)
         logs = record.log_paths()
-        run_in_background(lambda: {key: read_tail(path) for key, path in logs.items()},
-                          lambda tails, r=record: self._show_logs(r, tails))
+        run_in_background(lambda: ({key: read_tail(path) for key, path in logs.items()},
+                                   read_env(record.run_dir)),
+                          lambda found, r=record: self._show_logs(r, *found))
 
-    def _show_logs(self, record: RunRecord, tails: dict[str, list[str]]) -> None:
+    def _show_logs(self, record: RunRecord, tails: dict[str, list[str]],
+                   env: dict[str, str]) -> None:
         if record is not self.selected():
             return  # another run was selected meanwhile
+        if env:
+            self.environment.setText(self.tr("Environment: {variables}").format(
+                variables=plain(env_text(env))))
         for key, lines in tails.items():
             view = LogView()
-            self.logs.addTab(view, key.replace(":", "-"))
+            self.logs.addTab(view, plain(key.replace(":", "-")))
             view.add_lines(lines)
             view.flush()
 

@@ -1,5 +1,10 @@
 """The Machine view: GPU cards (live), the training interpreters with a status each, and the
-doctor's findings with their evidence, "Copy fix" and (after a confirmation) "Run fix"."""
+doctor's findings with their evidence, "Copy fix" and (after a confirmation) "Run fix".
+
+A fix runs as the argument lists its step gives (``FixStep.argv``), never through a shell: a path
+or an env name in it (a folder named ``x$(id>PWN)``, a name from a pasted log) stays one argument.
+Steps that need administrator rights or a restart, or a terminal, offer no "Run" button. Texts
+from probes and pasted logs are shown as plain text (a QLabel would render HTML in them)."""
 
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from core.findings import Finding, FixStep
 from core.gpu.info import GpuInfo, GpuReport, GpuState
+from core.output import plain
 from gui.background import run_in_background, start_process
 from gui.style import monospace_font, status_color
 
@@ -44,6 +50,7 @@ def _card() -> tuple[QFrame, QVBoxLayout]:
 
 def _label(text: str, name: str | None = None, wrap: bool = True) -> QLabel:
     label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     if name:
         label.setObjectName(name)
     label.setWordWrap(wrap)
@@ -63,17 +70,20 @@ def _clear(layout: QVBoxLayout | QGridLayout) -> None:
             item.widget().deleteLater()
 
 
-def shell_argv(step: FixStep, platform: str = sys.platform) -> list[str] | None:
-    """How to run a fix step's command here, or None when it is for another system."""
+def for_this_system(step: FixStep, platform: str = sys.platform) -> bool:
     windows = platform.startswith("win")
-    if step.shell == "powershell":
-        return ["powershell", "-NoProfile", "-Command", step.command] if windows else None
-    if step.shell in ("cmd", "conda"):
-        return ["cmd", "/d", "/c", step.command] if windows else (
-            ["/bin/sh", "-c", step.command] if step.shell == "conda" else None)
-    if step.shell == "bash":
-        return None if windows else ["/bin/bash", "-c", step.command]
-    return ["cmd", "/d", "/c", step.command] if windows else ["/bin/sh", "-c", step.command]
+    if step.shell in ("cmd", "powershell"):
+        return windows
+    return not windows if step.shell == "bash" else True
+
+
+def fix_programs(step: FixStep, platform: str = sys.platform) -> tuple[tuple[str, ...], ...] | None:
+    """The programs "Run" starts for ``step``, one after the other, without a shell; None when
+    the step is not one click: it needs administrator rights or a restart, a terminal, or is
+    for another system."""
+    if not step.argv or step.admin or step.reboot or not for_this_system(step, platform):
+        return None
+    return step.argv
 
 
 class GpuCard(QFrame):
@@ -130,6 +140,7 @@ class FindingCard(QFrame):
                 continue
             row = QHBoxLayout()
             command = QLabel(step.command)
+            command.setTextFormat(Qt.TextFormat.PlainText)
             command.setFont(monospace_font())
             command.setStyleSheet("background: #f6f8fa; border: 1px solid #d0d7de; "
                                   "border-radius: 4px; padding: 4px;")
@@ -140,14 +151,26 @@ class FindingCard(QFrame):
             copy.clicked.connect(lambda _=False, s=step: QGuiApplication.clipboard().setText(
                 s.command))
             row.addWidget(copy)
-            run = QPushButton(self.tr("Run…"))
-            run.setEnabled(shell_argv(step) is not None)
-            if not run.isEnabled():
-                run.setToolTip(self.tr("This command is for another system ({shell})").format(
-                    shell=step.shell))
-            run.clicked.connect(lambda _=False, s=step: self.run_requested.emit(s))
-            row.addWidget(run)
+            one_click = fix_programs(step) is not None
+            if one_click:
+                run = QPushButton(self.tr("Run…"))
+                run.clicked.connect(lambda _=False, s=step: self.run_requested.emit(s))
+                row.addWidget(run)
             layout.addLayout(row)
+            if not one_click:
+                layout.addWidget(_label(self._not_one_click(step), "muted"))
+
+    def _not_one_click(self, step: FixStep) -> str:
+        if step.admin:
+            return self.tr("Needs administrator rights: run it yourself in an administrator "
+                           "terminal.")
+        if step.reboot:
+            return self.tr("Involves restarting the computer: run it yourself.")
+        if not for_this_system(step):
+            return self.tr("This command is for another system ({shell})").format(
+                shell=step.shell)
+        return self.tr("Run it in a terminal: it needs a shell or an activated environment, "
+                       "or has parts to fill in.")
 
 
 class MachineView(QWidget):
@@ -163,6 +186,7 @@ class MachineView(QWidget):
         self.findings: list[Finding] = []
         self.gpu_cards: dict[int, GpuCard] = {}
         self._process: QProcess | None = None
+        self._queue: list[tuple[str, ...]] = []  # the fix's programs still to run
         self.checking = False
 
         title = _label(self.tr("Machine"), "pageTitle")
@@ -338,8 +362,8 @@ class MachineView(QWidget):
     # --- running a fix ------------------------------------------------------------------------
 
     def run_fix(self, step: FixStep, confirm: bool = True) -> None:
-        argv = shell_argv(step)
-        if argv is None or (self._process is not None):
+        programs = fix_programs(step)
+        if programs is None or (self._process is not None):
             return
         if confirm:
             answer = QMessageBox.question(
@@ -349,25 +373,43 @@ class MachineView(QWidget):
             if answer != QMessageBox.StandardButton.Yes:
                 return
         self.fix_output.show()
-        self.fix_output.appendPlainText(f"$ {step.command}")
-        self._process = start_process(self, argv, self._on_fix_output, self._on_fix_finished,
-                                      self._on_fix_error)
+        self.fix_output.appendPlainText("\n".join(plain(f"$ {line}")
+                                                  for line in step.command.splitlines()))
+        self._queue = list(programs)
+        self._start_next()
+
+    def _start_next(self) -> None:
+        argv = self._queue.pop(0)
+        try:
+            self._process = start_process(self, list(argv), self._on_fix_output,
+                                          self._on_fix_finished, self._on_fix_error)
+        except ValueError as exc:  # a program that cannot be run without a shell
+            self.fix_output.appendPlainText(self.tr("[could not start: {error}]").format(
+                error=exc))
+            self._queue.clear()
 
     def _on_fix_output(self) -> None:
         if self._process is not None:
             data = bytes(self._process.readAllStandardOutput().data())
-            text = data.decode("utf-8", "replace").rstrip("\n")
+            # pip and conda draw bars with \r and colours: shown, never obeyed.
+            text = data.decode("utf-8", "replace").replace("\r\n", "\n").rstrip("\n")
             if text:
-                self.fix_output.appendPlainText(text)
+                self.fix_output.appendPlainText("\n".join(
+                    plain(line.rsplit("\r", 1)[-1]) for line in text.split("\n")))
 
     def _on_fix_finished(self, code: int, _status) -> None:
         self._on_fix_output()
         self.fix_output.appendPlainText(self.tr("[exit code {code}]").format(code=code))
         self._process = None
+        if code == 0 and self._queue:
+            self._start_next()
+        else:
+            self._queue.clear()
 
     def _on_fix_error(self, error) -> None:
         if error == QProcess.ProcessError.FailedToStart:
             self.fix_output.appendPlainText(self.tr("[could not start: {error}]").format(
                 error=self._process.errorString() if self._process else ""))
             self._process = None
+            self._queue.clear()
 

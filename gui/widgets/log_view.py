@@ -5,6 +5,11 @@ folder. Lines are queued by :meth:`LogView.add_lines` and drawn by :meth:`LogVie
 batch (per-line appends are ~150x slower). A batch longer than the pane is drawn by replacing
 the text with its tail, which is ~7x faster than appending and trimming. ``\\r`` progress lines
 (one per task) are trailing lines updated in place.
+
+Task text is shown, never obeyed: colours (SGR) are dropped and every other control character is
+shown as an escape (``\\x1b``, ``\\u2028``: Qt would break a line at a CR or U+2028, letting a
+task forge another task's prefix); a line longer than :data:`MAX_SHOWN_CHARS` is cut (Qt lays
+out a 512 KiB line in ~0.3 s, on every redraw).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.metrics import strip_ansi
+from core.output import plain, plain_lines
 from gui.style import TASK_COLORS, monospace_font
 
 DEFAULT_MAX_LINES = 5000
@@ -34,7 +39,24 @@ DEFAULT_MAX_LINES = 5000
 #: FLOOD_TAIL lines (a screenful is ~50); the full tail comes back when the flood stops.
 REDRAW_INTERVAL = 0.15
 FLOOD_TAIL = 1000
+#: Longer lines are cut in the pane (the log file keeps them whole).
+MAX_SHOWN_CHARS = 4096
 _PREFIX = re.compile(r"^\[([^\]]{1,40})\]")
+
+
+def _cut(line: str) -> str:
+    if len(line) <= MAX_SHOWN_CHARS:
+        return line
+    return (f"{line[:MAX_SHOWN_CHARS]} … [{len(line) - MAX_SHOWN_CHARS:,} more characters: "
+            "the log file has the whole line]")
+
+
+def shown_lines(lines: list[str] | tuple[str, ...]) -> list[str] | tuple[str, ...]:
+    """Task lines as the pane shows them (see the module's docstring)."""
+    lines = plain_lines(lines)
+    if max(map(len, lines), default=0) > MAX_SHOWN_CHARS:
+        lines = [_cut(line) for line in lines]
+    return lines
 
 
 class _PrefixHighlighter(QSyntaxHighlighter):
@@ -89,8 +111,7 @@ class LogView(QPlainTextEdit):
 
     def add_lines(self, lines: list[str] | tuple[str, ...]) -> None:
         """Queue lines for the next :meth:`flush` (cheap: no drawing here)."""
-        if "\x1b" in "".join(lines):
-            lines = [strip_ansi(line) for line in lines]
+        lines = shown_lines(lines)
         self._lines.extend(lines)
         self._pending.extend(lines)
         self._pending_count += len(lines)
@@ -197,7 +218,7 @@ class LogView(QPlainTextEdit):
         self._progress_shown = 0
 
     def _append_progress(self) -> None:
-        shown = [strip_ansi(text) for text in self._progress.values()]
+        shown = [_cut(plain(text)) for text in self._progress.values()]
         if self._filter:
             shown = [text for text in shown if self._filter in text.lower()]
         if shown:
