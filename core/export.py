@@ -398,6 +398,9 @@ def cmd_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
         return [cmd_escape(f"rem cmd cannot start this task: {', '.join(multiline)} spans "
                            "several lines. Use the PowerShell or sh block.")]
     lines = ["setlocal DisableDelayedExpansion"]
+    if not all(text.isascii() for text in (*env, *env.values(), *argv)):
+        # cmd reads a batch file in the console's OEM code page: UTF-8 from here on.
+        lines.insert(0, "chcp 65001 >nul")
     for name, value in env.items():
         lines.append(cmd_escape(f'set "{name}={value}"'))
     # list2cmdline: the quoting python.exe (the MS C runtime) splits back into argv.

@@ -496,8 +496,9 @@ def test_the_cmd_block_passes_every_value_literally_or_starts_nothing(tmp_path):
     one_line = [v for v in INJECTED if "\n" not in v]
     env = {**{k: v for k, v in plan.tasks[0].env.items() if "\n" not in v}, "TD_A": "x"}
     lines = cmd_lines(env, [*plan.tasks[0].argv[:2], *one_line])
-    assert lines[0] == "setlocal DisableDelayedExpansion"
-    sets = dict(cmd_set(cmd_line(line, batch=True)) for line in lines[1:-1])
+    # Non-ASCII values: the batch file switches cmd to UTF-8 first.
+    assert lines[:2] == ["chcp 65001 >nul", "setlocal DisableDelayedExpansion"]
+    sets = dict(cmd_set(cmd_line(line, batch=True)) for line in lines[2:-1])
     assert sets == env
     assert crt_argv(cmd_line(lines[-1], batch=True))[2:] == one_line
 
@@ -528,9 +529,18 @@ def test_the_powershell_block_quotes_every_value(tmp_path):
     assert argv[2:] == INJECTED
 
 
+def _under_wine() -> bool:
+    import ctypes
+
+    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
+
+
 @pytest.mark.skipif(not ON_WINDOWS, reason="runs the cmd block in cmd.exe (the Windows lane)")
 def test_the_cmd_block_runs_in_cmd_without_injection(tmp_path):
     one_line = [v for v in INJECTED if "\n" not in v]
+    assert cmd_lines({}, ["x", "it\u2019s"])[0] == "chcp 65001 >nul"  # UTF-8 batch files
+    if _under_wine():  # Wine's cmd ignores chcp and reads batch files as OEM text
+        one_line = [v for v in one_line if v.isascii()]
     (tmp_path / "dump.py").write_text(DUMP)
     lines = cmd_lines({"TD_A": "x & echo pwned > PWNED"},
                       [sys.executable, str(tmp_path / "dump.py"), *one_line])

@@ -109,7 +109,7 @@ if role != "chief":
 def test_worker_failure_fails_the_run_with_its_code(job):
     config = job(SERVERS_AND_WORKERS, env={"FAIL_WORKER1": "7"})
     result = tensordeck("--run", str(config))
-    assert result.returncode == 7
+    assert result.returncode == 7, result.stdout + result.stderr
     run_dir = only_run_dir(config)
     summary = read_summary(run_dir)
     assert summary["status"] == "failed" and summary["exit_code"] == 7

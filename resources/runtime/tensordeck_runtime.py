@@ -126,7 +126,14 @@ def _deliver_stop() -> None:
     ``finally`` blocks and ``atexit`` run). The signal is raised through the C runtime, as a
     console Ctrl+C is, which also wakes a ``time.sleep`` of the main thread."""
     import signal
+    import sys
 
+    site = sys.modules.get("site")
+    if site is None or getattr(getattr(site, "__spec__", None), "_initializing", False):
+        # Asked to stop while the interpreter is still starting (site, this sitecustomize):
+        # the task's own code has not run, so there is nothing to save, and an interrupt here
+        # would only end in "Fatal Python error: init_import_site". Exit as Ctrl+C would.
+        os._exit(0xC000013A - (1 << 32))  # STATUS_CONTROL_C_EXIT, as the C int _exit takes
     chosen = signal.SIGINT
     for name in ("SIGTERM", "SIGBREAK"):
         signum = getattr(signal, name, None)
