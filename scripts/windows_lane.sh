@@ -200,11 +200,18 @@ stage_frozen() {
 import os, time
 import tensordeck_runtime  # shipped in the bundle, on the task's PYTHONPATH
 print("task", os.environ["TENSORDECK_TASK"], "up", flush=True)
+serving = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ps-serving")
 if os.environ["TENSORDECK_TASK"] == "ps:0":
     try:
+        open(serving, "w").close()
         time.sleep(600)  # serves until TensorDeck stops it
     finally:
         print("ps stopped gracefully", flush=True)
+else:
+    # As real workers wait for their ps: else the stop may reach the ps before its try block.
+    deadline = time.monotonic() + 120
+    while not os.path.exists(serving) and time.monotonic() < deadline:
+        time.sleep(0.1)
 PY
   printf '{"name": "frozen", "strategy": "between_graph", "script": "task.py", "python": "%s",
  "tasks": [{"role": "ps"}, {"role": "worker", "count": 2}]}\n' 'C:\\py310\\python.exe' >"$job/job.json"
