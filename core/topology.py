@@ -127,11 +127,6 @@ class RunPlan:
     def node_tasks(self) -> list[TaskPlan]:
         return [t for t in self.tasks if t.node is not None]
 
-    @property
-    def prepared(self) -> bool:
-        """Every task can start here: a node's task has its stand-in (see core.remote)."""
-        return all(t.argv for t in self.tasks)
-
     def node_ports(self) -> dict[str, list[int | None]]:
         """Per node, the port the config names for each of its tasks (in plan order); None:
         pick one there (the evaluator serves nothing: None as well)."""
@@ -257,7 +252,7 @@ class RunPlan:
                     "port": t.port,
                     "gpus": t.gpus,
                     "node": t.node,
-                    "argv": t.remote_argv or t.argv,
+                    "argv": t.command,
                     "env": t.env,
                 }
                 for t in self.tasks

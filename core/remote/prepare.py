@@ -38,14 +38,6 @@ print(json.dumps(out))
 """
 
 
-class NodesNotReady(Exception):
-    """One or more nodes cannot run the job; ``errors`` says why, node by node."""
-
-    def __init__(self, errors: list[RemoteError]) -> None:
-        super().__init__("\n".join(map(str, errors)))
-        self.errors = errors
-
-
 #: Names a node's run folder may take when another run has the planned one.
 MAX_RUN_NAMES = 100
 
@@ -118,7 +110,7 @@ async def _prepare_node(
             async with conn.start_sftp_client() as sftp:
                 if node.script and not await sftp.exists(node.script.replace("\\", "/")):
                     raise RemoteError(f"script {node.script} does not exist there", name)
-                placed = await _place_files(sftp, node, script, place) if act else None
+                placed = await _place_files(sftp, name, node, script, place) if act else None
         except asyncssh.SFTPError as exc:
             raise RemoteError(
                 f"cannot use the folder {node.workdir!r} there ({exc.reason}); "
@@ -131,15 +123,15 @@ async def _prepare_node(
 
 
 async def _place_files(
-    sftp: asyncssh.SFTPClient, node: Node, script: Path, planned: NodePlace
+    sftp: asyncssh.SFTPClient, name: str, node: Node, script: Path, planned: NodePlace
 ) -> NodePlace:
     """Make this run's folder on the node (a new one: ``NAME-2`` ... when another run has the
     name) and put the script in it, unless the node names its own script."""
     runs = posixpath.join(await sftp.realpath(node.workdir.replace("\\", "/")), "runs")
     await sftp.makedirs(runs, exist_ok=True)
-    name = posixpath.basename(planned.run_dir.replace("\\", "/"))
+    run_name = posixpath.basename(planned.run_dir.replace("\\", "/"))
     for n in range(1, MAX_RUN_NAMES + 1):
-        run_dir = posixpath.join(runs, name if n == 1 else f"{name}-{n}")
+        run_dir = posixpath.join(runs, run_name if n == 1 else f"{run_name}-{n}")
         try:
             await sftp.mkdir(run_dir)  # fails if it exists: two runs never share one
         except asyncssh.SFTPError:
@@ -148,7 +140,11 @@ async def _place_files(
             raise
         remote_script = node.script or await _upload(sftp, script, run_dir)
         return NodePlace(run_dir, remote_script)
-    raise RemoteError(f"every run folder name up to {name}-{MAX_RUN_NAMES} is taken in {runs}")
+    raise RemoteError(
+        f"every run folder name up to {run_name}-{MAX_RUN_NAMES} is taken in {runs}; "
+        f"remove old runs there, or choose another nodes.{name}.workdir",
+        name,
+    )
 
 
 def _windows_path(path: str) -> str:
