@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when used: the watchdog starts before them (see run_command)
     from core.config import ConfigError
+    from core.findings import Finding
     from core.session import DoctorRefused
     from core.topology import RunPlan
 
@@ -39,7 +40,7 @@ def _report_refusal(exc: DoctorRefused) -> int:
     return EXIT_CONFIG
 
 
-def _print_findings(findings: list) -> None:
+def _print_findings(findings: list[Finding]) -> None:
     from core.doctor.report import render_finding
 
     for finding in findings:
