@@ -138,7 +138,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler="core.cli:gui_cli")
 
     p = sub.add_parser("_remote-task")  # internal: the local stand-in of a node's task
-    p.add_argument("spec")
     p.set_defaults(handler="core.remote.run_task:run_task_cli")
     return parser
 

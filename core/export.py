@@ -372,7 +372,7 @@ def command_problems(plan: RunPlan) -> list[str]:
         return problems
     for task in plan.tasks:
         try:
-            _refuse_unsafe(task.env, task.argv)
+            _refuse_unsafe(task.env, task.command)
         except ValueError as exc:
             problems.append(f"{task.name}: {exc}")
     return problems
@@ -487,7 +487,7 @@ def commands_markdown(plan: RunPlan) -> str:
     if plan.cluster:
         cluster = "; ".join(f"{role}: {', '.join(hosts)}" for role, hosts in plan.cluster.items())
         out.append(f"- Cluster: {plain(cluster)}.")
-    if any(a == "" or '"' in a for t in plan.tasks for a in t.argv):
+    if any(a == "" or '"' in a for t in plan.tasks for a in t.command):
         out.append(
             '- Some arguments are empty or contain `"`: Windows PowerShell 5.1 passes those '
             "wrongly; use PowerShell 7.3 or later, or cmd."
@@ -503,5 +503,5 @@ def commands_markdown(plan: RunPlan) -> str:
             out += ["", f"### {task.name}{where}"]
             for key, (label, lang, make_lines) in _SHELL_BLOCKS.items():
                 if shell in ("auto", key):
-                    out += ["", label, "", *_fence(lang, make_lines(task.env, task.argv))]
+                    out += ["", label, "", *_fence(lang, make_lines(task.env, task.command))]
     return "\n".join(out) + "\n"

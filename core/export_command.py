@@ -1,8 +1,10 @@
 """``tensordeck export FILE --kubeflow OUT | --commands OUT [--image IMAGE]``.
 
 ``--kubeflow`` writes a TFJob manifest (YAML; JSON when OUT ends in ``.json``), ``--commands``
-a Markdown file with the lines that start each task by hand on its machine. ``-`` as OUT
-writes to stdout. Notes on what the user must change go to stderr.
+a Markdown file with the lines that start each task by hand on its machine, and creates the run
+folder (TENSORDECK_RUN_DIR) that this machine's commands point at, so that they can be pasted
+as they are. Nodes are only asked (login, interpreter, ports): nothing is made there. ``-`` as
+OUT writes to stdout. Notes on what the user must change go to stderr.
 
 Exit codes: 0 written; 1 the file could not be written (or the manifest failed validation,
 which is a TensorDeck bug); 2 the config has problems.
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -24,7 +28,7 @@ from core.export import (
     to_yaml,
     validate_tfjob,
 )
-from core.topology import plan_run
+from core.session import RunSession
 
 EXIT_WRITE = 1
 EXIT_CONFIG = 2
@@ -65,8 +69,12 @@ def _kubeflow(file: str, out: str, image: str) -> int:
 
 
 def _commands(file: str, out: str) -> int:
-    plan = plan_run(load_config(file), Path(file))
-    plan.release_ports()  # nothing starts here; the ports are only written down
+    session = RunSession(file)
+    try:
+        plan = session.load()
+        session.check_nodes()
+    finally:
+        session.close()  # nothing starts here; the ports are only written down
     problems = command_problems(plan)
     if problems:
         for problem in problems:
@@ -74,7 +82,22 @@ def _commands(file: str, out: str) -> int:
                   file=sys.stderr)
         print("tensordeck: nothing was written.", file=sys.stderr)
         return EXIT_CONFIG
-    return _write(out, commands_markdown(plan))
+    made = None  # the outermost folder made here, removed again if the file is not written
+    if any(t.node is None for t in plan.tasks):
+        made = next((p for p in (*reversed(plan.run_dir.parents), plan.run_dir)
+                     if not os.path.lexists(p)), None)  # None: planned empty, already there
+        try:
+            os.makedirs(plan.run_dir, 0o700, exist_ok=True)
+        except OSError as exc:
+            print(f"tensordeck: cannot create the run folder {plan.run_dir}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            return EXIT_WRITE
+    code = _write(out, commands_markdown(plan))
+    if code != 0 and made is not None:
+        shutil.rmtree(made, ignore_errors=True)
+    elif made is not None:
+        print(f"tensordeck: made the run folder {plan.run_dir}", file=sys.stderr)
+    return code
 
 
 def export_command(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""``tensordeck --run`` / ``run`` / ``validate``: the headless face of a run."""
+"""``tensordeck --run`` / ``run`` / ``validate``: the headless face of a run (core.session)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ import os
 import shlex
 import sys
 from contextlib import suppress
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when used: the watchdog starts before them (see run_command)
     from core.config import ConfigError
+    from core.findings import Finding
+    from core.session import DoctorRefused
     from core.topology import RunPlan
 
 EXIT_CONFIG = 2
@@ -33,27 +34,36 @@ def _report_config_error(exc: ConfigError) -> int:
     return EXIT_CONFIG
 
 
-def _prepare(file: str, run_dir: str | None) -> RunPlan:
-    """Load, check and plan: everything that can be wrong with a run is found here, including
-    an interpreter that is no Python (run briefly, even with --no-doctor)."""
-    from core.config import load_config
-    from core.topology import plan_run
+def _report_refusal(exc: DoctorRefused) -> int:
+    _print_findings(exc.findings)
+    print(DOCTOR_REFUSED, file=sys.stderr)
+    return EXIT_CONFIG
 
-    cfg = load_config(file)
-    return plan_run(cfg, Path(file), run_dir=run_dir, probe_python=True)
+
+def _print_findings(findings: list[Finding]) -> None:
+    from core.doctor.report import render_finding
+
+    for finding in findings:
+        print(render_finding(finding), file=sys.stderr)
 
 
 def validate_command(file: str) -> int:
+    """Everything a run would check, changing nothing: the plan, the nodes (read-only: login,
+    interpreter, ports) and the doctor's gate, with --run's verdict."""
     from core.config import ConfigError
+    from core.session import DoctorRefused, RunSession
 
+    session = RunSession(file)
     try:
-        plan = _prepare(file, None)
+        plan = session.load()
+        session.check_nodes()
+        _print_findings(session.check())
     except ConfigError as exc:
         return _report_config_error(exc)
-    plan.release_ports()
-    if not preflight(plan):
-        print(DOCTOR_REFUSED, file=sys.stderr)  # the same verdict as --run's
-        return EXIT_CONFIG
+    except DoctorRefused as exc:
+        return _report_refusal(exc)
+    finally:
+        session.close()
     from core.config import show
 
     print(
@@ -79,30 +89,12 @@ def describe_plan(plan: RunPlan) -> str:
     for task in plan.tasks:
         out.append("")
         out.append(f"[{task.name}]" + (f" listens on {task.address}" if task.address else ""))
-        out.append("  command: " + " ".join(shlex.quote(a) for a in task.argv))
+        where = f" (on node {task.node})" if task.node else ""
+        out.append(f"  command{where}: " + " ".join(shlex.quote(a) for a in task.command))
         env = masked_env(task.env)
         for key in sorted(env):
             out.append(f"  {key}={env[key]}")
     return "\n".join(visible(line) for line in out)
-
-
-def preflight(plan: RunPlan) -> bool:
-    """The doctor's pre-run checks (interpreter, TF version vs script and strategy, GPUs when the
-    config asks for them). Prints warnings and errors; True when the run can start."""
-    from core.doctor.prerun import prerun_findings
-    from core.doctor.report import render_finding
-
-    findings = prerun_findings(
-        plan.python,
-        strategy=plan.config.strategy,
-        script=plan.script,
-        wants_gpus=any(t.gpus for t in plan.tasks),
-        env=plan.task_env(plan.tasks[0]),
-    )
-    for finding in findings:
-        if finding.severity != "info":
-            print(render_finding(finding), file=sys.stderr)
-    return not any(f.severity == "error" for f in findings)
 
 
 def _quiet_if_gone(stream) -> None:
@@ -143,35 +135,36 @@ def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -
     from core.console import ConsoleSink
     from core.exitcodes import describe, launcher_exit_code
     from core.proctree import listen_for_windows_stop
-    from core.run import Run, RunFolderError
+    from core.run import RunFolderError
+    from core.session import DoctorRefused, RunSession
     from core.supervisor import install_signal_handlers
 
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")  # task output may not fit a cp1252 console
+    session = RunSession(file, run_dir=run_dir, doctor=check)
     try:
-        plan = _prepare(file, run_dir)
+        plan = session.load()
+        _print_findings(session.check())
+        if dry_run:
+            session.check_nodes()
+            print(describe_plan(plan))
+            return 0
+        run = session.open(ConsoleSink(sys.stdout, [t.key for t in plan.tasks]), watchdog=watchdog)
     except ConfigError as exc:
         return _report_config_error(exc)
-    if check and not preflight(plan):
-        plan.release_ports()
-        print(DOCTOR_REFUSED, file=sys.stderr)
-        return EXIT_CONFIG
-    if dry_run:
-        plan.release_ports()
-        print(describe_plan(plan))
-        return 0
-    try:
-        run = Run(plan, ConsoleSink(sys.stdout, [t.key for t in plan.tasks]), watchdog=watchdog)
+    except DoctorRefused as exc:
+        return _report_refusal(exc)
     except RunFolderError as exc:
-        plan.release_ports()
         where = "--run-dir" if run_dir is not None else "run_dir"
         problem = ConfigProblem(where=where, message=str(exc))
         return _report_config_error(ConfigError(str(plan.config_path), [problem]))
+    finally:
+        session.close()  # releases the ports unless a run holds them
     restore = install_signal_handlers(run.supervisor)
     listen_for_windows_stop()  # started by a program that stops it as TensorDeck stops tasks
     try:
-        result = run.execute()
+        result = session.execute()
     finally:
         restore()
     seconds = result.ended_at - result.started_at

@@ -1,30 +1,31 @@
 """From a validated config to the exact processes of a run: command line, environment,
 cluster description (TF_CONFIG or legacy flags), ports and GPUs of every task.
 
-:func:`plan_run` is the ``prepare()`` step: everything that can be wrong with a run (missing
-script or interpreter, a port in use) is found here, before anything is spawned or any folder
-is made.
+:func:`plan_run` is pure: everything that can be wrong with a run on this machine (missing
+script or interpreter, a syntax error, a port in use) is found here, and nothing is made on any
+machine. It never talks to nodes (this module does not import ``core.remote``): a node's tasks
+get their ports, run folder and local stand-in from ``core.remote.prepare``, through
+:meth:`RunPlan.place_on_nodes`, and only a run prepares nodes.
 """
 
 from __future__ import annotations
 
 import json
+import ntpath
 import os
+import posixpath
 import shutil
 import stat
 import sys
 import time
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig, show
+from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig, Node, show
 from core.paths import resource, user_data_dir
 from core.ports import PortReservation, port_problem
-
-if TYPE_CHECKING:
-    from core.remote.prepare import NodePrep
 
 #: Start order: servers first, so that clients find them listening sooner.
 ROLE_ORDER = ("ps", "worker", "chief", "evaluator")
@@ -54,8 +55,12 @@ class TaskPlan:
     env: dict[str, str] = field(default_factory=dict)
     #: The node (config ``nodes``) that runs the task; None: this machine.
     node: str | None = None
-    #: For a node's task: the command on the node (``argv`` starts the local stand-in).
+    #: For a node's task: the command on the node (``argv`` starts the local stand-in, made
+    #: when the node is prepared: empty until then).
     remote_argv: list[str] | None = None
+    #: For a node's task: variables of the local stand-in only (its spec: not on a command
+    #: line, where every user of the machine could read it).
+    launcher_env: dict[str, str] = field(default_factory=dict)
     #: For a local task: ``argv`` before ``{run_dir}`` is substituted (see RunPlan.relocate).
     argv_template: list[str] = field(default_factory=list)
 
@@ -72,6 +77,27 @@ class TaskPlan:
     @property
     def address(self) -> str | None:
         return f"{self.host}:{self.port}" if self.port is not None else None
+
+    @property
+    def command(self) -> list[str]:
+        """The command that runs the task where it runs (on its node, for a node's task)."""
+        return self.remote_argv if self.remote_argv is not None else self.argv
+
+
+@dataclass(frozen=True)
+class NodePlace:
+    """Where a node keeps one run (paths on the node): its run folder, the script there."""
+
+    run_dir: str
+    script: str
+
+
+def planned_place(node: Node, script: Path, run_name: str) -> NodePlace:
+    """The node's run folder ``<workdir>/runs/<run name>`` and the script in it (or the node's
+    own ``script``), as the config names them; the node's prepare resolves them there."""
+    join = ntpath.join if "\\" in node.workdir else posixpath.join
+    run_dir = join(node.workdir, "runs", run_name)
+    return NodePlace(run_dir, node.script or join(run_dir, script.name))
 
 
 @dataclass
@@ -92,6 +118,93 @@ class RunPlan:
     #: The run folder is the default one (runs/<stamp>-<name>), not one the user named: if
     #: another launcher takes that name first, the run may take the next one.
     run_dir_default: bool = False
+    #: What TensorDeck sets for every task unless the user or the environment did (threads).
+    defaults: dict[str, str] = field(default_factory=dict)
+    #: Per node: its run folder and script (planned; resolved there by the node's prepare).
+    node_places: dict[str, NodePlace] = field(default_factory=dict)
+
+    @property
+    def node_tasks(self) -> list[TaskPlan]:
+        return [t for t in self.tasks if t.node is not None]
+
+    def node_ports(self) -> dict[str, list[int | None]]:
+        """Per node, the port the config names for each of its tasks (in plan order); None:
+        pick one there (the evaluator serves nothing: None as well)."""
+        wanted: dict[str, list[int | None]] = {}
+        for task, _ in expand_tasks(self.config):
+            if task.node is not None:
+                port = None if task.role == "evaluator" else task.port
+                wanted.setdefault(task.node, []).append(port)
+        return wanted
+
+    def place_on_nodes(
+        self, ports: Mapping[str, list[int]], places: Mapping[str, NodePlace] | None = None
+    ) -> None:
+        """What the nodes said: each node task's port (checked or picked there, in the order
+        of :meth:`node_ports`) and, once prepared, the node's run folder and script. The
+        cluster, environment and arguments of every task follow."""
+        given = {name: iter(p) for name, p in ports.items()}
+        for task in self.node_tasks:
+            port = next(given[task.node])  # type: ignore[index]
+            task.port = None if task.role == "evaluator" else port
+        self.node_places.update(places or {})
+        self._commands()
+
+    def _commands(self) -> None:
+        """Every task's environment and command line, from the ports and places known now."""
+        cfg = self.config
+        self.cluster = _cluster(self.tasks) if cfg.strategy not in SINGLE_PROCESS else {}
+        spec = cfg.effective_cluster_spec
+        cross_ops = resolve_cross_device_ops(cfg.cross_device_ops)
+        for task in self.tasks:
+            place = self.node_places.get(task.node) if task.node else None
+            task_run_dir = place.run_dir if place else str(self.run_dir)
+            if place:  # the node's own environment decides; its cores are its own
+                env = {k: self.defaults[k] for k in ("PYTHONUNBUFFERED", "PYTHONUTF8")}
+            else:
+                env = {
+                    k: v
+                    for k, v in self.defaults.items()
+                    if k not in self.base_env and k not in cfg.env
+                }
+            env.update(cfg.env)
+            env["TENSORDECK_RUN_DIR"] = task_run_dir
+            env["TENSORDECK_TASK"] = task.key
+            env["TENSORDECK_CROSS_DEVICE_OPS"] = cross_ops
+            if not place:
+                env["PYTHONPATH"] = _with_runtime(
+                    cfg.env.get("PYTHONPATH", self.base_env.get("PYTHONPATH", ""))
+                )
+            if task.gpus is not None:
+                env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, task.gpus)) if task.gpus else "-1"
+            values = {
+                "{job_name}": task.role,
+                "{task_index}": str(task.index),
+                "{ps_hosts}": ",".join(self.cluster.get("ps", [])),
+                "{worker_hosts}": ",".join(self.cluster.get("worker", [])),
+            }
+            # {run_dir} last, as the other values never contain it: see RunPlan.relocate.
+            args = _substitute(cfg.args, values)
+            if self.cluster:
+                if spec in ("tf_config", "both"):
+                    env["TF_CONFIG"] = json.dumps(
+                        {"cluster": self.cluster, "task": {"type": task.role, "index": task.index}}
+                    )
+                uses_placeholders = any(p in a for a in cfg.args for p in CLUSTER_PLACEHOLDERS)
+                if spec in ("flags", "both") and not uses_placeholders:
+                    args += [
+                        f"--job_name={task.role}",
+                        f"--task_index={task.index}",
+                        f"--ps_hosts={values['{ps_hosts}']}",
+                        f"--worker_hosts={values['{worker_hosts}']}",
+                    ]
+            task.env = env
+            if place and task.node:
+                args = _substitute(args, {"{run_dir}": task_run_dir})
+                task.remote_argv = [cfg.nodes[task.node].python, place.script, *args]
+            else:
+                task.argv_template = [self.python, str(self.script), *args]
+                task.argv = _substitute(task.argv_template, {"{run_dir}": task_run_dir})
 
     def task_env(self, task: TaskPlan) -> dict[str, str]:
         """The environment of the local process of ``task``. A node's task gets its variables
@@ -102,6 +215,7 @@ class RunPlan:
             **self.base_env,
             "TENSORDECK_RUN_DIR": str(self.run_dir),
             "TENSORDECK_TASK": task.key,
+            **task.launcher_env,
         }
 
     def relocate(self, run_dir: Path) -> None:
@@ -138,7 +252,7 @@ class RunPlan:
                     "port": t.port,
                     "gpus": t.gpus,
                     "node": t.node,
-                    "argv": t.remote_argv or t.argv,
+                    "argv": t.command,
                     "env": t.env,
                 }
                 for t in self.tasks
@@ -464,62 +578,6 @@ def resolve_cross_device_ops(choice: str, platform: str = sys.platform) -> str:
     return choice
 
 
-PrepareNodes = Callable[..., "dict[str, NodePrep]"]
-
-
-def _prepare_remote(
-    source: str,
-    cfg: JobConfig,
-    tasks: list[TaskPlan],
-    script: Path,
-    run_name: str,
-    prepare_nodes: PrepareNodes | None,
-    reservation: PortReservation | None,
-) -> dict[str, NodePrep]:
-    """Get the nodes ready and give their tasks ports (checked or picked on the node)."""
-    remote = [t for t in tasks if t.node is not None]
-    if not remote:
-        return {}
-    wanted: dict[str, list[int | None]] = {}
-    for task in remote:
-        wanted.setdefault(task.node, []).append(  # type: ignore[arg-type]
-            None if task.role == "evaluator" else task.port
-        )
-    from core.remote.prepare import NodesNotReady
-
-    if prepare_nodes is None:
-        from core.remote.prepare import prepare_nodes
-    try:
-        preps = prepare_nodes(cfg, script, run_name, wanted)
-    except NodesNotReady as exc:
-        if reservation:
-            reservation.release()
-        problems = [ConfigProblem(where=f"nodes.{e.node}", message=e.args[0]) for e in exc.errors]
-        raise ConfigError(source, problems) from None
-    given = {name: iter(prep.ports) for name, prep in preps.items()}
-    for task in remote:
-        port = next(given[task.node])  # type: ignore[index]
-        task.port = None if task.role == "evaluator" else port
-    return preps
-
-
-def _remote_stand_in(cfg: JobConfig, task: TaskPlan, prep: NodePrep) -> list[str]:
-    """The local process that runs ``task`` on its node (core.remote.run_task)."""
-    from core.remote.run_task import encode_spec
-
-    assert task.node and task.remote_argv
-    spec = {
-        "node_name": task.node,
-        "node": cfg.nodes[task.node].model_dump(),
-        "shell": prep.shell,
-        "argv": task.remote_argv,
-        "env": task.env,
-        "cwd": prep.run_dir,
-    }
-    head = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "core"]
-    return [*head, "_remote-task", encode_spec(spec)]
-
-
 def plan_run(
     cfg: JobConfig,
     config_path: Path,
@@ -527,32 +585,42 @@ def plan_run(
     run_dir: str | Path | None = None,
     base_env: Mapping[str, str] | None = None,
     cores: int | None = None,
-    prepare_nodes: PrepareNodes | None = None,
     probe_python: bool = False,
 ) -> RunPlan:
     """Resolve a config into a :class:`RunPlan`, checking files and ports. Raises ConfigError.
 
-    Tasks on other nodes need those nodes ready (connection, script, ports): that is
-    ``prepare_nodes`` (default :func:`core.remote.prepare.prepare_nodes`, over SSH).
-    ``probe_python``: run the interpreter (briefly, cached) to be sure it is a Python.
+    Pure: no folder is made and no node is contacted. A node's tasks keep the ports the config
+    names (None: picked on the node) and have no local command yet: ``core.remote.prepare``
+    fills them in (:meth:`RunPlan.place_on_nodes`). ``probe_python``: run the interpreter
+    (briefly, cached) to be sure it is a Python, and learn its version.
     The caller owns the returned plan's port reservation (``release_ports``)."""
     config_path = Path(config_path).resolve()
     base = config_path.parent
     problems: list[ConfigProblem] = []
     script = Path(os.path.expanduser(cfg.script))
     script = script if script.is_absolute() else base / script
-    if problem := path_problem(script) or _script_problem(script):
-        problems.append(ConfigProblem(where="script", message=problem))
+    script_problem = path_problem(script) or _script_problem(script)
+    if script_problem:
+        problems.append(ConfigProblem(where="script", message=script_problem))
     try:
         python = resolve_python(cfg.python, base)
     except ConfigError as exc:
         problems += exc.problems
         python = ""
+    version = _launcher_version() if python == sys.executable else None
     if python and probe_python:
-        from core.interpreters.probe import interpreter_problem
+        from core.interpreters.probe import cached_probe, interpreter_problem
 
         if problem := interpreter_problem(python):
             problems.append(ConfigProblem(where="python", message=problem))
+        else:
+            version = _version_of(cached_probe(python, import_tf=False).python_version)
+    # Compiled by this Python: a newer task Python may accept syntax this one refuses, and a
+    # node's interpreter is unknown here (the doctor's warning stays for those).
+    runs_here = any(g.node is None for g in cfg.tasks)
+    known_older = version is not None and version <= _launcher_version()
+    if not script_problem and runs_here and known_older and (problem := syntax_problem(script)):
+        problems.append(ConfigProblem(where="script", message=problem))
 
     chosen_dir = run_dir if run_dir is not None else cfg.run_dir
     if chosen_dir is not None:
@@ -580,82 +648,72 @@ def plan_run(
     except ConfigError as exc:
         raise ConfigError(str(config_path), exc.problems) from None
     tasks = [t for t, _ in expanded]
-    preps = _prepare_remote(
-        str(config_path), cfg, tasks, script, resolved_dir.name, prepare_nodes, reservation
-    )
-    cluster = _cluster(tasks) if cfg.strategy not in SINGLE_PROCESS else {}
     local = [t for t in tasks if t.node is None]
     defaults = {
         "PYTHONUNBUFFERED": "1",
         "PYTHONUTF8": "1",
         **_thread_budget(len(local), cores or available_cores()),
     }
-    gpu_sharers = [t for t in tasks if t.gpus is None]
-    if len(gpu_sharers) > 1:
+    if len([t for t in tasks if t.gpus is None]) > 1:
         # Several processes on the same GPUs: without this each grabs all GPU memory at start.
         defaults["TF_FORCE_GPU_ALLOW_GROWTH"] = "true"
-    spec = cfg.effective_cluster_spec
-    cross_ops = resolve_cross_device_ops(cfg.cross_device_ops)
-    for task in tasks:
-        prep = preps.get(task.node) if task.node else None
-        task_run_dir = prep.run_dir if prep else str(resolved_dir)
-        if prep:  # the node's own environment decides; its cores are its own
-            env = {k: defaults[k] for k in ("PYTHONUNBUFFERED", "PYTHONUTF8")}
-        else:
-            env = {k: v for k, v in defaults.items() if k not in env0 and k not in cfg.env}
-        env.update(cfg.env)
-        env["TENSORDECK_RUN_DIR"] = task_run_dir
-        env["TENSORDECK_TASK"] = task.key
-        env["TENSORDECK_CROSS_DEVICE_OPS"] = cross_ops
-        if not prep:
-            env["PYTHONPATH"] = _with_runtime(cfg.env.get("PYTHONPATH", env0.get("PYTHONPATH", "")))
-        if task.gpus is not None:
-            env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, task.gpus)) if task.gpus else "-1"
-        values = {
-            "{job_name}": task.role,
-            "{task_index}": str(task.index),
-            "{ps_hosts}": ",".join(cluster.get("ps", [])),
-            "{worker_hosts}": ",".join(cluster.get("worker", [])),
-        }
-        # {run_dir} last, as the other values never contain it: see RunPlan.relocate.
-        args = _substitute(cfg.args, values)
-        if cluster:
-            if spec in ("tf_config", "both"):
-                env["TF_CONFIG"] = json.dumps(
-                    {"cluster": cluster, "task": {"type": task.role, "index": task.index}}
-                )
-            uses_placeholders = any(p in a for a in cfg.args for p in CLUSTER_PLACEHOLDERS)
-            if spec in ("flags", "both") and not uses_placeholders:
-                args += [
-                    f"--job_name={task.role}",
-                    f"--task_index={task.index}",
-                    f"--ps_hosts={values['{ps_hosts}']}",
-                    f"--worker_hosts={values['{worker_hosts}']}",
-                ]
-        task.env = env
-        if prep and task.node:
-            args = _substitute(args, {"{run_dir}": task_run_dir})
-            task.remote_argv = [cfg.nodes[task.node].python, prep.script, *args]
-            task.argv = _remote_stand_in(cfg, task, prep)
-        else:
-            task.argv_template = [python, str(script), *args]
-            task.argv = _substitute(task.argv_template, {"{run_dir}": task_run_dir})
-            if problem := _command_problem(task, {**env0, **env}, cfg):
-                if reservation:
-                    reservation.release()
-                raise ConfigError(str(config_path), [problem])
-    return RunPlan(
+    plan = RunPlan(
         cfg,
         config_path,
         python,
         script,
         resolved_dir,
-        cluster,
+        {},
         tasks,
         env0,
         reservation,
         run_dir_default=chosen_dir is None,
+        defaults=defaults,
+        node_places={
+            name: planned_place(cfg.nodes[name], script, resolved_dir.name)
+            for name in dict.fromkeys(t.node for t in tasks if t.node is not None)
+        },
     )
+    plan._commands()
+    for task in local:
+        if problem := _command_problem(task, {**env0, **task.env}, cfg):
+            plan.release_ports()
+            raise ConfigError(str(config_path), [problem])
+    return plan
+
+
+def _launcher_version() -> tuple[int, int]:
+    return sys.version_info[:2]
+
+
+def _version_of(text: str | None) -> tuple[int, int] | None:
+    """``3.10.12`` -> (3, 10); None when unknown."""
+    try:
+        major, minor = (text or "").split(".")[:2]
+        return int(major), int(minor)
+    except ValueError:
+        return None
+
+
+def syntax_problem(script: Path) -> str | None:
+    """``file:line: message`` when this Python cannot compile ``script`` (None: it can, or the
+    file cannot be read, which the other checks report)."""
+    try:
+        source = script.read_bytes()
+    except OSError:
+        return None
+    try:
+        with warnings.catch_warnings():  # an invalid escape's SyntaxWarning is the task's to print
+            warnings.simplefilter("ignore")
+            compile(source, str(script), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        where = f"{script}:{exc.lineno}" if exc.lineno else str(script)
+        return f"{where}: {exc.msg}; fix the script (Python cannot run it: every task would fail)"
+    except ValueError as exc:  # null bytes (Python 3.11; 3.12 raises SyntaxError)
+        return f"{script}: {exc}; fix the script (Python cannot run it)"
+    except (RecursionError, MemoryError):  # too deep to compile here: the doctor says so
+        return None
+    return None
 
 
 def _script_problem(script: Path) -> str | None:

@@ -1,11 +1,14 @@
-"""One run started from the window: plan, run folder and supervisor on a worker thread (which
-then owns the task processes), events through an :class:`EventBridge`.
+"""One run started from the window: core.session's run (plan, the doctor's gate, nodes, run
+folder, supervisor: the same path as ``tensordeck --run``) on a worker thread (which then owns
+the task processes), events through an :class:`EventBridge`.
 
 Signals (all on the GUI thread):
     planned(RunPlan): the plan is ready and the run folder made; tasks are about to start.
+    warned(list[str]): right after ``planned``: the doctor's warnings (the run starts anyway).
     events(list[Event]): a batch of core events, in order.
     finished(RunResult | None): the run ended (None: it could not start; see ``failed``).
-    failed(list[str]): the config could not run; one message per problem, nothing was started.
+    failed(list[str]): the run was refused (the config's problems, or the doctor's findings);
+        one message per problem, nothing was started.
 """
 
 from __future__ import annotations
@@ -15,20 +18,25 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from core.config import ConfigError, load_config
+from core.config import ConfigError
+from core.doctor.report import render_finding
 from core.run import Run
-from core.topology import RunPlan, plan_run
+from core.session import DoctorRefused
+from core.session import RunSession as CoreSession
+from core.topology import RunPlan
 from gui.bridge import EventBridge
 
 
 class _Planned:
     """Travels through the bridge, so that ``planned`` reaches the GUI before any event."""
 
-    def __init__(self, plan: RunPlan) -> None:
+    def __init__(self, plan: RunPlan, warnings: list[str]) -> None:
         self.plan = plan
+        self.warnings = warnings
 
 
 class RunSession(QObject):
+    warned = Signal(list)
     planned = Signal(object)
     events = Signal(list)
     finished = Signal(object)
@@ -76,30 +84,31 @@ class RunSession(QObject):
         return True
 
     def _work(self, config_path: Path, run_dir: str | Path | None) -> None:
+        session = CoreSession(config_path, run_dir=run_dir)
         try:
-            # probe_python: a program that is not a Python is refused here as by the CLI.
-            plan = plan_run(load_config(config_path), config_path, run_dir=run_dir,
-                            probe_python=True)
+            run = session.open(self.bridge.sink)
         except ConfigError as exc:
             self._done.emit(None, [str(p) for p in exc.problems])
             return
-        except Exception as exc:  # an unexpected failure must still reach the window
-            self._done.emit(None, [f"{type(exc).__name__}: {exc}"])
+        except DoctorRefused as exc:
+            self._done.emit(None, [render_finding(f) for f in exc.findings])
             return
-        try:
-            run = Run(plan, self.bridge.sink)
-        except OSError as exc:
-            plan.release_ports()
-            self._done.emit(None, [f"cannot create the run folder {plan.run_dir}: {exc}"])
+        except OSError as exc:  # RunFolderError: its message names the folder
+            self._done.emit(None, [str(exc)])
+            return
+        except Exception as exc:  # an unexpected failure must still reach the window
+            session.close()
+            self._done.emit(None, [f"{type(exc).__name__}: {exc}"])
             return
         self._run = run
         self.run_dir = run.dir
-        self.bridge.sink(_Planned(plan))  # type: ignore[arg-type]
+        warnings = [render_finding(f) for f in session.warnings]
+        self.bridge.sink(_Planned(run.plan, warnings))  # type: ignore[arg-type]
         if self._stop_requested:  # Stop pressed while planning
             run.supervisor.request_stop("stopped from the window")
         result = None
         try:
-            result = run.execute()
+            result = session.execute()
         finally:
             self._done.emit(result, None)
 
@@ -112,6 +121,8 @@ class RunSession(QObject):
                     self.events.emit(events)
                     events = []
                 self.planned.emit(item.plan)
+                if item.warnings:
+                    self.warned.emit(item.warnings)
             else:
                 events.append(item)
         if events:

@@ -511,3 +511,36 @@ def test_command_reports_config_problems_and_write_errors(tmp_path: Path, capsys
     blocked.write_text("")
     assert export(EXAMPLES / "mirrored.json", kubeflow=str(blocked / "job.yaml")) == 1
     assert "cannot write" in capsys.readouterr().err
+
+
+@needs_sh
+def test_commands_make_the_run_folder_they_point_at(tmp_path: Path) -> None:
+    """Pasted as they are, the commands work: the task writes into TENSORDECK_RUN_DIR."""
+    (tmp_path / "save.py").write_text(
+        "import os\n"
+        "with open(os.path.join(os.environ['TENSORDECK_RUN_DIR'], 'model.txt'), 'w') as f:\n"
+        "    f.write('saved')\n"
+        "print('{}')\n"
+    )
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"name": "t", "strategy": "single", "script": "save.py",
+                               "run_dir": "runs/exported"}))
+    out = tmp_path / "commands.md"
+    assert export(job, commands=str(out)) == 0
+    run_dir = tmp_path / "runs" / "exported"
+    assert run_dir.is_dir() and list(run_dir.iterdir()) == []
+    [lines] = sh_blocks(out.read_text(encoding="utf-8")).values()
+    assert run_sh(lines) == {}
+    assert (run_dir / "model.txt").read_text() == "saved"
+
+
+def test_commands_not_written_leave_no_run_folder(tmp_path: Path, capsys) -> None:
+    (tmp_path / "train.py").write_text("")
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"name": "t", "strategy": "single", "script": "train.py",
+                               "run_dir": "runs/exported"}))
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert export(job, commands=str(blocked / "commands.md")) == 1
+    assert "cannot write" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()  # the folder made for it went with it

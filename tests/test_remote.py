@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
@@ -69,6 +70,17 @@ def write_job(folder: Path, lab: dict, code: str | None = None, **config) -> Pat
     path = folder / "job.json"
     path.write_text(json.dumps(data))
     return path
+
+
+@contextmanager
+def listening_port(address: str):
+    """A port that something listens on at ``address``: taken, as a node's task port."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("", 0))
+        sock.listen(1)
+        yield sock.getsockname()[1]
 
 
 def env_for(home: Path, **extra: str) -> dict[str, str]:
@@ -163,27 +175,122 @@ def test_between_graph_across_two_nodes(lab, tmp_path):
     assert "done at global_step" in (run_dir / "logs" / "worker-1.log").read_text()
     resolved = json.loads((run_dir / "config.json").read_text())
     worker = next(t for t in resolved["tasks"] if t["task"] == "worker:0")
-    assert worker["argv"][1] == str(tmp_path / "job" / "node-b" / "train_between_graph.py")
+    # The script is in the run's own folder on the node.
+    node_run = tmp_path / "job" / "node-b" / "runs" / "run"
+    assert worker["argv"][1] == str(node_run / "train_between_graph.py")
+    assert worker["env"]["TENSORDECK_RUN_DIR"] == str(node_run)
     assert f"--ps_hosts=127.0.0.2:{summary['tasks'][0]['port']}" in worker["argv"]
     assert not wait_gone(tmp_path / "job")
 
 
-def test_script_copy_is_skipped_when_unchanged(lab, tmp_path):
-    config = write_job(
-        tmp_path / "job",
-        lab,
-        "print('hello')",
-        strategy="single",
-        tasks=[{"role": "worker", "node": "a"}],
-    )
-    copy = tmp_path / "job" / "node-a" / "task.py"
-    assert tensordeck("--run", str(config), env=env_for(lab["home"])).returncode == 0
-    first = copy.stat().st_mtime_ns
-    assert tensordeck("--run", str(config), env=env_for(lab["home"])).returncode == 0
-    assert copy.stat().st_mtime_ns == first
-    (tmp_path / "job" / "task.py").write_text("print('changed')")
-    assert tensordeck("--run", str(config), env=env_for(lab["home"])).returncode == 0
-    assert copy.read_text() == "print('changed')"
+def tree(folder: Path) -> dict[str, str]:
+    """Every path under ``folder`` with its file's text ("" for a folder)."""
+    return {
+        p.relative_to(folder).as_posix(): (p.read_text() if p.is_file() else "")
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+def test_validate_dry_run_and_export_change_nothing_on_the_nodes(lab, tmp_path):
+    """They log in and check the ports there (a bad port is still found), but make no run
+    folder and copy no script; a real run then does both, in its own folder."""
+    script = "import os\nprint('ran in', os.getcwd(), os.environ['TENSORDECK_RUN_DIR'])\n"
+    config = write_job(tmp_path / "job", lab, script)
+    for node_dir in ("node-a", "node-b"):  # a workdir with the user's own file in it
+        (tmp_path / "job" / node_dir).mkdir()
+        (tmp_path / "job" / node_dir / "notes.txt").write_text("mine")
+    before = tree(tmp_path / "job")
+    env = env_for(lab["home"])
+    checks = [
+        ["validate", str(config)],
+        ["--run", str(config), "--dry-run"],
+        ["export", str(config), "--commands", "-"],
+    ]
+    for args in checks:
+        result = tensordeck(*args, env=env)
+        assert result.returncode == 0, (args, result.stdout, result.stderr)
+        assert tree(tmp_path / "job") == before, args
+    dry = tensordeck("--run", str(config), "--dry-run", env=env).stdout
+    # The node's command, with the port picked there, and the folder a run would make.
+    assert f"command (on node b): {PYTHON} {tmp_path / 'job' / 'node-b' / 'runs'}" in dry
+    assert "--ps_hosts=127.0.0.2:" in dry and "_remote-task" not in dry
+
+    with listening_port(lab["servers"]["a"].address) as taken:  # checked on the node
+        bad = write_job(tmp_path / "bad", lab, script,
+                        tasks=[{"role": "ps", "node": "a", "port": taken},
+                               {"role": "worker", "node": "b"}])
+        refused = tensordeck("validate", str(bad), env=env)
+    assert refused.returncode == 2 and f"nodes.a: port {taken}" in refused.stderr
+
+    ran = tensordeck("--run", str(config), env=env)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    [run] = (tmp_path / "job" / "node-b" / "runs").iterdir()
+    assert (run / "task.py").read_text() == script
+    assert f"ran in {run} {run}" in ran.stdout
+    assert (tmp_path / "job" / "node-a" / "notes.txt").read_text() == "mine"
+
+
+def test_two_jobs_on_one_node_each_run_their_own_script(lab, tmp_path):
+    """Same script name, same run folder name, same node: each job runs its own script."""
+    configs = []
+    for job in ("one", "two"):
+        code = f"print('I am job {job}')\n"
+        configs.append(write_job(tmp_path / job, lab, code, strategy="single",
+                                 run_dir=str(tmp_path / job / "run"),
+                                 nodes={"a": node(lab["servers"]["a"], lab["key"],
+                                                  tmp_path / "shared")},
+                                 tasks=[{"role": "worker", "node": "a"}]))
+    env = env_for(lab["home"])
+    procs = [_start(config, lab["home"]) for config in configs]  # at once, on one workdir
+    outs = [proc.communicate(timeout=120)[0] for proc in procs]
+    for job, proc, out in zip(("one", "two"), procs, outs, strict=True):
+        assert proc.returncode == 0, out
+        other = "two" if job == "one" else "one"
+        assert f"I am job {job}" in out and f"I am job {other}" not in out
+    folders = sorted(p.name for p in (tmp_path / "shared" / "runs").iterdir())
+    assert folders == ["run", "run-2"]  # one run folder per run, never shared
+    scripts = {(tmp_path / "shared" / "runs" / f / "task.py").read_text() for f in folders}
+    assert scripts == {"print('I am job one')\n", "print('I am job two')\n"}
+    again = tensordeck("--run", str(configs[0]), "--run-dir", str(tmp_path / "one" / "run2"),
+                       env=env)
+    assert again.returncode == 0 and "I am job one" in again.stdout
+
+
+SECRET_TASK = """
+import os, time
+print("secret ok" if os.environ["API_TOKEN"] == os.environ["EXPECTED"] else "secret wrong",
+      flush=True)
+time.sleep(float(os.environ["HOLD"]))
+"""
+
+
+def test_no_secret_on_any_command_line_during_a_lan_run(lab, tmp_path):
+    token = secrets.token_hex(16)
+    config = write_job(tmp_path / "job", lab, SECRET_TASK, strategy="single",
+                       tasks=[{"role": "worker", "node": "a"}],
+                       env={"API_TOKEN": token, "EXPECTED": token, "HOLD": "600"})
+    proc = _start(config, lab["home"])
+    try:
+        deadline = time.monotonic() + 60
+        while not any(p.environ().get("API_TOKEN") == token for p in node_leftovers(
+                tmp_path / "job")):
+            assert time.monotonic() < deadline and proc.poll() is None, "the task did not start"
+            time.sleep(0.1)
+        seen = []
+        for p in psutil.process_iter():
+            try:
+                line = " ".join(p.cmdline())
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                continue
+            if token in line or "_remote-task" in line:
+                seen.append(line)
+        # The stand-in runs, with nothing of the task's environment on its command line.
+        assert seen and all(line.endswith(" _remote-task") for line in seen), seen
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert "[worker-0] secret ok" in out
+    assert not wait_gone(tmp_path / "job")
 
 
 def test_remote_worker_failure_fails_the_run_with_its_code(lab, tmp_path):

@@ -247,3 +247,38 @@ def test_conda_env_interpreter_is_activated_for_its_tasks(tmp_path):
     else:
         assert task_env["LD_LIBRARY_PATH"].split(os.pathsep)[0] == str(env / "lib")
     assert task_env["CONDA_PREFIX"] == str(env)
+
+
+def test_a_plan_with_nodes_is_pure_until_the_nodes_answer(tmp_path):
+    """plan_run never contacts a node (this one does not exist): a node task has its command
+    on the node, the port the config names (or None: picked there) and no local command; what
+    the nodes say later fills in the cluster of every task."""
+    ps = free_port()
+    node = {"host": "192.0.2.1", "python": "/opt/tf/bin/python", "workdir": "/srv/td"}
+    p = plan(
+        tmp_path,
+        strategy="parameter_server",
+        address="192.0.2.9",
+        nodes={"far": node},
+        tasks=[{"role": "ps", "port": ps}, {"role": "worker", "count": 2, "node": "far"},
+               {"role": "chief"}],
+    )
+    tasks = by_key(p)
+    assert p.node_ports() == {"far": [None, None]}
+    worker = tasks["worker:1"]
+    assert worker.argv == [] and worker.port is None
+    run_folder = f"/srv/td/runs/{p.run_dir.name}"
+    assert worker.command == ["/opt/tf/bin/python", f"{run_folder}/train.py"]
+    assert worker.env["TENSORDECK_RUN_DIR"] == run_folder
+    assert "worker" not in json.loads(tasks["chief:0"].env["TF_CONFIG"])["cluster"]  # not yet
+
+    from core.topology import NodePlace
+
+    p.place_on_nodes({"far": [7001, 7002]}, {"far": NodePlace("/real/run", "/real/run/t.py")})
+    cluster = json.loads(tasks["chief:0"].env["TF_CONFIG"])["cluster"]
+    assert cluster == {"ps": [f"192.0.2.9:{ps}"], "worker": ["192.0.2.1:7001", "192.0.2.1:7002"],
+                       "chief": [tasks["chief:0"].address]}
+    assert worker.command == ["/opt/tf/bin/python", "/real/run/t.py"]
+    assert worker.env["TENSORDECK_RUN_DIR"] == "/real/run"
+    assert json.loads(worker.env["TF_CONFIG"])["task"] == {"type": "worker", "index": 1}
+    assert tasks["ps:0"].env["TENSORDECK_RUN_DIR"] == str(p.run_dir)  # local tasks stay here

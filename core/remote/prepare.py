@@ -1,26 +1,30 @@
-"""Before a run: get every node ready, or say precisely why one is not.
+"""Nodes of a planned run: check them (read-only), or get them ready for the run.
 
 Per node, over one SSH connection: the host key and the login are checked, the shell is
-detected, the interpreter is proven to start (it runs the port check), the run folder is made,
-the script is copied to the node's workdir unless an unchanged copy is there (by SHA-256), and
-the task ports are checked by a bind on the node (named ports) or picked there (free ports).
+detected, the interpreter is proven to start (it runs the port check), and the task ports are
+checked by a bind on the node (named ports) or picked there (free ports). That is all
+:func:`check_nodes` does (``validate``, ``--dry-run``, ``export``): it changes nothing there.
+:func:`prepare_nodes`, which only a run calls, also makes the run's own folder on the node
+(``<workdir>/runs/<run name>``, never one another run made), copies the script into it and
+gives each node task its local stand-in (``core.remote.run_task``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import posixpath
-from collections.abc import Mapping
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
 
-from core.config import JobConfig, Node
+from core.config import ConfigError, ConfigProblem, Node
 from core.remote.connect import RemoteError, connect, detect_shell
+from core.remote.run_task import SPEC_VARIABLE, encode_spec
 from core.remote.shell import Shell, bootstrap_line, python_command
+from core.topology import NodePlace, RunPlan, TaskPlan
 
 _PORTS_MAIN = """
 import json
@@ -34,22 +38,17 @@ print(json.dumps(out))
 """
 
 
-class NodesNotReady(Exception):
-    """One or more nodes cannot run the job; ``errors`` says why, node by node."""
-
-    def __init__(self, errors: list[RemoteError]) -> None:
-        super().__init__("\n".join(map(str, errors)))
-        self.errors = errors
+#: Names a node's run folder may take when another run has the planned one.
+MAX_RUN_NAMES = 100
 
 
 @dataclass(frozen=True)
 class NodePrep:
-    """What a run needs to know about a node it starts tasks on."""
+    """What the node said: its shell, its tasks' ports and (prepared) where the run lives."""
 
     shell: Shell
-    script: str  # path on the node
-    run_dir: str  # path on the node (TENSORDECK_RUN_DIR of its tasks)
     ports: list[int]
+    place: NodePlace | None = None
 
 
 def _ports_program() -> str:
@@ -84,18 +83,13 @@ async def run_python(
 
 async def _upload(sftp: asyncssh.SFTPClient, local: Path, remote_dir: str) -> str:
     remote = posixpath.join(remote_dir, local.name)
-    data = local.read_bytes()
-    if await sftp.exists(remote):
-        async with sftp.open(remote, "rb") as f:
-            if hashlib.sha256(await f.read()).digest() == hashlib.sha256(data).digest():
-                return remote  # unchanged: not copied again
     async with sftp.open(remote, "wb") as f:
-        await f.write(data)
+        await f.write(local.read_bytes())
     return remote
 
 
 async def _prepare_node(
-    name: str, node: Node, script: Path, run_name: str, ports: list[int | None]
+    name: str, node: Node, script: Path, place: NodePlace, ports: list[int | None], act: bool
 ) -> NodePrep:
     async with await connect(node, name) as conn:
         shell = await detect_shell(conn, node.shell)
@@ -113,33 +107,44 @@ async def _prepare_node(
         if taken:
             raise RemoteError("; ".join(taken), name)
         try:
-            remote_script, run_dir = await _place_files(conn, name, node, script, run_name)
+            async with conn.start_sftp_client() as sftp:
+                if node.script and not await sftp.exists(node.script.replace("\\", "/")):
+                    raise RemoteError(f"script {node.script} does not exist there", name)
+                placed = await _place_files(sftp, name, node, script, place) if act else None
         except asyncssh.SFTPError as exc:
             raise RemoteError(
                 f"cannot use the folder {node.workdir!r} there ({exc.reason}); "
                 f"choose a writable nodes.{name}.workdir",
                 name,
             ) from None
-    if shell != "posix":  # SFTP speaks /C:/Users/...; Windows programs want C:\\Users\\...
-        run_dir, remote_script = (_windows_path(p) for p in (run_dir, remote_script))
-    return NodePrep(shell, remote_script, run_dir, [c["port"] for c in checked])
+    if placed is not None and shell != "posix":  # SFTP: /C:/Users/..., Windows: C:\Users\...
+        placed = NodePlace(_windows_path(placed.run_dir), _windows_path(placed.script))
+    return NodePrep(shell, [c["port"] for c in checked], placed)
 
 
 async def _place_files(
-    conn: asyncssh.SSHClientConnection, name: str, node: Node, script: Path, run_name: str
-) -> tuple[str, str]:
-    """Make the run folder on the node and put the script there; (script, run folder)."""
-    async with conn.start_sftp_client() as sftp:
-        workdir = await sftp.realpath(node.workdir.replace("\\", "/"))
-        run_dir = posixpath.join(workdir, "runs", run_name)
-        await sftp.makedirs(run_dir, exist_ok=True)
-        if node.script:
-            remote_script = node.script
-            if not await sftp.exists(remote_script.replace("\\", "/")):
-                raise RemoteError(f"script {remote_script} does not exist there", name)
-        else:
-            remote_script = await _upload(sftp, script, workdir)
-    return remote_script, run_dir
+    sftp: asyncssh.SFTPClient, name: str, node: Node, script: Path, planned: NodePlace
+) -> NodePlace:
+    """Make this run's folder on the node (a new one: ``NAME-2`` ... when another run has the
+    name) and put the script in it, unless the node names its own script."""
+    runs = posixpath.join(await sftp.realpath(node.workdir.replace("\\", "/")), "runs")
+    await sftp.makedirs(runs, exist_ok=True)
+    run_name = posixpath.basename(planned.run_dir.replace("\\", "/"))
+    for n in range(1, MAX_RUN_NAMES + 1):
+        run_dir = posixpath.join(runs, run_name if n == 1 else f"{run_name}-{n}")
+        try:
+            await sftp.mkdir(run_dir)  # fails if it exists: two runs never share one
+        except asyncssh.SFTPError:
+            if await sftp.exists(run_dir):
+                continue
+            raise
+        remote_script = node.script or await _upload(sftp, script, run_dir)
+        return NodePlace(run_dir, remote_script)
+    raise RemoteError(
+        f"every run folder name up to {run_name}-{MAX_RUN_NAMES} is taken in {runs}; "
+        f"remove old runs there, or choose another nodes.{name}.workdir",
+        name,
+    )
 
 
 def _windows_path(path: str) -> str:
@@ -147,24 +152,68 @@ def _windows_path(path: str) -> str:
     return path.replace("/", "\\")
 
 
-def prepare_nodes(
-    cfg: JobConfig, script: Path, run_name: str, ports: Mapping[str, list[int | None]]
-) -> dict[str, NodePrep]:
-    """Prepare every node in ``ports`` (node name -> the port of each of its tasks, None for
-    "pick one"), all at once. Raises NodesNotReady naming every node that failed."""
+def _stand_in(plan: RunPlan, task: TaskPlan, prep: NodePrep) -> None:
+    """The local process that runs ``task`` on its node (core.remote.run_task). Its spec, with
+    the task's environment (secrets too), goes in the stand-in's environment: a command line
+    is readable by every user of the machine (/proc/PID/cmdline), the environment is not."""
+    assert task.node and task.remote_argv and prep.place
+    spec = {
+        "node_name": task.node,
+        "node": plan.config.nodes[task.node].model_dump(),
+        "shell": prep.shell,
+        "argv": task.remote_argv,
+        "env": task.env,
+        "cwd": prep.place.run_dir,
+    }
+    head = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "core"]
+    task.argv = [*head, "_remote-task"]
+    task.launcher_env = {SPEC_VARIABLE: encode_spec(spec)}
+
+
+def _ask_nodes(plan: RunPlan, act: bool) -> dict[str, NodePrep]:
+    """Every node of ``plan`` at once; ConfigError naming every node that failed (its ports
+    released: nothing starts)."""
+    wanted = plan.node_ports()
+    cfg = plan.config
 
     async def all_nodes() -> list[NodePrep | BaseException]:
         return await asyncio.gather(
-            *(_prepare_node(n, cfg.nodes[n], script, run_name, p) for n, p in ports.items()),
+            *(
+                _prepare_node(n, cfg.nodes[n], plan.script, plan.node_places[n], p, act)
+                for n, p in wanted.items()
+            ),
             return_exceptions=True,
         )
 
     results = asyncio.run(all_nodes())
     errors = [
         r if isinstance(r, RemoteError) else RemoteError(f"unexpected failure: {r!r}", name)
-        for name, r in zip(ports, results, strict=True)
+        for name, r in zip(wanted, results, strict=True)
         if isinstance(r, BaseException)
     ]
     if errors:
-        raise NodesNotReady(errors)
-    return dict(zip(ports, results, strict=True))  # type: ignore[arg-type]
+        plan.release_ports()
+        problems = [ConfigProblem(where=f"nodes.{e.node}", message=e.args[0]) for e in errors]
+        raise ConfigError(str(plan.config_path), problems)
+    return dict(zip(wanted, results, strict=True))  # type: ignore[arg-type]
+
+
+def check_nodes(plan: RunPlan) -> None:
+    """Log in to every node of ``plan``, prove its interpreter and check (or pick) its tasks'
+    ports there, changing nothing on it; the plan gets those ports. Raises ConfigError."""
+    if plan.node_tasks:
+        preps = _ask_nodes(plan, act=False)
+        plan.place_on_nodes({name: prep.ports for name, prep in preps.items()})
+
+
+def prepare_nodes(plan: RunPlan) -> None:
+    """What :func:`check_nodes` does, then make the run's folder on each node and put the
+    script there; every node task gets its ports, paths and local stand-in. Raises
+    ConfigError."""
+    if not plan.node_tasks:
+        return
+    preps = _ask_nodes(plan, act=True)
+    places = {name: prep.place for name, prep in preps.items() if prep.place}
+    plan.place_on_nodes({name: prep.ports for name, prep in preps.items()}, places)
+    for task in plan.node_tasks:
+        _stand_in(plan, task, preps[task.node])  # type: ignore[index]

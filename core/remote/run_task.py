@@ -1,4 +1,5 @@
-"""The local stand-in of a remote task: ``tensordeck _remote-task SPEC``.
+"""The local stand-in of a remote task: ``tensordeck _remote-task``, its spec (node, command,
+environment) in the variable TENSORDECK_REMOTE_TASK, never on its command line.
 
 The supervisor starts this like any local task, so remote tasks get the same log files,
 prefixes, completion rules, restarts and orphan guards. It connects to the node, runs the node
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -26,6 +28,9 @@ from core.remote.shell import bootstrap_line, python_command
 
 #: Exit status when the node cannot be reached or the agent cannot start (as ssh uses).
 EXIT_UNREACHABLE = 255
+#: The stand-in's spec: an environment variable is private to its user (/proc/PID/environ),
+#: a command line is not; it holds the task's environment, secrets included.
+SPEC_VARIABLE = "TENSORDECK_REMOTE_TASK"
 
 
 def encode_spec(spec: dict) -> str:
@@ -88,9 +93,14 @@ async def run_remote(spec: dict) -> int:
 
 
 def run_task_cli(args) -> int:
-    """``tensordeck _remote-task SPEC``: started by the supervisor, never by hand."""
+    """``tensordeck _remote-task``: started by the supervisor, never by hand."""
+    text = os.environ.pop(SPEC_VARIABLE, None)  # popped: nothing this process starts gets it
+    if not text:
+        print(f"tensordeck: _remote-task runs a node's task for a run; {SPEC_VARIABLE} is not "
+              "set (it is not a command to type)", flush=True)
+        return 2
     try:
-        return asyncio.run(run_remote(decode_spec(args.spec)))
+        return asyncio.run(run_remote(decode_spec(text)))
     except RemoteError as exc:
         print(f"tensordeck: {exc}", flush=True)
     except (OSError, asyncssh.Error) as exc:

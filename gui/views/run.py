@@ -66,6 +66,7 @@ class RunView(QWidget):
         super().__init__(parent)
         self.session = RunSession(self)
         self.session.planned.connect(self._on_planned)
+        self.session.warned.connect(self._on_warned)
         self.session.events.connect(self._on_events)
         self.session.failed.connect(self._on_failed)
         self.session.finished.connect(self._on_finished)
@@ -194,6 +195,14 @@ class RunView(QWidget):
         self.tabs.setTabVisible(self.tabs.indexOf(self.node_gpus), bool(plan.config.nodes))
 
     @Slot(list)
+    def _on_warned(self, warnings: list) -> None:
+        """The doctor's warnings, at the top of the combined log: the run started anyway."""
+        for text in warnings:
+            for line in text.splitlines():
+                self.logs.add_message(line)
+        self.logs.flush()
+
+    @Slot(list)
     def _on_events(self, events: list) -> None:
         logs = self.logs
         for event in events:
@@ -241,6 +250,10 @@ class RunView(QWidget):
 
     @Slot(list)
     def _on_failed(self, problems: list) -> None:
+        for text in problems:  # stays in the log once the message is closed
+            for line in text.splitlines():
+                self.logs.add_message(line)
+        self.logs.flush()
         QMessageBox.warning(self, self.tr("The run did not start"),
                             self.tr("Nothing was started:") + "\n\n" + "\n".join(problems))
         self.trust_dialogs = [TrustDialog(host, port, self) for host, port in

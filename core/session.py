@@ -1,0 +1,137 @@
+"""One run, from its config file to its result: the only way the command line (``tensordeck
+--run``), the window and History's "Run again" start a run, so that they refuse the same runs.
+
+    load -> pure plan -> doctor gate -> prepare (nodes) -> Run (run folder, supervisor)
+         -> events (to the caller's sink) -> result
+
+Nothing acts on a machine before :meth:`RunSession.open`'s prepare step: the plan is pure, the
+doctor only reads (the cached probe, the script), and a refused run leaves nothing anywhere.
+Failures are typed: ``ConfigError`` (the config cannot run; ``nodes.NAME`` for a node that is
+not ready), :class:`DoctorRefused` (the doctor found an error) and ``core.run.RunFolderError``.
+
+Imports are lazy: the launcher imports this module before its first task starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.events import EventSink
+    from core.findings import Finding
+    from core.proctree import Watchdog
+    from core.run import Run
+    from core.supervisor import RunResult
+    from core.topology import RunPlan
+
+
+class DoctorRefused(Exception):
+    """The doctor's pre-run checks found an error: the run must not start. ``findings``: every
+    finding worth showing (the errors and the warnings beside them)."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        super().__init__("; ".join(f.title for f in findings if f.severity == "error"))
+        self.findings = findings
+
+
+def doctor_findings(plan: RunPlan) -> list[Finding]:
+    """The doctor's pre-run checks of ``plan`` (interpreter, TF version vs script and strategy,
+    GPUs when the config asks for them): its warnings and errors."""
+    from core.doctor.prerun import prerun_findings
+
+    findings = prerun_findings(
+        plan.python,
+        strategy=plan.config.strategy,
+        script=plan.script,
+        wants_gpus=any(t.gpus for t in plan.tasks),
+        env=plan.task_env(plan.tasks[0]),
+    )
+    return [f for f in findings if f.severity != "info"]
+
+
+class RunSession:
+    """One run of ``config_path``. Each step runs once and the next ones call it when it has
+    not run yet: :meth:`load`, :meth:`check`, then :meth:`open` and :meth:`execute`. Until a run
+    is open the session holds the plan's reserved ports: :meth:`close` releases them (every
+    failing step does so itself).
+
+    ``doctor=False`` (``--no-doctor``) skips the doctor's gate; the window always checks."""
+
+    def __init__(
+        self, config_path: str | Path, *, run_dir: str | Path | None = None, doctor: bool = True
+    ) -> None:
+        self.config_path = Path(config_path)
+        self.run_dir = run_dir
+        self.doctor = doctor
+        self.plan: RunPlan | None = None
+        #: The doctor's warnings: the run may start; show them.
+        self.warnings: list[Finding] = []
+        self.run: Run | None = None
+        self._checked = False
+
+    def load(self) -> RunPlan:
+        """Read and plan the config (pure: nothing is made on any machine); the interpreter
+        runs briefly (cached) to prove it is a Python. Raises ConfigError."""
+        if self.plan is None:
+            from core.config import load_config
+            from core.topology import plan_run
+
+            cfg = load_config(self.config_path)
+            self.plan = plan_run(cfg, self.config_path, run_dir=self.run_dir, probe_python=True)
+        return self.plan
+
+    def check(self) -> list[Finding]:
+        """The doctor's gate: DoctorRefused when it finds an error (the ports are released),
+        else its warnings (also in :attr:`warnings`)."""
+        plan = self.load()
+        if self.doctor and not self._checked:
+            findings = doctor_findings(plan)
+            if any(f.severity == "error" for f in findings):
+                plan.release_ports()
+                raise DoctorRefused(findings)
+            self.warnings = findings
+        self._checked = True
+        return self.warnings
+
+    def check_nodes(self) -> None:
+        """Log in to the nodes, prove their interpreters and check or pick their tasks' ports,
+        changing nothing there (validate, --dry-run). Raises ConfigError."""
+        plan = self.load()
+        if plan.node_tasks:
+            from core.remote.prepare import check_nodes
+
+            check_nodes(plan)
+
+    def open(self, sink: EventSink, *, watchdog: Watchdog | None = None) -> Run:
+        """The run, ready to :meth:`execute`: after the gate, the nodes are prepared (their run
+        folders, the script, their tasks' ports and stand-ins), then the run folder and the
+        supervisor are made. Raises ConfigError, DoctorRefused or RunFolderError; then no task
+        started and the ports are released."""
+        if self.run is not None:
+            return self.run
+        self.check()
+        plan = self.load()
+        if plan.node_tasks:
+            from core.remote.prepare import prepare_nodes
+
+            prepare_nodes(plan)
+        from core.run import Run
+
+        try:
+            self.run = Run(plan, sink, watchdog=watchdog)
+        except OSError:
+            plan.release_ports()
+            raise
+        return self.run
+
+    def execute(self) -> RunResult:
+        """Run to the end (blocking; the calling thread owns the task processes)."""
+        if self.run is None:
+            raise RuntimeError("open() the run first")
+        return self.run.execute()
+
+    def close(self) -> None:
+        """Release what a session that will not run holds (its plan's reserved ports)."""
+        if self.plan is not None and self.run is None:
+            self.plan.release_ports()
