@@ -14,8 +14,6 @@ from collections.abc import Sequence
 
 from core import __version__
 
-EXIT_USAGE = 2
-
 EPILOG = """\
 examples:
   tensordeck --run resources/examples/quickstart.json

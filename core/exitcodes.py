@@ -12,6 +12,8 @@ Windows launcher also reports the codes of tasks on Linux machines of a LAN job.
 
 from __future__ import annotations
 
+#: Bad usage or a bad config: nothing was started (as argparse exits on a usage error).
+EXIT_USAGE = 2
 #: The launcher's exit code when the failed task's code does not fit in 0-255 (a Windows status
 #: code such as 0xC0000005). 125 is free in the shell conventions (126/127: cannot execute /
 #: not found, 128+N: signal N) and in TensorDeck's own codes (2: bad config or usage).

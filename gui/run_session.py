@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from core.config import ConfigError
 from core.doctor.report import render_finding
-from core.run import Run
 from core.session import DoctorRefused
 from core.session import RunSession as CoreSession
 from core.topology import RunPlan
 from gui.bridge import EventBridge
+
+if TYPE_CHECKING:
+    from core.run import Run
 
 
 class _Planned:

@@ -1,5 +1,6 @@
-"""Architecture rules checked by machine: the core never imports Qt (nor TensorFlow), and the
-CLI's quick answers load neither pydantic nor anything heavy."""
+"""Architecture rules checked by machine: the core never imports Qt (nor TensorFlow), the layers
+of pyproject.toml's import-linter contracts hold, and the CLI's quick answers load neither
+pydantic nor anything heavy."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import REPO
 
@@ -35,6 +38,15 @@ def test_core_never_imports_qt_or_tensorflow():
             if name.split(".")[0] in (*QT, "tensorflow", "keras", "gui"):
                 offenders.append(f"{path.relative_to(REPO).as_posix()}: {name}")
     assert offenders == []
+
+
+def test_import_contracts_hold(monkeypatch):
+    """pyproject.toml [tool.importlinter]: session > run folder > supervisor > plan > config,
+    planning never reaches other machines, the doctor never needs the CLI, the window starts
+    runs only through core.session."""
+    lint = pytest.importorskip("importlinter.cli")
+    monkeypatch.chdir(REPO)
+    assert lint.lint_imports(no_cache=True, no_logo=True) == 0
 
 
 def loaded_by(*args: str) -> set[str]:

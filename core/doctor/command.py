@@ -11,8 +11,8 @@ import os
 import sys
 import time
 
-from core.cli import EXIT_USAGE
 from core.doctor.report import render_text
+from core.exitcodes import EXIT_USAGE
 from core.findings import Finding
 
 
