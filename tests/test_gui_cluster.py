@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 from PySide6.QtCore import Qt
 
 from core.gpu import read_gpus
@@ -221,3 +222,23 @@ def test_new_gpus_from_the_machine_view_are_not_an_edit(qtbot, window, h200_nvml
     window.machine.show_gpus(read_gpus(h200_nvml, processes=False))
     assert window.cluster.tasks.cell(0, 4).menu().actions()[-1].text().startswith("GPU 1")
     assert not window.cluster.dirty and "*" not in window.windowTitle()
+
+
+def test_a_config_of_wrong_shapes_opens_with_core_s_problems_and_saves_unchanged(
+        qtbot, window, tmp_path):
+    from core.config import ConfigError, load_config
+
+    data = {"name": 5, "script": ["a"], "args": "x", "python": 5, "tasks": "x", "env": [1],
+            "nodes": [], "restart": [], "stop_grace_seconds": "ten",
+            "cross_device_ops": {"a": 1}, "cluster_spec": 3, "run_dir": False, "address": 7}
+    path = tmp_path / "shapes.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ConfigError) as core_says:
+        load_config(path)
+    assert window.open_file(str(path))
+    cluster = window.cluster
+    assert cluster.problems == core_says.value.problems
+    assert cluster.problem_labels["strategy"].text() == "is required"
+    assert cluster.strategy.currentText() == ""  # the file names none
+    cluster.save()
+    assert json.loads(path.read_text()) == data

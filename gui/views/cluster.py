@@ -511,9 +511,9 @@ class ClusterView(QWidget):
         self.validity.emit(not problems)
         return problems
 
-    def _script_problem(self, script: str) -> list[ConfigProblem]:
-        if not script:
-            return []
+    def _script_problem(self, script: object) -> list[ConfigProblem]:
+        if not script or not isinstance(script, str):
+            return []  # a script that is not text is core's problem, listed already
         path = Path(os.path.expanduser(script))
         if not path.is_absolute():
             if self.path is None:
