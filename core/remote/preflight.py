@@ -267,7 +267,7 @@ async def _inspect_python(
         meta = await read_metadata()
     except (RemoteError, asyncssh.Error, OSError, asyncio.TimeoutError, ValueError) as exc:
         detail = (
-            str(exc)
+            exc.message  # the check gives its own fix
             if isinstance(exc, RemoteError)
             else (f"{m.python} did not answer: {exc or type(exc).__name__}")
         )
