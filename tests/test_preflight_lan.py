@@ -215,6 +215,32 @@ def test_a_changed_host_key_is_never_an_unknown_host(lab, tmp_path, monkeypatch)
     assert checks_of(report, "b")["ssh"].ok
 
 
+def test_connect_raises_typed_host_key_errors_with_the_key_presented(lab, tmp_path, monkeypatch):
+    import asyncio
+
+    import asyncssh
+
+    from core.config import Node
+    from core.remote.connect import HostKey, HostKeyChangedError, UnknownHostError, connect
+
+    a, b = lab["servers"]["a"], lab["servers"]["b"]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    node_a = Node.model_validate(node(a, lab["key"]))
+    presented = HostKey(a.address, a.port, "ssh-ed25519",
+                        asyncssh.import_public_key(a.host_key_pub).get_fingerprint())
+    with pytest.raises(UnknownHostError) as unknown:
+        asyncio.run(connect(node_a, "a"))
+    assert (unknown.value.key, unknown.value.node) == (presented, "a")
+    assert unknown.value.fix == f"tensordeck trust {a.address} --port {a.port}"
+    assert str(unknown.value) == f"node a: {unknown.value.message}. Fix: {unknown.value.fix}"
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "known_hosts").write_text(f"[{a.address}]:{a.port} {b.host_key_pub}\n")
+    with pytest.raises(HostKeyChangedError) as changed:
+        asyncio.run(connect(node_a, "a"))
+    assert changed.value.key == presented
+    assert changed.value.fix == f"ssh-keygen -R [{a.address}]:{a.port}"
+
+
 def test_node_without_tensorflow(lab, tmp_path, home):
     report = preflight(
         job(tmp_path, lab, ps_and_workers(free_ports(2)), b={"python": NO_TF_PYTHON})
