@@ -742,6 +742,36 @@ def _reason(exc: BaseException) -> str:
 
 def load_config(path: str | Path) -> JobConfig:
     """Read and validate a config file; :class:`ConfigError` for file, JSON or field problems."""
+    return parse_config(read_config_data(path), show(str(path), None))
+
+
+def schema() -> dict:
+    """The JSON Schema of config files, for editors (``tensordeck schema``)."""
+    doc = JobConfig.model_json_schema(by_alias=True)
+    doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    doc["title"] = "TensorDeck job"
+    return doc
+
+
+def schema_json() -> str:
+    return json.dumps(schema(), indent=2)
+
+
+def schema_cli(_args: object) -> int:
+    print(schema_json())
+    return 0
+
+
+def config_to_json(cfg: JobConfig) -> dict:
+    """The config as its file would say it (aliases, no defaults filled in for absent keys)."""
+    return cfg.model_dump(by_alias=True, exclude_none=True, exclude_unset=True)
+
+
+def read_config_data(path: str | Path) -> dict:
+    """The file's JSON object as plain data, read as :func:`load_config` reads it (bounded,
+    every value a field could hold), fields not yet validated: what an editor shows. Raises
+    :class:`ConfigError` when the file cannot be read, is not JSON or not an object, or holds
+    what no field may (duplicate keys, numbers out of range, NUL, nesting too deep)."""
     path = Path(path)
     text = _read_text(path)
     source = show(str(path), None)
@@ -769,26 +799,10 @@ def load_config(path: str | Path) -> JobConfig:
             [ConfigProblem(where="", message=f"nested deeper than {MAX_DEPTH} levels; a config "
                            "needs 4")],
         ) from None
-    return parse_config(data, source)
-
-
-def schema() -> dict:
-    """The JSON Schema of config files, for editors (``tensordeck schema``)."""
-    doc = JobConfig.model_json_schema(by_alias=True)
-    doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    doc["title"] = "TensorDeck job"
-    return doc
-
-
-def schema_json() -> str:
-    return json.dumps(schema(), indent=2)
-
-
-def schema_cli(_args: object) -> int:
-    print(schema_json())
-    return 0
-
-
-def config_to_json(cfg: JobConfig) -> dict:
-    """The config as its file would say it (aliases, no defaults filled in for absent keys)."""
-    return cfg.model_dump(by_alias=True, exclude_none=True, exclude_unset=True)
+    if not isinstance(data, dict):
+        raise ConfigError(source, [ConfigProblem(where="", message="must be a JSON object {...}")])
+    problems: list[ConfigProblem] = []
+    data = _checked(data, "", problems)
+    if problems:
+        raise ConfigError(source, problems)
+    return data  # type: ignore[return-value]

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from core.remote.preflight import PreflightReport
 from gui.style import monospace_font
-from gui.trust_dialog import TrustDialog, unknown_hosts
+from gui.trust_dialog import TrustDialog
 
 PASS, FAIL = "✓", "✗"
 
@@ -74,7 +74,9 @@ class PreflightDialog(QDialog):
                 self.fixes.toPlainText()))
             buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
         self.trust_buttons: list[QPushButton] = []
-        for host, port in unknown_hosts(f"{c.detail} {c.fix or ''}" for c in failed):
+        hosts = dict.fromkeys((c.unknown_host.host, c.unknown_host.port) for c in failed
+                              if c.unknown_host is not None)
+        for host, port in hosts:
             button = QPushButton(self.tr("Trust {host}…").format(host=host))
             button.clicked.connect(lambda _=False, h=host, p=port: self.ask_trust(h, p))
             buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)

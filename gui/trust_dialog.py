@@ -5,26 +5,32 @@ already known with another key is never trusted here: only the explanation shows
 from __future__ import annotations
 
 import asyncio
-import re
-from collections.abc import Iterable
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.remote.connect import fetch_host_key, trust_host
+from core.config import ConfigError, load_config
+from core.remote.connect import HostKey, is_known_host, read_host_key, trust_host
 from gui.background import run_in_background
 
-#: How core's connect() says a host is not in known_hosts: "HOST:PORT is not a known host".
-_UNKNOWN_HOST = re.compile(r"(\S+):(\d+) is not a known host")
 
-
-def unknown_hosts(texts: Iterable[str]) -> list[tuple[str, int]]:
-    """The (host, port) pairs that ``texts`` (check details, start problems) say are unknown."""
+def untrusted_hosts(config_path: str | Path | None) -> list[tuple[str, int]]:
+    """The (host, port) of the config's nodes that run tasks and that known_hosts lacks, each
+    once: the hosts that connect() refuses as unknown (from known_hosts, no network). None
+    when there is no config or it does not load (its problems then say why a run did not
+    start)."""
+    if config_path is None:
+        return []
+    try:
+        cfg = load_config(config_path)
+    except ConfigError:
+        return []
     found: list[tuple[str, int]] = []
-    for text in texts:
-        for host, port in _UNKNOWN_HOST.findall(text):
-            if (host, int(port)) not in found:
-                found.append((host, int(port)))
+    for name in dict.fromkeys(t.node for t in cfg.tasks if t.node in cfg.nodes):
+        node = cfg.nodes[name]  # type: ignore[index]
+        if (node.host, node.port) not in found and not is_known_host(node.host, node.port):
+            found.append((node.host, node.port))
     return found
 
 
@@ -63,13 +69,13 @@ class TrustDialog(QDialog):
         layout.addWidget(self.fingerprint_label)
         layout.addWidget(self.message)
         layout.addWidget(buttons)
-        run_in_background(lambda: asyncio.run(fetch_host_key(host, port)).get_fingerprint(),
-                          self._on_fingerprint, self._on_error)
+        run_in_background(lambda: asyncio.run(read_host_key(host, port)), self._on_key,
+                          self._on_error)
 
-    def _on_fingerprint(self, fingerprint: str) -> None:
-        self.fingerprint = fingerprint
+    def _on_key(self, key: HostKey) -> None:
+        self.fingerprint = key.fingerprint
         self.fingerprint_label.setText(self.tr("Key fingerprint: {fingerprint}").format(
-            fingerprint=fingerprint))
+            fingerprint=f"{key.fingerprint} ({key.key_type})"))
         self.trust_button.setEnabled(True)
 
     def _trust(self) -> None:

@@ -1,5 +1,6 @@
 """The first-start wizard (and File > New): interpreter check, strategy in plain words, tasks
-and GPUs, script, review. It produces a config dict in the same form the Cluster view saves."""
+and GPUs, script, review. It produces a config dict in the same form the Cluster view saves:
+core's strategies, starter tasks, defaults and key order (:mod:`core.jobfile`)."""
 
 from __future__ import annotations
 
@@ -25,23 +26,13 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from core.config import SINGLE_PROCESS
+from core.jobfile import STARTER_TASKS, STRATEGIES, new_job
 from gui.background import run_in_background
 from gui.style import monospace_font
 from gui.views.cluster import strategy_help
 from gui.widgets.args_edit import ArgsEdit
 from gui.widgets.task_editor import TaskEditor
-
-#: Tasks each strategy starts with (the user edits them on the Tasks page).
-DEFAULT_TASKS = {
-    "single": [{"role": "worker"}],
-    "mirrored": [{"role": "worker"}],
-    "multi_worker_mirrored": [{"role": "worker", "count": 2}],
-    "parameter_server": [{"role": "chief"}, {"role": "worker", "count": 2},
-                         {"role": "ps", "gpus": []}],
-    "between_graph": [{"role": "ps", "gpus": []}, {"role": "worker", "count": 2}],
-}
-CLUSTER_SPEC = {"multi_worker_mirrored": "tf_config", "parameter_server": "tf_config",
-                "between_graph": "flags"}
 
 
 def _muted(text: str) -> QLabel:
@@ -172,8 +163,8 @@ class StrategyPage(QWizardPage):
             "between_graph": self.tr("A TensorFlow 1 cluster script"),
         }
         self.buttons: dict[str, QRadioButton] = {}
-        for strategy, label in labels.items():
-            button = QRadioButton(label)
+        for strategy in STRATEGIES:
+            button = QRadioButton(labels.get(strategy, strategy))
             self.group.addButton(button)
             self.buttons[strategy] = button
             layout.addWidget(button)
@@ -210,8 +201,8 @@ class TasksPage(QWizardPage):
         strategy = self._strategy_page.strategy()
         if strategy != self._for_strategy:  # keep the user's edits when coming back
             self._for_strategy = strategy
-            self.editor.set_value(DEFAULT_TASKS[strategy])
-        single = strategy in ("single", "mirrored")
+            self.editor.set_value(STARTER_TASKS[strategy])
+        single = strategy in SINGLE_PROCESS
         self.editor.add_button.setEnabled(not single)
         self.editor.remove_button.setEnabled(not single)
         self.setSubTitle(self.tr("One process. Choose the GPUs it may use.") if single else
@@ -351,16 +342,6 @@ class ConfigWizard(QWizard):
             env["GRPC_FAIL_FAST"] = "use_caller"
         if self.script_page.quiet.isChecked():
             env["TF_CPP_MIN_LOG_LEVEL"] = "1"
-        return {
-            "name": self.review_page.name.text().strip(),
-            "strategy": strategy,
-            "script": self._script(),
-            "args": self.script_page.args.args(),
-            "python": self.interpreter_page.chosen(),
-            "cluster_spec": CLUSTER_SPEC.get(strategy),
-            "tasks": self.tasks_page.editor.value(),
-            "env": env,
-            "restart": {"policy": "never", "max_restarts": 0},
-            "stop_grace_seconds": 10,
-            "run_dir": None,
-        }
+        return new_job(self.review_page.name.text().strip(), strategy, self._script(),
+                       args=self.script_page.args.args(), python=self.interpreter_page.chosen(),
+                       tasks=self.tasks_page.editor.value(), env=env)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 from PySide6.QtCore import Qt
 
 from core.gpu import read_gpus
@@ -115,3 +116,129 @@ def test_an_unclosed_quote_is_a_message_next_to_the_field(qtbot, window):
     qtbot.keyClicks(cluster.args, '"')
     qtbot.waitUntil(lambda: label.isHidden())
     assert cluster.to_dict()["args"] == ["--note", "two words"]
+
+
+def schema_enum(*path: str) -> list:
+    """The values core's JSON Schema allows at ``path`` (null aside)."""
+    from core.config import schema
+
+    prop = schema()
+    for key in path:
+        prop = prop[key]
+    options = prop.get("anyOf", [prop])
+    return [v for option in options for v in option.get("enum", [option.get("const")])
+            if v is not None]
+
+
+def combo_values(combo) -> list:
+    return [combo.itemData(i) for i in range(combo.count()) if combo.itemData(i) is not None]
+
+
+def test_every_choice_core_accepts_is_offered_with_a_label(qtbot, window):
+    cluster = window.cluster
+    assert combo_values(cluster.strategy) == schema_enum("properties", "strategy")
+    assert combo_values(cluster.cluster_spec) == schema_enum("properties", "cluster_spec")
+    assert combo_values(cluster.cross_ops) == schema_enum("properties", "cross_device_ops")
+    assert combo_values(cluster.restart_policy) == schema_enum(
+        "$defs", "RestartPolicy", "properties", "policy")
+    assert combo_values(cluster.tasks.cell(0, 0)) == []  # roles are the combo's texts
+    role = cluster.tasks.cell(0, 0)
+    assert [role.itemText(i) for i in range(role.count())] == schema_enum(
+        "$defs", "TaskGroup", "properties", "role")
+    for strategy in schema_enum("properties", "strategy"):
+        cluster.strategy.setCurrentIndex(cluster.strategy.findData(strategy))
+        assert cluster.strategy_help.text()  # each one explained in plain words
+    assert cluster.restart_policy.itemText(1) == "On failure: restart the task"
+
+
+def test_every_shipped_example_saved_by_the_window_loads_to_the_same_model(qtbot, window,
+                                                                          tmp_path):
+    from core.config import config_to_json, load_config
+
+    examples = sorted(EXAMPLES.glob("*.json"))
+    assert len(examples) >= 4
+    cluster = window.cluster
+    for example in examples:
+        assert window.open_file(str(example))
+        cluster.name.clear()
+        qtbot.keyClicks(cluster.name, "edited")  # one edit by the user: only that changes
+        saved = cluster.save(tmp_path / example.name)
+        original, again = load_config(example), load_config(saved)
+        assert again == original.model_copy(update={"name": "edited"}), example.name
+        data = json.loads(saved.read_text())
+        dumped = config_to_json(again)
+        assert [key for key in data if key in dumped] == list(dumped), example.name
+
+
+def test_opening_a_config_with_errors_shows_what_the_cli_says_and_saves_it_unchanged(
+        qtbot, window, tmp_path):
+    (tmp_path / "train.py").write_text("print('x')\n")
+    data = {"name": "bad", "strategy": "parameter_server", "script": "train.py",
+            "tasks": [{"role": "worker", "count": 0}, {"role": "ps", "port": "23100"}],
+            "restart": {"policy": "sometimes", "backoff_seconds": 0.125},
+            "stop_grace_seconds": 7200, "colour": "red"}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data, indent=1))
+    cli = tensordeck("validate", str(path))
+    assert cli.returncode == 2
+    said = [line for line in cli.stderr.splitlines() if line.startswith(f"{path}: ")]
+    assert len(said) == 4
+    assert window.open_file(str(path))
+    cluster = window.cluster
+    assert [f"{path}: {p}" for p in cluster.problems] == said
+    assert cluster.restart_policy.currentText() == "sometimes"  # what the file says
+    assert cluster.grace.value() == 7200
+    assert not cluster.dirty and cluster.to_dict() == data
+    cluster.save()
+    assert json.loads(path.read_text()) == data
+    # An edit of one field writes that field; every other value stays the user's.
+    cluster.grace.clear()
+    qtbot.keyClicks(cluster.grace, "30")
+    assert cluster.dirty
+    cluster.save()
+    assert json.loads(path.read_text()) == {**data, "stop_grace_seconds": 30}
+
+
+def test_a_file_the_cli_refuses_to_read_is_refused_with_its_message(qtbot, window, tmp_path,
+                                                                    monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    warnings = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *args: warnings.append(args[2]))
+    path = tmp_path / "twice.json"
+    path.write_text('{"name": "a", "strategy": "single", "script": "t.py", "name": "b"}')
+    cli = tensordeck("validate", str(path))
+    before = window.cluster.to_dict()
+    assert not window.open_file(str(path))
+    assert warnings == [cli.stderr.splitlines()[0]]
+    assert "duplicate key 'name'" in warnings[0]
+    assert window.cluster.to_dict() == before and window.cluster.path != path
+
+
+def test_new_gpus_from_the_machine_view_are_not_an_edit(qtbot, window, h200_nvml, tmp_path):
+    for name in ("quickstart.json", "train_ps.py"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    assert window.open_file(str(tmp_path / "quickstart.json"))
+    window.machine.show_gpus(read_gpus(h200_nvml, processes=False))
+    assert window.cluster.tasks.cell(0, 4).menu().actions()[-1].text().startswith("GPU 1")
+    assert not window.cluster.dirty and "*" not in window.windowTitle()
+
+
+def test_a_config_of_wrong_shapes_opens_with_core_s_problems_and_saves_unchanged(
+        qtbot, window, tmp_path):
+    from core.config import ConfigError, load_config
+
+    data = {"name": 5, "script": ["a"], "args": "x", "python": 5, "tasks": "x", "env": [1],
+            "nodes": [], "restart": [], "stop_grace_seconds": "ten",
+            "cross_device_ops": {"a": 1}, "cluster_spec": 3, "run_dir": False, "address": 7}
+    path = tmp_path / "shapes.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ConfigError) as core_says:
+        load_config(path)
+    assert window.open_file(str(path))
+    cluster = window.cluster
+    assert cluster.problems == core_says.value.problems
+    assert cluster.problem_labels["strategy"].text() == "is required"
+    assert cluster.strategy.currentText() == ""  # the file names none
+    cluster.save()
+    assert json.loads(path.read_text()) == data

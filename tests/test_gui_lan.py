@@ -137,27 +137,49 @@ def preflight_one_node(qtbot, window, tmp_path, lab, name: str):
     return window.preflight_dialog
 
 
+def fingerprint(server) -> str:
+    import asyncssh
+
+    return asyncssh.import_public_key(server.host_key_pub).get_fingerprint()
+
+
 @needs_sshd
-def test_unknown_host_is_trusted_from_the_preflight_dialog(qtbot, window, lab, tmp_path,
-                                                           monkeypatch):
+def test_unknown_host_is_trusted_from_the_preflight_dialog_whatever_the_wording(
+        qtbot, window, lab, tmp_path, monkeypatch):
+    from core.remote.connect import HostKey, RemoteError
+
+    # The dialog works from the check's fields, not its text: reword every remote message.
+    plain_init = RemoteError.__init__
+    monkeypatch.setattr(RemoteError, "__init__", lambda self, message, node=None, fix=None:
+                        plain_init(self, "reworded", node, fix))
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))  # no known_hosts yet
     server = lab["servers"]["a"]
     dialog = preflight_one_node(qtbot, window, tmp_path, lab, "a")
-    assert not dialog.report.ok
-    assert "is not a known host" in dialog.fixes.toPlainText()
+    [ssh] = [c for c in dialog.report.checks if c.check == "ssh"]
+    assert not ssh.ok and ssh.detail == "reworded"
+    assert ssh.unknown_host == HostKey(server.address, server.port, "ssh-ed25519",
+                                       fingerprint(server))
+    assert ssh.fix == f"tensordeck trust {server.address} --port {server.port}"
     assert [b.text() for b in dialog.trust_buttons] == [f"Trust {server.address}…"]
     dialog.trust_buttons[0].click()
     trust = dialog.trust_dialog
     qtbot.waitUntil(lambda: trust.trust_button.isEnabled(), timeout=20_000)
-    assert trust.fingerprint.startswith("SHA256:")
-    assert trust.fingerprint in trust.fingerprint_label.text()
+    assert trust.fingerprint == fingerprint(server)
+    assert f"{trust.fingerprint} (ssh-ed25519)" in trust.fingerprint_label.text()
     with qtbot.waitSignal(dialog.host_trusted, timeout=20_000):
         trust.trust_button.click()
     known = (home / ".ssh" / "known_hosts").read_text()
     key_type, key_data = server.host_key_pub.split()[:2]  # the .pub file's comment is not kept
     assert known == f"[{server.address}]:{server.port} {key_type} {key_data}\n"
     dialog.close()
+    window.preflight_dialog = None
+    qtbot.waitUntil(window.cluster.preflight_button.isEnabled)
+    window.cluster.preflight_button.click()  # and now the node passes
+    qtbot.waitUntil(lambda: window.preflight_dialog is not None, timeout=60_000)
+    assert window.preflight_dialog.report.ok, window.preflight_dialog.report.to_json()
+    assert window.preflight_dialog.trust_buttons == []
+    window.preflight_dialog.close()
 
 
 @needs_sshd
@@ -178,26 +200,37 @@ def test_a_changed_host_key_is_explained_and_never_offered_for_trust(qtbot, wind
 
 
 @needs_sshd
-def test_a_start_that_fails_on_an_unknown_host_offers_to_trust_it(qtbot, window, lab, tmp_path,
-                                                                  monkeypatch):
+def test_a_start_that_fails_on_an_unknown_host_offers_to_trust_it_then_runs(
+        qtbot, window, lab, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # trusts nobody
     warnings = []
     monkeypatch.setattr(QMessageBox, "warning", lambda *args: warnings.append(args[2]))
     server = lab["servers"]["b"]
-    problem = (f"node b: {server.address}:{server.port} is not a known host (key fingerprint "
-               f"SHA256:x). If that is the node's key, trust it with: tensordeck trust "
-               f"{server.address} --port {server.port}")
-    window.run_view.session.failed.emit([problem])
-    assert warnings and problem in warnings[0]
-    [trust] = window.run_view.trust_dialogs
+    (tmp_path / "task.py").write_text("print('hello from b')\n")
+    cluster = window.cluster
+    cluster.script.setText("task.py")
+    row = add_node(cluster, "b", server, lab["key"])
+    cluster.nodes.cell(row, 5).setText(str(tmp_path / "node-b"))
+    cluster.tasks.cell(0, 5).setCurrentIndex(cluster.tasks.cell(0, 5).findData("b"))
+    cluster.save(tmp_path / "job.json")
+    run_view = window.run_view
+    with qtbot.waitSignal(run_view.session.finished, timeout=60_000) as blocker:
+        run_view.start_button.click()
+    assert blocker.args == [None] and len(warnings) == 1
+    assert f"tensordeck trust {server.address} --port {server.port}" in warnings[0]
+    [trust] = run_view.trust_dialogs
     assert (trust.host, trust.port) == (server.address, server.port)
     qtbot.waitUntil(lambda: trust.trust_button.isEnabled(), timeout=20_000)
     with qtbot.waitSignal(trust.trusted, timeout=20_000):
         trust.trust_button.click()
-    assert (tmp_path / ".ssh" / "known_hosts").read_text().startswith(
+    assert (tmp_path / "home" / ".ssh" / "known_hosts").read_text().startswith(
         f"[{server.address}]:{server.port} ssh-ed25519 ")
+    with qtbot.waitSignal(run_view.session.finished, timeout=60_000) as blocker:
+        run_view.start_button.click()
+    assert blocker.args[0].status.value == "succeeded", warnings
+    assert len(warnings) == 1 and run_view.trust_dialogs == [trust]
 
 
 @needs_sshd

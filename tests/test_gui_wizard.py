@@ -80,3 +80,33 @@ def test_an_unclosed_quote_in_the_arguments_holds_the_script_page(qtbot, window)
     qtbot.keyClicks(page.args, "'")
     assert page.isComplete() and page.args_problem.isHidden()
     assert wizard.config()["args"] == ["--data", "my data"]
+
+
+def test_every_strategy_core_accepts_is_offered_and_gives_a_config_core_runs(qtbot, window,
+                                                                             tmp_path):
+    from core.config import config_to_json, load_config, schema
+    from gui.wizard import ConfigWizard
+
+    strategies = schema()["properties"]["strategy"]["enum"]
+    (tmp_path / "train.py").write_text("print('x')\n")
+    wizard = ConfigWizard(window, look=False)
+    qtbot.addWidget(wizard)
+    assert list(wizard.strategy_page.buttons) == strategies
+    for strategy in strategies:
+        wizard.restart()
+        wizard.show()
+        wizard.next()
+        button = wizard.strategy_page.buttons[strategy]
+        assert button.text() and button.text() != strategy  # in plain words
+        button.click()
+        wizard.next()
+        wizard.next()
+        wizard.script_page.script.setText(str(tmp_path / "train.py"))
+        wizard.next()
+        wizard.review_page.path.setText(str(tmp_path / f"{strategy}.json"))
+        saved = window.apply_wizard(wizard)
+        assert window.cluster.problems == [], strategy
+        cfg = load_config(saved)
+        assert cfg.strategy == strategy
+        data, dumped = json.loads(saved.read_text()), config_to_json(cfg)
+        assert [key for key in data if key in dumped] == list(dumped)

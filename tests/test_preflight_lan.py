@@ -193,6 +193,52 @@ def test_unknown_host_is_reported_with_the_trust_command(lab, tmp_path, monkeypa
     assert lines[2].strip() == f"fix: tensordeck trust 127.0.0.6 --port {a.port}"
     assert f"fix: tensordeck trust 127.0.0.7 --port {b.port}" in result.stdout
     assert lines[-1] == "2 problems found."
+    as_json = tensordeck("preflight", "--json", str(config),
+                         env={**os.environ, "HOME": str(tmp_path)})
+    ssh = [c for c in json.loads(as_json.stdout)["checks"] if c["check"] == "ssh"]
+    assert [(c["node"], c["unknown_host"]["host"], c["unknown_host"]["port"],
+             c["unknown_host"]["key_type"]) for c in ssh] == [
+        ("a", "127.0.0.6", a.port, "ssh-ed25519"), ("b", "127.0.0.7", b.port, "ssh-ed25519")]
+    assert all(c["unknown_host"]["fingerprint"] in c["detail"] for c in ssh)
+
+
+def test_a_changed_host_key_is_never_an_unknown_host(lab, tmp_path, monkeypatch):
+    a, b = lab["servers"]["a"], lab["servers"]["b"]
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "known_hosts").write_text(
+        f"[{a.address}]:{a.port} {b.host_key_pub}\n[{b.address}]:{b.port} {b.host_key_pub}\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    report = preflight(job(tmp_path / "job", lab, ps_and_workers(free_ports(2))))
+    ssh = checks_of(report, "a")["ssh"]
+    assert not ssh.ok and "CHANGED" in ssh.detail and ssh.unknown_host is None
+    assert ssh.fix == f"ssh-keygen -R [{a.address}]:{a.port}"
+    assert checks_of(report, "b")["ssh"].ok
+
+
+def test_connect_raises_typed_host_key_errors_with_the_key_presented(lab, tmp_path, monkeypatch):
+    import asyncio
+
+    import asyncssh
+
+    from core.config import Node
+    from core.remote.connect import HostKey, HostKeyChangedError, UnknownHostError, connect
+
+    a, b = lab["servers"]["a"], lab["servers"]["b"]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    node_a = Node.model_validate(node(a, lab["key"]))
+    presented = HostKey(a.address, a.port, "ssh-ed25519",
+                        asyncssh.import_public_key(a.host_key_pub).get_fingerprint())
+    with pytest.raises(UnknownHostError) as unknown:
+        asyncio.run(connect(node_a, "a"))
+    assert (unknown.value.key, unknown.value.node) == (presented, "a")
+    assert unknown.value.fix == f"tensordeck trust {a.address} --port {a.port}"
+    assert str(unknown.value) == f"node a: {unknown.value.message}. Fix: {unknown.value.fix}"
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "known_hosts").write_text(f"[{a.address}]:{a.port} {b.host_key_pub}\n")
+    with pytest.raises(HostKeyChangedError) as changed:
+        asyncio.run(connect(node_a, "a"))
+    assert changed.value.key == presented
+    assert changed.value.fix == f"ssh-keygen -R [{a.address}]:{a.port}"
 
 
 def test_node_without_tensorflow(lab, tmp_path, home):

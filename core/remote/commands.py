@@ -13,17 +13,17 @@ from core.remote.connect import KEYRING_SERVICE, RemoteError, keyring_account, t
 def trust_cli(args) -> int:
     """Add a node's host key to known_hosts after showing its fingerprint (compare it with
     the one the node shows: `ssh-keygen -lf` on its host key file)."""
-    from core.remote.connect import fetch_host_key
+    from core.remote.connect import read_host_key
 
     try:
-        key = asyncio.run(fetch_host_key(args.host, args.port))
-        print(f"{args.host}:{args.port} host key fingerprint: {key.get_fingerprint()}")
+        key = asyncio.run(read_host_key(args.host, args.port))
+        print(f"{args.host}:{args.port} host key fingerprint: {key.fingerprint} ({key.key_type})")
         if not args.yes:
             answer = input("Trust this key? [y/N] ").strip().lower()
             if answer not in ("y", "yes"):
                 print("Not trusted.")
                 return 1
-        _, line = asyncio.run(trust_host(args.host, args.port, key.get_fingerprint()))
+        _, line = asyncio.run(trust_host(args.host, args.port, key.fingerprint))
     except RemoteError as exc:
         print(f"tensordeck: {exc}", file=sys.stderr)
         return 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
@@ -22,15 +23,62 @@ ENABLE_WINDOWS_SSHD = (
 
 
 class RemoteError(Exception):
-    """A node that cannot be used, with the message that says why and what to do."""
+    """A node that cannot be used: ``message`` says why, ``fix`` is the command or step that
+    fixes it (None when there is none to give), ``node`` names the node (None: no node of a
+    config). ``str()`` is the line the CLI prints: ``node NAME: MESSAGE. Fix: FIX``."""
 
-    def __init__(self, message: str, node: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, node: str | None = None, fix: str | None = None) -> None:
+        self.message = message
         self.node = node
+        self.fix = fix
+        super().__init__(_with_fix(message, fix))
 
     def __str__(self) -> str:
         text = super().__str__()
         return f"node {self.node}: {text}" if self.node else text
+
+
+def _with_fix(message: str, fix: str | None) -> str:
+    if fix is None:
+        return message
+    return f"{message}{'' if message.endswith(('.', '?', '!')) else '.'} Fix: {fix}"
+
+
+@dataclass(frozen=True)
+class HostKey:
+    """The SSH host key a server presented: what the user compares before trusting it."""
+
+    host: str
+    port: int
+    key_type: str  # "ssh-ed25519", "ecdsa-sha2-nistp256", ...
+    fingerprint: str  # "SHA256:..."
+
+
+class UnknownHostError(RemoteError):
+    """The host is not in known_hosts: ``key`` is what it presented; the fix trusts it."""
+
+    def __init__(self, key: HostKey, node: str | None = None) -> None:
+        super().__init__(
+            f"{key.host}:{key.port} is not a known host (key fingerprint {key.fingerprint}, "
+            f"{key.key_type}); compare it with the node's own before trusting it",
+            node,
+            "tensordeck trust " + key.host + (f" --port {key.port}" if key.port != 22 else ""),
+        )
+        self.key = key
+
+
+class HostKeyChangedError(RemoteError):
+    """known_hosts holds another key for the host: an attack or a reinstalled machine. Never
+    offered for trust; the fix removes the old key by hand."""
+
+    def __init__(self, key: HostKey, node: str | None = None) -> None:
+        super().__init__(
+            f"the host key of {key.host}:{key.port} CHANGED (now {key.fingerprint}); refusing "
+            "to connect. If the machine was reinstalled, remove the old key",
+            node,
+            f"ssh-keygen -R {host_pattern(key.host, key.port)}",
+        )
+        self.key = key
 
 
 def known_hosts_path() -> Path:
@@ -62,17 +110,25 @@ async def fetch_host_key(host: str, port: int, node: str | None = None) -> async
     try:
         key = await asyncio.wait_for(asyncssh.get_server_host_key(host, port), CONNECT_TIMEOUT)
     except (OSError, asyncssh.Error, asyncio.TimeoutError) as exc:
-        raise RemoteError(_unreachable(host, port, exc), node) from None
+        raise _unreachable(host, port, exc, node) from None
     if key is None:
         raise RemoteError(f"{host}:{port} sent no host key", node)
     return key
 
 
-def _unreachable(host: str, port: int, exc: BaseException) -> str:
-    return (
+async def read_host_key(host: str, port: int, node: str | None = None) -> HostKey:
+    """What ``host:port`` presents as its host key (RemoteError when it cannot be reached)."""
+    key = await fetch_host_key(host, port, node)
+    return HostKey(host, port, key.get_algorithm(), key.get_fingerprint())
+
+
+def _unreachable(host: str, port: int, exc: BaseException, node: str | None) -> RemoteError:
+    return RemoteError(
         f"cannot reach the SSH server at {host}:{port} ({exc}). Is it running and the "
-        f"firewall open? On Windows 10/11, in an administrator PowerShell: "
-        f"{ENABLE_WINDOWS_SSHD}"
+        "firewall open?",
+        node,
+        f"start the SSH server there; on Windows 10/11, in an administrator PowerShell: "
+        f"{ENABLE_WINDOWS_SSHD}",
     )
 
 
@@ -82,24 +138,24 @@ def _password(node: Node, name: str) -> str:
     password = keyring.get_password(KEYRING_SERVICE, keyring_account(node))
     if password is None:
         raise RemoteError(
-            f"no password stored for {keyring_account(node)}; store it with: "
-            f"tensordeck login CONFIG {name}",
+            f"no password stored for {keyring_account(node)}",
             name,
+            f"tensordeck login CONFIG {name}",
         )
     return password
 
 
+def is_known_host(host: str, port: int) -> bool:
+    """Whether known_hosts holds a key for ``host:port`` (no network: what connect() checks
+    first; a host known with another key is known, and refused when it connects)."""
+    return bool(_trusted_keys(host, port))
+
+
 async def connect(node: Node, name: str) -> asyncssh.SSHClientConnection:
-    """An authenticated connection to ``node``, or RemoteError saying exactly what is wrong."""
-    trusted = _trusted_keys(node.host, node.port)
-    if not trusted:
-        key = await fetch_host_key(node.host, node.port, name)
-        raise RemoteError(
-            f"{node.host}:{node.port} is not a known host (key fingerprint "
-            f"{key.get_fingerprint()}). If that is the node's key, trust it with: "
-            f"tensordeck trust {node.host}" + (f" --port {node.port}" if node.port != 22 else ""),
-            name,
-        )
+    """An authenticated connection to ``node``, or RemoteError saying exactly what is wrong:
+    UnknownHostError, HostKeyChangedError, or a RemoteError with its fix."""
+    if not is_known_host(node.host, node.port):
+        raise UnknownHostError(await read_host_key(node.host, node.port, name), name)
     options = {
         "port": node.port,
         "username": node_user(node),
@@ -113,22 +169,16 @@ async def connect(node: Node, name: str) -> asyncssh.SSHClientConnection:
     try:
         return await asyncssh.connect(node.host, **options)
     except asyncssh.HostKeyNotVerifiable:
-        key = await fetch_host_key(node.host, node.port, name)
-        raise RemoteError(
-            f"the host key of {node.host}:{node.port} CHANGED (now {key.get_fingerprint()}); "
-            "refusing to connect. If the machine was reinstalled, remove the old key with: "
-            f"ssh-keygen -R {host_pattern(node.host, node.port)}",
-            name,
-        ) from None
+        raise HostKeyChangedError(await read_host_key(node.host, node.port, name), name) from None
     except asyncssh.PermissionDenied:
         how = "the keyring password" if node.password else (node.key_file or "agent/~/.ssh keys")
         raise RemoteError(
-            f"{keyring_account(node)} refused the login ({how}). Check the "
-            "user, the key or the password",
+            f"{keyring_account(node)} refused the login ({how})",
             name,
+            "check the user, the key or the password",
         ) from None
     except (OSError, asyncssh.Error) as exc:
-        raise RemoteError(_unreachable(node.host, node.port, exc), name) from None
+        raise _unreachable(node.host, node.port, exc, name) from None
 
 
 async def detect_shell(conn: asyncssh.SSHClientConnection, configured: str) -> Shell:
@@ -152,7 +202,8 @@ async def trust_host(host: str, port: int, expected: str | None = None) -> tuple
     if _trusted_keys(host, port):
         raise RemoteError(
             f"{host}:{port} is known with another key; refusing. If the machine was "
-            f"reinstalled: ssh-keygen -R {host_pattern(host, port)}, then trust it again"
+            "reinstalled, remove the old key, then trust it again",
+            fix=f"ssh-keygen -R {host_pattern(host, port)}",
         )
     line = f"{host_pattern(host, port)} {key.export_public_key('openssh').decode().strip()}\n"
     path = known_hosts_path()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
@@ -33,7 +32,14 @@ from core.config import SINGLE_PROCESS, ConfigError, JobConfig, Node
 from core.gpu.info import GpuReport, GpuState
 from core.interpreters.probe import MARK, TF_DISTRIBUTIONS
 from core.ports import port_problem
-from core.remote.connect import RemoteError, connect, detect_shell, node_user
+from core.remote.connect import (
+    HostKey,
+    RemoteError,
+    UnknownHostError,
+    connect,
+    detect_shell,
+    node_user,
+)
 from core.remote.gpus import read_node_gpus
 from core.remote.prepare import run_python
 from core.remote.shell import Shell, bootstrap_line, python_command
@@ -107,13 +113,16 @@ print(json.dumps(errors))
 @dataclass
 class Check:
     """One thing checked on one machine (``node``: a node's name, "this machine" or
-    "cluster"): whether it is fine, what was found, and how to fix it when it is not."""
+    "cluster"): whether it is fine, what was found, and how to fix it when it is not.
+    ``unknown_host``: the key a node presented that known_hosts lacks (the window offers to
+    trust it)."""
 
     node: str
     check: str
     ok: bool
     detail: str
     fix: str | None = None
+    unknown_host: HostKey | None = None
 
 
 @dataclass
@@ -152,14 +161,6 @@ class _Machine:
         return sys.platform.startswith("win") if self.node is None else self.shell != "posix"
 
 
-def _split_fix(message: str) -> tuple[str, str | None]:
-    """A RemoteError's message ends with the command that fixes it: show that apart."""
-    match = re.search(r"(?:with|PowerShell): (.+)$", message)
-    if not match:
-        return message, None
-    return message[: match.start()].rstrip(" ,.(") + ".", match.group(1)
-
-
 def _payload(stdout: str) -> dict:
     for line in reversed(stdout.splitlines()):
         if line.startswith(MARK):
@@ -186,10 +187,12 @@ async def _inspect_node(m: _Machine, import_tf: bool, checks: list[Check]) -> No
     try:
         m.conn = await connect(node, m.name)
         m.shell = await asyncio.wait_for(detect_shell(m.conn, node.shell), CONNECT_TIMEOUT * 6)
-    except (RemoteError, asyncssh.Error, OSError, asyncio.TimeoutError) as exc:
-        text = exc.args[0] if isinstance(exc, RemoteError) else f"SSH failed: {exc}"
-        detail, fix = _split_fix(text)
-        checks.append(Check(m.name, "ssh", False, detail, fix))
+    except RemoteError as exc:
+        key = exc.key if isinstance(exc, UnknownHostError) else None
+        checks.append(Check(m.name, "ssh", False, exc.message, exc.fix, key))
+        return
+    except (asyncssh.Error, OSError, asyncio.TimeoutError) as exc:
+        checks.append(Check(m.name, "ssh", False, f"SSH failed: {exc or type(exc).__name__}"))
         return
     checks.append(
         Check(m.name, "ssh", True, f"{node_user(node)}@{node.host}:{node.port}, {m.shell} shell")
@@ -264,7 +267,7 @@ async def _inspect_python(
         meta = await read_metadata()
     except (RemoteError, asyncssh.Error, OSError, asyncio.TimeoutError, ValueError) as exc:
         detail = (
-            str(exc)
+            exc.message  # the check gives its own fix
             if isinstance(exc, RemoteError)
             else (f"{m.python} did not answer: {exc or type(exc).__name__}")
         )

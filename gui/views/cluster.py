@@ -1,5 +1,7 @@
 """The Cluster view: the config file as forms, validated as you type, with the exact JSON it
-saves. What it saves is the config file the CLI runs (``tensordeck --run FILE``)."""
+saves. What it saves is the config file the CLI runs (``tensordeck --run FILE``). The choices,
+defaults, bounds and key order come from core's config model (:mod:`core.jobfile`); a file is
+opened with core's reader, and what the user has not edited is saved as the file said it."""
 
 from __future__ import annotations
 
@@ -27,7 +29,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.config import ConfigError, ConfigProblem, parse_config
+from core.config import (
+    ConfigError,
+    ConfigProblem,
+    JobConfig,
+    RestartPolicy,
+    parse_config,
+    read_config_data,
+)
+from core.jobfile import (
+    CLUSTER_SPECS,
+    CROSS_DEVICE_OPS,
+    RESTART_POLICIES,
+    STRATEGIES,
+    bounds,
+    default,
+    in_file_order,
+    new_job,
+)
 from core.remote.connect import ENABLE_WINDOWS_SSHD
 from gui.style import monospace_font
 from gui.widgets.args_edit import ArgsEdit
@@ -35,15 +54,16 @@ from gui.widgets.env_editor import EnvEditor
 from gui.widgets.node_editor import NodeEditor
 from gui.widgets.task_editor import TaskEditor
 
-STRATEGIES = ("single", "mirrored", "multi_worker_mirrored", "parameter_server", "between_graph")
-#: Keys the form writes, in the order a file lists them.
-KEY_ORDER = ("$schema", "name", "strategy", "script", "args", "python", "cluster_spec", "tasks",
-             "nodes", "address", "env", "cross_device_ops", "restart", "stop_grace_seconds",
-             "run_dir")
+#: Keys the forms leave out of the file while they hold core's default.
+OMITTED_AT_DEFAULT = ("nodes", "address", "cross_device_ops")
+#: Qt's largest spin box value, for a number core does not bound.
+_SPIN_MAX = 2**31 - 1
+#: Marks a combo item added to show a value of the file that core does not accept.
+_FILE_VALUE = Qt.ItemDataRole.UserRole + 1
 
 
-def strategy_help(strategy: str) -> str:
-    """One plain sentence per strategy."""
+def strategy_help(strategy: object) -> str:
+    """One plain sentence per strategy ("" for a value that is not one)."""
     texts = {
         "single": QCoreApplication.translate(
             "Strategy", "One process on one GPU (or the CPU). The simplest way to train."),
@@ -60,7 +80,7 @@ def strategy_help(strategy: str) -> str:
             "Strategy", "Classic TensorFlow 1 scripts that read --job_name, --task_index, "
             "--ps_hosts and --worker_hosts (replica_device_setter)."),
     }
-    return texts.get(strategy, "")
+    return texts.get(strategy, "") if isinstance(strategy, str) else ""
 
 
 def _problem_label() -> QLabel:
@@ -73,6 +93,36 @@ def _problem_label() -> QLabel:
 
 def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _text(value: object) -> str:
+    """A file's value for a text field: a string as it is, anything else as its JSON."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _select(combo: QComboBox, value: object) -> None:
+    """Show ``value`` in ``combo``. A value the combo does not offer (one core refuses) gets an
+    item of its own, so the form shows what the file says; it goes at the next select."""
+    for index in reversed(range(combo.count())):
+        if combo.itemData(index, _FILE_VALUE):
+            combo.removeItem(index)
+    index = combo.findData(value)
+    if index < 0:
+        combo.addItem(_text(value), value)
+        index = combo.count() - 1
+        combo.setItemData(index, True, _FILE_VALUE)
+    combo.setCurrentIndex(index)
+
+
+def _set_bounds(spin: QSpinBox | QDoubleSpinBox, model: type, field: str) -> None:
+    low, high = bounds(model, field)
+    spin.setRange(low or 0, _SPIN_MAX if high is None else high)
 
 
 class ClusterView(QWidget):
@@ -89,7 +139,8 @@ class ClusterView(QWidget):
         self.path: Path | None = None
         self.dirty = False
         self._loading = False
-        self._extra: dict = {}  # keys the form does not edit (kept, and validated)
+        self._raw: dict = {}  # the document as loaded: what is saved for keys not edited since
+        self._edited: set[str] = set()
         self.problems: list[ConfigProblem] = []
 
         self.name = QLineEdit()
@@ -129,28 +180,30 @@ class ClusterView(QWidget):
         self.preflight_button.setToolTip(self.tr("Check every machine and the connections "
                                                  "between them before a run"))
         self.restart_policy = QComboBox()
-        self.restart_policy.addItem(self.tr("Never: the first failure fails the run"), "never")
-        self.restart_policy.addItem(self.tr("On failure: restart the task"), "on_failure")
+        policy_labels = {"never": self.tr("Never: the first failure fails the run"),
+                         "on_failure": self.tr("On failure: restart the task")}
+        for policy in RESTART_POLICIES:
+            self.restart_policy.addItem(policy_labels.get(policy, policy), policy)
         self.max_restarts = QSpinBox()
-        self.max_restarts.setRange(0, 100)
+        _set_bounds(self.max_restarts, RestartPolicy, "max_restarts")
         self.backoff = QDoubleSpinBox()
-        self.backoff.setRange(0, 3600)
+        _set_bounds(self.backoff, RestartPolicy, "backoff_seconds")
         self.backoff.setSuffix(" s")
-        self.backoff.setValue(1.0)
         self.grace = QDoubleSpinBox()
-        self.grace.setRange(0, 3600)
+        _set_bounds(self.grace, JobConfig, "stop_grace_seconds")
         self.grace.setSuffix(" s")
-        self.grace.setValue(10)
         self.cluster_spec = QComboBox()
         self.cluster_spec.addItem(self.tr("Default for the strategy"), None)
-        self.cluster_spec.addItem(self.tr("TF_CONFIG variable"), "tf_config")
-        self.cluster_spec.addItem(self.tr("--job_name/--task_index flags"), "flags")
-        self.cluster_spec.addItem(self.tr("Both"), "both")
+        spec_labels = {"tf_config": self.tr("TF_CONFIG variable"),
+                       "flags": self.tr("--job_name/--task_index flags"), "both": self.tr("Both")}
+        for spec in CLUSTER_SPECS:
+            self.cluster_spec.addItem(spec_labels.get(spec, spec), spec)
         self.cross_ops = QComboBox()
-        for value, label in (("auto", self.tr("auto (hierarchical copy on Windows)")),
-                             ("nccl", "NCCL"), ("hierarchical_copy", "hierarchical copy"),
-                             ("reduction_to_one_device", "reduce to one device")):
-            self.cross_ops.addItem(label, value)
+        ops_labels = {"auto": self.tr("auto (hierarchical copy on Windows)"), "nccl": "NCCL",
+                      "hierarchical_copy": "hierarchical copy",
+                      "reduction_to_one_device": "reduce to one device"}
+        for ops in CROSS_DEVICE_OPS:
+            self.cross_ops.addItem(ops_labels.get(ops, ops), ops)
         self.run_dir = QLineEdit()
         self.run_dir.setPlaceholderText(self.tr("Default: runs/<time>-<name> next to the config"))
 
@@ -247,14 +300,19 @@ class ClusterView(QWidget):
         self._validate_timer.setSingleShot(True)
         self._validate_timer.setInterval(150)
         self._validate_timer.timeout.connect(self.validate)
-        for signal in (self.name.textChanged, self.script.textChanged, self.args.textChanged,
-                       self.python.currentTextChanged, self.tasks.changed, self.env.changed,
-                       self.nodes.changed, self.address.textChanged,
-                       self.restart_policy.currentIndexChanged, self.max_restarts.valueChanged,
-                       self.backoff.valueChanged, self.grace.valueChanged,
-                       self.cluster_spec.currentIndexChanged, self.cross_ops.currentIndexChanged,
-                       self.run_dir.textChanged):
-            signal.connect(self._on_edit)
+        for signal, key in (
+                (self.name.textChanged, "name"), (self.script.textChanged, "script"),
+                (self.args.textChanged, "args"), (self.python.currentTextChanged, "python"),
+                (self.tasks.changed, "tasks"), (self.env.changed, "env"),
+                (self.nodes.changed, "nodes"), (self.address.textChanged, "address"),
+                (self.restart_policy.currentIndexChanged, "restart"),
+                (self.max_restarts.valueChanged, "restart"),
+                (self.backoff.valueChanged, "restart"),
+                (self.grace.valueChanged, "stop_grace_seconds"),
+                (self.cluster_spec.currentIndexChanged, "cluster_spec"),
+                (self.cross_ops.currentIndexChanged, "cross_device_ops"),
+                (self.run_dir.textChanged, "run_dir")):
+            signal.connect(lambda *_, key=key: self._on_edit(key))
         self.strategy.currentIndexChanged.connect(self._on_strategy)
         script_browse.clicked.connect(self._browse_script)
         args_file.clicked.connect(self._add_arg_file)
@@ -262,7 +320,7 @@ class ClusterView(QWidget):
         self.nodes.changed.connect(self._on_nodes)
         self.preflight_button.clicked.connect(self.preflight_requested)
         self.set_machine_gpus([])
-        self.load({"name": "my-job", "strategy": "single", "script": "train.py"}, None)
+        self.load(new_job("my-job", "single", "train.py"), None)
 
     # --- layout helpers -----------------------------------------------------------------------
 
@@ -292,7 +350,9 @@ class ClusterView(QWidget):
     # --- the document -------------------------------------------------------------------------
 
     def set_machine_gpus(self, gpus: list[tuple[int, str]]) -> None:
+        loading, self._loading = self._loading, True  # new GPU choices are not an edit
         self.tasks.set_machine_gpus(gpus)
+        self._loading = loading
         self.no_gpu_note.setVisible(not gpus)
 
     def set_interpreters(self, paths: list[str]) -> None:
@@ -304,34 +364,40 @@ class ClusterView(QWidget):
         self.python.blockSignals(False)
 
     def load(self, data: dict, path: Path | None) -> None:
-        """Show ``data`` (a parsed config file, valid or not) in the forms."""
+        """Show ``data`` (a parsed config file, valid or not) in the forms. Until the user edits
+        a field, its key is saved as ``data`` says it, values the forms cannot show included."""
         self._loading = True
         self.path = path
-        self._extra = {k: v for k, v in data.items() if k not in KEY_ORDER}
-        self._schema = data.get("$schema")
-        self.name.setText(str(data.get("name", "")))
-        index = self.strategy.findData(data.get("strategy"))
-        self.strategy.setCurrentIndex(max(index, 0))
-        self.script.setText(str(data.get("script", "")))
-        args = data.get("args") or []
-        self.args.set_args(args if isinstance(args, list) else [])
-        self.python.setEditText(data.get("python") or "")
-        self.tasks.set_value(data.get("tasks") or [{"role": "worker"}])
+        self._raw = dict(data)
+        self._edited = set()
+        self.name.setText(_text(data.get("name", "")))
+        _select(self.strategy, data.get("strategy"))
+        self.script.setText(_text(data.get("script", "")))
+        args = data.get("args")
+        self.args.set_args([a for a in args if isinstance(a, str)] if isinstance(args, list)
+                           else [])
+        self.python.setEditText(_text(data.get("python")))
+        tasks = data.get("tasks")
+        self.tasks.set_value(tasks if isinstance(tasks, list) else default(JobConfig, "tasks"))
         nodes = data.get("nodes")
         self.nodes.set_value(nodes if isinstance(nodes, dict) else {})
-        self.address.setText(str(data.get("address") or ""))
-        self.env.set_value(data.get("env") or {})
-        restart = data.get("restart") or {}
-        self.restart_policy.setCurrentIndex(max(self.restart_policy.findData(
-            restart.get("policy", "never")), 0))
-        self.max_restarts.setValue(int(restart.get("max_restarts", 0)))
-        self.backoff.setValue(float(restart.get("backoff_seconds", 1.0)))
-        self.grace.setValue(float(data.get("stop_grace_seconds", 10)))
-        self.cluster_spec.setCurrentIndex(max(self.cluster_spec.findData(
-            data.get("cluster_spec")), 0))
-        self.cross_ops.setCurrentIndex(max(self.cross_ops.findData(
-            data.get("cross_device_ops", "auto")), 0))
-        self.run_dir.setText(data.get("run_dir") or "")
+        self.address.setText(_text(data.get("address")))
+        env = data.get("env")
+        self.env.set_value(env if isinstance(env, dict) else {})
+        restart = data.get("restart")
+        restart = restart if isinstance(restart, dict) else {}
+        _select(self.restart_policy, restart.get("policy", default(RestartPolicy, "policy")))
+        for spin, value, field in (
+                (self.max_restarts, restart.get("max_restarts"), "max_restarts"),
+                (self.backoff, restart.get("backoff_seconds"), "backoff_seconds")):
+            spin.setValue(value if _is_number(value) else default(RestartPolicy, field))
+        grace = data.get("stop_grace_seconds")
+        self.grace.setValue(grace if _is_number(grace)
+                            else default(JobConfig, "stop_grace_seconds"))
+        _select(self.cluster_spec, data.get("cluster_spec"))
+        _select(self.cross_ops, data.get("cross_device_ops", default(JobConfig,
+                                                                     "cross_device_ops")))
+        self.run_dir.setText(_text(data.get("run_dir")))
         self._loading = False
         self.dirty = False
         self._update_strategy_help()
@@ -339,30 +405,18 @@ class ClusterView(QWidget):
         self.validate()
 
     def load_file(self, path: str | Path) -> None:
-        """Open a config file; raises ConfigError when it is not JSON (the forms keep theirs)."""
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(str(path), [ConfigProblem(where="", message=f"cannot read: {exc}")]
-                              ) from None
-        except json.JSONDecodeError as exc:
-            raise ConfigError(str(path), [ConfigProblem(
-                where="", message=f"invalid JSON at line {exc.lineno}, column {exc.colno}: "
-                f"{exc.msg}")]) from None
-        if not isinstance(data, dict):
-            raise ConfigError(str(path), [ConfigProblem(where="", message="must be a JSON "
-                                                                          "object {...}")])
-        self.load(data, path.resolve())
+        """Open a config file with core's reader; raises ConfigError, with the CLI's messages,
+        when it cannot be shown as fields (not JSON, a duplicate key ...: the forms keep
+        theirs). Problems of its fields show next to them."""
+        self.load(read_config_data(path), Path(path).resolve())
 
-    def to_dict(self) -> dict:
-        """The config file as the forms say it, keys in the usual order."""
+    def _form_values(self) -> dict:
+        """Every key the forms edit, as they say it."""
         restart: dict = {"policy": self.restart_policy.currentData(),
                          "max_restarts": self.max_restarts.value()}
-        if self.backoff.value() != 1.0:
+        if self.backoff.value() != default(RestartPolicy, "backoff_seconds"):
             restart["backoff_seconds"] = _number(self.backoff.value())
-        data = {
-            "$schema": self._schema,
+        return {
             "name": self.name.text(),
             "strategy": self.strategy.currentData(),
             "script": self.script.text().strip(),
@@ -378,12 +432,18 @@ class ClusterView(QWidget):
             "stop_grace_seconds": _number(self.grace.value()),
             "run_dir": self.run_dir.text().strip() or None,
         }
-        if data["$schema"] is None:
-            del data["$schema"]
-        for key, default in (("cross_device_ops", "auto"), ("nodes", {}), ("address", None)):
-            if data[key] == default:
-                del data[key]
-        return {**data, **self._extra}
+
+    def to_dict(self) -> dict:
+        """The config file: each key the user edited as the forms say it, the others as the
+        loaded document said them; keys in core's order, unknown keys kept after them."""
+        form = self._form_values()
+        data = dict(self._raw)
+        for key in self._edited:
+            if key in OMITTED_AT_DEFAULT and form[key] == default(JobConfig, key):
+                data.pop(key, None)
+            else:
+                data[key] = form[key]
+        return in_file_order(data)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
@@ -451,9 +511,9 @@ class ClusterView(QWidget):
         self.validity.emit(not problems)
         return problems
 
-    def _script_problem(self, script: str) -> list[ConfigProblem]:
-        if not script:
-            return []
+    def _script_problem(self, script: object) -> list[ConfigProblem]:
+        if not script or not isinstance(script, str):
+            return []  # a script that is not text is core's problem, listed already
         path = Path(os.path.expanduser(script))
         if not path.is_absolute():
             if self.path is None:
@@ -485,9 +545,10 @@ class ClusterView(QWidget):
 
     # --- editing ------------------------------------------------------------------------------
 
-    def _on_edit(self) -> None:
+    def _on_edit(self, key: str) -> None:
         if self._loading:
             return
+        self._edited.add(key)
         self.dirty = True
         self._update_path_label()
         self.changed.emit()
@@ -495,7 +556,7 @@ class ClusterView(QWidget):
 
     def _on_strategy(self) -> None:
         self._update_strategy_help()
-        self._on_edit()
+        self._on_edit("strategy")
 
     def _on_nodes(self) -> None:
         self.tasks.set_nodes(self.nodes.names())

@@ -36,7 +36,7 @@ from gui.i18n import state_label
 from gui.run_session import RunSession
 from gui.style import status_color
 from gui.tensorboard import TensorBoard
-from gui.trust_dialog import TrustDialog, unknown_hosts
+from gui.trust_dialog import TrustDialog, untrusted_hosts
 from gui.widgets.charts import GpuCharts, MetricCharts
 from gui.widgets.log_view import LogPanel
 from gui.widgets.node_gpu_panel import NodeGpuPanel
@@ -76,6 +76,7 @@ class RunView(QWidget):
         self.python: str | None = None
         self.run_dir: Path | None = None
         self.config_name = ""
+        self.config_path: Path | None = None  # of the last start: its nodes may need trust
         self._parsers: dict[str, ProgressParser] = {}
         self._tail: MetricsTail | None = None
         self._tail_busy = False
@@ -160,6 +161,7 @@ class RunView(QWidget):
         badge(self.status, "running")
         self.start_button.setEnabled(False)
         self.stop_button.setEnabled(True)
+        self.config_path = Path(config_path)
         self.session.start(config_path, run_dir)
 
     def stop(self) -> None:
@@ -257,7 +259,7 @@ class RunView(QWidget):
         QMessageBox.warning(self, self.tr("The run did not start"),
                             self.tr("Nothing was started:") + "\n\n" + "\n".join(problems))
         self.trust_dialogs = [TrustDialog(host, port, self) for host, port in
-                              unknown_hosts(problems)]
+                              untrusted_hosts(self.config_path)]
         for dialog in self.trust_dialogs:
             dialog.open()
 

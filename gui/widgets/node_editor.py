@@ -12,6 +12,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.config import Node
+from core.jobfile import bounds, default
 from gui.widgets.row_table import RowTable
 
 #: The columns edited as text: column -> config key.
@@ -19,7 +21,8 @@ _TEXT_COLUMNS = {0: "name", 1: "host", 2: "user", 4: "python", 5: "workdir", 6: 
                  7: "key_file"}
 PORT_COLUMN = 3
 PASSWORD_COLUMN = 8
-DEFAULT_WORKDIR = "tensordeck"
+DEFAULT_WORKDIR = default(Node, "workdir")
+DEFAULT_PORT = default(Node, "port")
 
 
 class NodeEditor(RowTable):
@@ -59,8 +62,8 @@ class NodeEditor(RowTable):
             edit.textChanged.connect(self.changed)
             self.table.setCellWidget(row, col, edit)
         port = QSpinBox()
-        port.setRange(1, 65535)
-        port.setValue(node["port"] if isinstance(node.get("port"), int) else 22)
+        port.setRange(*bounds(Node, "port"))
+        port.setValue(node["port"] if isinstance(node.get("port"), int) else DEFAULT_PORT)
         port.valueChanged.connect(self.changed)
         self.table.setCellWidget(row, PORT_COLUMN, port)
         password = QCheckBox()
@@ -117,7 +120,7 @@ class NodeEditor(RowTable):
                     continue
                 if text:  # an empty host or python is left out: "is required" shows
                     node[key] = text
-            if self.cell(row, PORT_COLUMN).value() != 22:
+            if self.cell(row, PORT_COLUMN).value() != DEFAULT_PORT:
                 node["port"] = self.cell(row, PORT_COLUMN).value()
             if self.password_box(row).isChecked():
                 node["password"] = True

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.jobfile import ROLES
 from gui.widgets.row_table import RowTable
 
-ROLES = ("chief", "worker", "ps", "evaluator")
 NODE_COLUMN = 5
 
 

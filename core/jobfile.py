@@ -1,0 +1,99 @@
+"""What editors of job files (the window's forms and its wizard) need from the config model,
+derived from :mod:`core.config`'s pydantic models so that a new strategy, choice, default or
+bound reaches them without being written twice: each field's choices, default and bounds, the
+order in which a file lists its keys, and a new job's content. Editors read files with
+:func:`core.config.read_config_data`, the loader ``tensordeck`` itself uses."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args, get_origin
+
+from pydantic import BaseModel
+
+from core.config import SINGLE_PROCESS, JobConfig, RestartPolicy, TaskGroup
+
+
+def keys(model: type[BaseModel]) -> tuple[str, ...]:
+    """The keys of ``model`` as a file names them, in the order a file lists them (that of
+    core.config.config_to_json)."""
+    return tuple(f.alias or name for name, f in model.model_fields.items())
+
+
+def choices(model: type[BaseModel], field: str) -> tuple[str, ...]:
+    """The values a Literal field of ``model`` accepts (null aside), in the model's order."""
+
+    def literals(annotation: object) -> list[str]:
+        if get_origin(annotation) is Literal:
+            return list(get_args(annotation))
+        return [v for arg in get_args(annotation) for v in literals(arg)]
+
+    found = literals(model.model_fields[field].annotation)
+    if not found:
+        raise TypeError(f"{model.__name__}.{field} is not a Literal field")
+    return tuple(found)
+
+
+def default(model: type[BaseModel], field: str) -> object:
+    """The value ``field`` takes when a file leaves it out, as the file would say it."""
+    value = model.model_fields[field].get_default(call_default_factory=True)
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True)
+    if isinstance(value, list):
+        return [v.model_dump(by_alias=True, exclude_unset=True) if isinstance(v, BaseModel)
+                else v for v in value]
+    return value
+
+
+def bounds(model: type[BaseModel], field: str) -> tuple[float | None, float | None]:
+    """The (lowest, highest) number ``field`` accepts; None where the model sets no bound."""
+    low = high = None
+    for rule in model.model_fields[field].metadata:
+        low = getattr(rule, "ge", low)
+        high = getattr(rule, "le", high)
+    return low, high
+
+
+STRATEGIES = choices(JobConfig, "strategy")
+ROLES = choices(TaskGroup, "role")
+CLUSTER_SPECS = choices(JobConfig, "cluster_spec")
+CROSS_DEVICE_OPS = choices(JobConfig, "cross_device_ops")
+RESTART_POLICIES = choices(RestartPolicy, "policy")
+KEY_ORDER = keys(JobConfig)
+
+#: The tasks a new job of each strategy starts with: the smallest mix core accepts for it,
+#: with two workers where workers share the training (the user edits them afterwards).
+STARTER_TASKS: dict[str, list[dict]] = {
+    "single": [{"role": "worker"}],
+    "mirrored": [{"role": "worker"}],
+    "multi_worker_mirrored": [{"role": "worker", "count": 2}],
+    "parameter_server": [{"role": "chief"}, {"role": "worker", "count": 2},
+                         {"role": "ps", "gpus": []}],
+    "between_graph": [{"role": "ps", "gpus": []}, {"role": "worker", "count": 2}],
+}
+
+
+def cluster_spec_for(strategy: str) -> str | None:
+    """How tasks of ``strategy`` learn the cluster when a file names no cluster_spec; None for
+    the strategies that run one process."""
+    if strategy in SINGLE_PROCESS:
+        return None
+    return JobConfig.model_construct(strategy=strategy).effective_cluster_spec
+
+
+def in_file_order(data: dict) -> dict:
+    """``data`` with the keys a config knows in their file order, then any others as given."""
+    known = {key: data[key] for key in KEY_ORDER if key in data}
+    return {**known, **{k: v for k, v in data.items() if k not in known}}
+
+
+def new_job(name: str, strategy: str, script: str, **values: object) -> dict:
+    """A new job file as the editors start it: the required keys, the keys people set most
+    (at core's defaults, so that the file shows them), the starter tasks of ``strategy`` and
+    its cluster description; ``values`` replace any of them."""
+    data: dict = {"name": name, "strategy": strategy, "script": script}
+    data.update({key: default(JobConfig, key) for key in ("args", "python", "env", "run_dir")})
+    data["cluster_spec"] = cluster_spec_for(strategy)
+    data["tasks"] = [dict(task) for task in STARTER_TASKS[strategy]]
+    data["restart"] = {key: default(RestartPolicy, key) for key in ("policy", "max_restarts")}
+    data["stop_grace_seconds"] = default(JobConfig, "stop_grace_seconds")
+    return in_file_order({**data, **values})
