@@ -241,6 +241,25 @@ def test_connect_raises_typed_host_key_errors_with_the_key_presented(lab, tmp_pa
     assert changed.value.fix == f"ssh-keygen -R [{a.address}]:{a.port}"
 
 
+def test_a_run_refused_by_its_nodes_keeps_the_typed_errors(lab, tmp_path, monkeypatch):
+    """The run path (core.session) refuses an unknown host before anything starts, as a config
+    error the CLI prints, with the typed error (its host key) kept for the window."""
+    from core.remote.connect import UnknownHostError
+    from core.remote.prepare import NodesNotReady
+    from core.session import RunSession
+
+    monkeypatch.setenv("HOME", str(tmp_path))  # no known_hosts
+    session = RunSession(job(tmp_path / "job", lab, ps_and_workers(free_ports(2))), doctor=False)
+    with pytest.raises(NodesNotReady) as refused:
+        session.check_nodes()
+    a = lab["servers"]["a"]
+    unknown = {e.node: e for e in refused.value.errors}
+    assert isinstance(unknown["a"], UnknownHostError) and unknown["a"].key.port == a.port
+    assert [p.where for p in refused.value.problems] == ["nodes.a", "nodes.b"]
+    assert unknown["a"].fix in str(refused.value)
+    assert not (tmp_path / "job" / "runs").exists()
+
+
 def test_node_without_tensorflow(lab, tmp_path, home):
     report = preflight(
         job(tmp_path, lab, ps_and_workers(free_ports(2)), b={"python": NO_TF_PYTHON})

@@ -58,6 +58,16 @@ def _ports_program() -> str:
     return Path(ports.__file__).read_text(encoding="utf-8") + _PORTS_MAIN
 
 
+class NodesNotReady(ConfigError):
+    """Nodes that cannot run the job: a config error (one problem per node, as the CLI prints
+    it) that keeps the typed errors (``errors``: an UnknownHostError has the host key)."""
+
+    def __init__(self, source: str, errors: list[RemoteError]) -> None:
+        problems = [ConfigProblem(where=f"nodes.{e.node}", message=e.args[0]) for e in errors]
+        super().__init__(source, problems)
+        self.errors = errors
+
+
 async def run_python(
     conn: asyncssh.SSHClientConnection,
     python: str,
@@ -193,8 +203,7 @@ def _ask_nodes(plan: RunPlan, act: bool) -> dict[str, NodePrep]:
     ]
     if errors:
         plan.release_ports()
-        problems = [ConfigProblem(where=f"nodes.{e.node}", message=e.args[0]) for e in errors]
-        raise ConfigError(str(plan.config_path), problems)
+        raise NodesNotReady(str(plan.config_path), errors)
     return dict(zip(wanted, results, strict=True))  # type: ignore[arg-type]
 
 
