@@ -33,10 +33,18 @@ class TaskState(str, Enum):
 
 
 class RunStatus(str, Enum):
+    """A run's status, as the supervisor ends it and as readers of run folders see it.
+
+    ABANDONED and UNREADABLE are readers' conclusions, never written: a summary that says
+    RUNNING while its launcher is gone (killed), and a folder whose summary.json is garbage.
+    """
+
     RUNNING = "running"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     INTERRUPTED = "interrupted"
+    ABANDONED = "abandoned"
+    UNREADABLE = "unreadable"
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,8 @@ class RunStopping(Event):
 class RunFinished(Event):
     status: RunStatus
     exit_code: int
+    #: Why the run ended ("completed", "worker-1 exited with code 7", "TensorDeck error: ...").
+    reason: str = ""
 
 
 EventSink = Callable[[Event], None]

@@ -2,8 +2,9 @@
 
 The run folder holds ``config.json`` (the resolved config: commands, ports, environment),
 ``logs/<role>-<index>.log`` (every byte each task printed), ``events.jsonl`` (task started /
-exited / restarted / stopped, with times) and ``summary.json`` (written as "running" at the
-start, so a killed launcher still leaves one, and rewritten at the end).
+exited / restarted / stopped, with times) and ``summary.json`` (:mod:`core.summary`: written
+as "running" before the first task starts, rewritten by the supervisor's loop whenever a task
+changes and at the end, so it always says what is running now, also after a killed launcher).
 
 A run folder is new, or empty and claimed with an exclusive marker file: TensorDeck never
 writes into a folder that holds anything it did not create, and two launchers never share one.
@@ -18,9 +19,9 @@ import shutil
 import threading
 from pathlib import Path
 
-from core.events import Event, EventSink, RunStatus, TaskOutput
-from core.exitcodes import describe
+from core.events import Event, EventSink, TaskOutput
 from core.proctree import Watchdog, make_watchdog
+from core.summary import SUMMARY_FILE, RunSummary
 from core.supervisor import RunResult, Supervisor
 from core.topology import RunPlan
 
@@ -106,17 +107,6 @@ def _abandon(folder: Path, made: bool) -> None:
             entry.unlink(missing_ok=True)
 
 
-def _with_description(data: dict) -> dict:
-    """``data`` with ``exit_description`` after its ``exit_code``: a Windows status code's hex
-    form and meaning, which the bare number (3221225477) does not tell."""
-    out = {}
-    for key, value in data.items():
-        out[key] = value
-        if key == "exit_code":
-            out["exit_description"] = None if value is None else describe(value)
-    return out
-
-
 class EventLog:
     """Appends lifecycle events (not output lines: those are in the logs) to events.jsonl."""
 
@@ -161,38 +151,27 @@ class Run:
 
         # The given watchdog first; a fresh one if the supervisor must replace it.
         given = iter([watchdog] if watchdog else [])
-        options = {"watchdog_factory": lambda: next(given, None) or make_watchdog()}
-        self.supervisor = Supervisor(plan, fan_out, self.dir / "logs", **options)
+        self.supervisor = Supervisor(
+            plan,
+            fan_out,
+            self.dir / "logs",
+            watchdog_factory=lambda: next(given, None) or make_watchdog(),
+            publish=self._write_summary,
+        )
         try:
-            _write_json(self.dir / "summary.json", self._summary(None))
+            self._write_summary(self.supervisor.summary())
         except OSError as exc:
             self._events.close()
             _abandon(self.dir, made)
             raise RunFolderError(f"cannot write in {self.dir}: {exc.strerror or exc}") from None
 
-    def _summary(self, result: RunResult | None) -> dict:
-        head = {
-            "name": self.plan.config.name,
-            "strategy": self.plan.config.strategy,
-            "run_dir": str(self.dir),
-            "config_path": str(self.plan.config_path),
-        }
-        if result is None:
-            body = {
-                "status": RunStatus.RUNNING.value,
-                "exit_code": None,
-                "tasks": [t.to_json() for t in self.supervisor.tasks],
-            }
-        else:
-            body = result.to_json()
-        body["tasks"] = [_with_description(t) for t in body["tasks"]]
-        return {**head, **_with_description(body)}
+    def _write_summary(self, summary: RunSummary) -> None:
+        _write_json(self.dir / SUMMARY_FILE, summary.to_json())
 
     def execute(self) -> RunResult:
-        """Run to the end (blocking; the calling thread owns the task processes)."""
+        """Run to the end (blocking; the calling thread owns the task processes). The
+        supervisor writes the last summary."""
         try:
-            result = self.supervisor.run()
+            return self.supervisor.run()
         finally:
             self._events.close()
-        _write_json(self.dir / "summary.json", self._summary(result))
-        return result
