@@ -569,7 +569,7 @@ class Supervisor:
         """Tasks still marked running after the loop failed were just killed: record them."""
         for task in self.tasks:
             if task.state in (TaskState.RUNNING, TaskState.RESTARTING, TaskState.PENDING):
-                started = task.state is not TaskState.PENDING
+                started = task.pid is not None  # not a start that failed in TensorDeck
                 if task.proc is not None:
                     task.exit_code = exit_status(task.proc.wait())
                     task.proc.release()
