@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from core.events import Event, EventSink, TaskOutput
@@ -29,6 +30,8 @@ from core.topology import RunPlan
 MARKER = ".tensordeck-run"
 _PRIVATE_FILE = 0o600
 _PRIVATE_DIR = 0o700
+#: Waits between tries of replacing a file a reader holds open (Windows).
+REPLACE_RETRIES = (0.005, 0.01, 0.02, 0.05)
 
 
 class RunFolderError(OSError):
@@ -43,10 +46,20 @@ def _private(path: Path, flags: int = os.O_TRUNC) -> int:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    """Write atomically, so a reader never sees half a file."""
+    """Write atomically, so a reader never sees half a file. On Windows a file another
+    process has open (History reading the summary) cannot be replaced: the read takes
+    microseconds, so the replace is tried again a few times."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     with open(_private(tmp), "w", encoding="utf-8") as file:
         file.write(json.dumps(data, indent=2, default=str))
+    for wait in REPLACE_RETRIES:
+        try:
+            os.replace(tmp, path)
+            return
+        except PermissionError:
+            if os.name != "nt":
+                raise
+            time.sleep(wait)
     os.replace(tmp, path)
 
 

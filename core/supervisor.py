@@ -268,7 +268,8 @@ class Supervisor:
         try:
             self._publish(self.summary())
         except OSError as exc:
-            if not self._publish_failed:  # said once, not on every change
+            self._published = None  # tried again after the next step
+            if not self._publish_failed:  # said once, not on every try
                 self._emit(RunWarning(self._wall(), f"cannot update summary.json: "
                                       f"{exc.strerror or exc}; the run goes on"))
             self._publish_failed = True
