@@ -18,7 +18,14 @@ import pytest
 from core.events import RunStatus
 from core.history import read_run
 from core.wintree import IS_WINDOWS, WindowsTree
-from tests.conftest import REPO, only_run_dir, read_summary, tensordeck, wait_no_leftovers
+from tests.conftest import (
+    EXAMPLES,
+    REPO,
+    only_run_dir,
+    read_summary,
+    tensordeck,
+    wait_no_leftovers,
+)
 
 #: The exit code of a Python task stopped gracefully without a handler of its own: SIGTERM on
 #: POSIX; on Windows TensorDeck's stop event raises KeyboardInterrupt, and Python exits with
@@ -198,6 +205,35 @@ def test_a_task_that_fails_by_itself_during_the_stop_is_failed_not_stopped(job):
                                                              ).read_text()
 
 
+@pytest.mark.tf
+def test_kill_9_of_a_tensorflow_worker_mid_run_restarts_it_and_the_run_succeeds(tmp_path):
+    """TF's parameter-server quickstart (tensorflow-cpu): one worker is killed with kill -9
+    while the chief trains; the worker is restarted at its address, the coordinator goes on
+    (its steps are rescheduled) and finishes, the run succeeds with that worker's restarts 1."""
+    config = json.loads((EXAMPLES / "quickstart.json").read_text())
+    config.update(script=str(EXAMPLES / "train_ps.py"), args=["--steps", "2000"])
+    config["tasks"] = [{"role": "chief"}, {"role": "worker", "count": 2},
+                       {"role": "ps", "gpus": []}]  # a free port, not the example's 23100
+    path = tmp_path / "quickstart.json"
+    path.write_text(json.dumps(config))
+    launcher = _Launcher(path)
+    run_dir = _wait_for_log(path, "chief-0", "step 100/2000")
+    victim = next(t for t in read_summary(run_dir)["tasks"] if t["task"] == "worker:0")
+    psutil.Process(victim["pid"]).kill()  # SIGKILL; TerminateProcess on Windows
+    returncode, out = launcher.finish(timeout=240)
+    assert returncode == 0, out[-4000:]
+    assert "worker-0 exited with code 137 (killed: SIGKILL) (failed)" in out or IS_WINDOWS
+    assert "worker-0 restarts in 1 s (attempt 2)" in out
+    summary = read_summary(run_dir)
+    assert summary["status"] == "succeeded"
+    worker = next(t for t in summary["tasks"] if t["task"] == "worker:0")
+    assert (worker["restarts"], worker["state"]) == (1, "stopped") and worker["pid"] != victim[
+        "pid"]
+    chief = (run_dir / "logs" / "chief-0.log").read_text(errors="replace")
+    assert "step 2000/2000" in chief and "checkpoint saved" in chief
+    assert not wait_no_leftovers(run_dir)
+
+
 def test_worker_failure_fails_the_run_with_its_code(job):
     config = job(SERVERS_AND_WORKERS, env={"FAIL_WORKER1": "7"})
     result = tensordeck("--run", str(config))
@@ -341,6 +377,17 @@ def _wait_for_tasks(config, count: int, timeout: float = 30) -> None:
                 return
         time.sleep(0.1)
     raise AssertionError("tasks did not start")
+
+
+def _wait_for_log(config, task: str, text: str, timeout: float = 120):
+    """The run folder, once ``task``'s log holds ``text``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for log in (config.parent / "runs").glob(f"*/logs/{task}.log"):
+            if text in log.read_text(errors="replace"):
+                return log.parent.parent
+        time.sleep(0.2)
+    raise AssertionError(f"{task} never printed {text!r}")
 
 
 HANG = """
