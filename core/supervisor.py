@@ -194,7 +194,8 @@ class Supervisor:
     """Runs a :class:`RunPlan` to its end. ``sink`` receives every event; it is called from the
     loop thread and from reader threads, so it must be thread-safe. ``publish`` receives the
     run's summary, on the loop thread, whenever a task changed and at the end; an OSError from
-    it (a full disk) becomes a RunWarning, never the end of the run."""
+    it (a full disk) becomes a RunWarning, never the end of the run. ``process_factory``
+    starts the tasks (default :class:`core.proctree.TaskProcess`)."""
 
     def __init__(
         self,
@@ -205,7 +206,7 @@ class Supervisor:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         watchdog_factory: Callable[[], Watchdog | None] = make_watchdog,
-        process_factory: ProcessFactory = TaskProcess,
+        process_factory: ProcessFactory | None = None,
         publish: Callable[[RunSummary], None] | None = None,
     ) -> None:
         self.plan = plan
@@ -213,7 +214,7 @@ class Supervisor:
         self._clock = clock
         self._wall = wall
         self._watchdog_factory = watchdog_factory
-        self._process_factory = process_factory
+        self._process_factory = process_factory or TaskProcess  # looked up now: patchable
         self._publish = publish
         self._control: queue.SimpleQueue[ControlMessage] = queue.SimpleQueue()  # signal-safe
         self._grace = plan.config.stop_grace_seconds
