@@ -301,11 +301,11 @@ class Supervisor:
             traceback.print_exc()
         self._winding_up = True
         self._best_effort(self._wind_up)
-        status, code, reason = self._outcome or (RunStatus.FAILED, 1, "supervisor error")
-        self._outcome = (status, code, reason)
         self._ended = self._wall()
         self._best_effort(self._publish_changes)
-        status, code, reason = self._outcome  # a failed last write is TensorDeck's error too
+        # Decided by the loop or by an error; a failed wind-up or last write is an error too.
+        assert self._outcome is not None
+        status, code, reason = self._outcome
         self._emit(RunFinished(self._ended, status, code, reason))
         return RunResult(status, code, reason, self._started, self._ended, self.tasks)
 
