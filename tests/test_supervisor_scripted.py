@@ -17,6 +17,7 @@ from core.config import parse_config
 from core.events import (
     Event,
     RunFinished,
+    RunStarted,
     RunStatus,
     RunStopping,
     RunWarning,
@@ -25,6 +26,7 @@ from core.events import (
     TaskStarted,
     TaskState,
 )
+from core.ports import port_problem
 from core.summary import RunSummary
 from core.supervisor import RunResult, Supervisor
 from core.topology import plan_run
@@ -299,6 +301,19 @@ def test_a_sink_that_raises_ends_the_run_failed_with_its_reason(tmp_path, kind):
     assert (last.status, last.reason) == (RunStatus.FAILED, result.reason)
     (finished,) = run.of(RunFinished)
     assert (finished.status, finished.reason) == (RunStatus.FAILED, result.reason)
+
+
+def test_a_sink_that_raises_on_the_first_event_starts_nothing_and_frees_the_ports(tmp_path):
+    factory = Factory()
+    run = Harness(tmp_path, factory, sink_fault=_raise_on(RunStarted), strategy="between_graph",
+                  tasks=[{"role": "ps"}, {"role": "worker"}])
+    result = run.finish()
+    assert result.status is RunStatus.FAILED and "the window went away" in result.reason
+    assert factory.starts == {}
+    assert states(result) == {"ps:0": (TaskState.STOPPED, None),
+                              "worker:0": (TaskState.STOPPED, None)}
+    assert run.summaries[-1].status is RunStatus.FAILED
+    assert [port_problem(t.plan.port) for t in result.tasks] == [None, None]  # released
 
 
 def test_the_supervisors_own_error_ends_the_run_failed_with_summary_and_reason(tmp_path):
