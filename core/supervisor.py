@@ -137,7 +137,6 @@ class TaskRecord:
     state: TaskState = TaskState.PENDING
     pid: int | None = None
     exit_code: int | None = None
-    restarts: int = 0
     attempt: int = 0
     started_at: float | None = None
     ended_at: float | None = None
@@ -149,6 +148,11 @@ class TaskRecord:
     kill_at: float | None = None
     restart_at: float | None = None
     exit_seen_at: float | None = None
+
+    @property
+    def restarts(self) -> int:
+        """Times the task was started again (a restart still waiting is not one yet)."""
+        return max(0, self.attempt - 1)
 
     def summary(self) -> TaskSummary:
         p = self.plan
@@ -170,7 +174,7 @@ class TaskRecord:
 
     def changes(self) -> tuple:
         """What the summary shows of this task that can change."""
-        return (self.state, self.pid, self.exit_code, self.restarts, self.started_at,
+        return (self.state, self.pid, self.exit_code, self.attempt, self.started_at,
                 self.ended_at)
 
 
@@ -465,7 +469,6 @@ class Supervisor:
         failed = state is TaskState.FAILED
         if failed and self._outcome is None and self._may_restart(task):
             delay = backoff_delay(task.policy.backoff_seconds, task.restarts)
-            task.restarts += 1
             task.state = TaskState.RESTARTING
             task.restart_at = self._clock() + delay
             self._emit(TaskExited(self._wall(), task.plan.key, code, TaskState.FAILED))

@@ -186,7 +186,7 @@ def test_a_restart_pending_when_the_run_ends_is_called_off(tmp_path):
 
     run.wait_for(lambda: any(restarting(s) for s in run.summaries))
     waiting = next(s for s in run.summaries if restarting(s))
-    assert waiting.status is RunStatus.RUNNING and task_of(waiting, "worker:0").restarts == 1
+    assert waiting.status is RunStatus.RUNNING and task_of(waiting, "worker:0").restarts == 0
     factory.last("chief:0").exits(0)
     result = run.finish()
     assert (result.status, result.exit_code, result.reason) == (RunStatus.SUCCEEDED, 0,
@@ -199,7 +199,7 @@ def test_a_restart_pending_when_the_run_ends_is_called_off(tmp_path):
     }
     final = task_of(run.summaries[-1], "worker:0")
     assert len(factory.starts["worker:0"]) == 1
-    assert (final.state, final.exit_code, final.restarts) == (TaskState.FAILED, 1, 1)
+    assert (final.state, final.exit_code, final.restarts) == (TaskState.FAILED, 1, 0)
 
 
 def test_a_worker_restart_keeps_a_parameter_server_run_going(tmp_path):
