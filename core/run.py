@@ -18,9 +18,10 @@ import os
 import shutil
 import threading
 import time
+from contextlib import suppress
 from pathlib import Path
 
-from core.events import Event, EventSink, TaskOutput
+from core.events import Event, EventSink, RunWarning, TaskOutput
 from core.proctree import Watchdog, make_watchdog
 from core.summary import SUMMARY_FILE, RunSummary
 from core.supervisor import RunResult, Supervisor
@@ -124,20 +125,33 @@ class EventLog:
     """Appends lifecycle events (not output lines: those are in the logs) to events.jsonl."""
 
     def __init__(self, path: Path) -> None:
+        self.path = path
         self._file = open(  # noqa: SIM115 - closed by Run
             _private(path, os.O_APPEND), "a", encoding="utf-8", buffering=1
         )
         self._lock = threading.Lock()
+        self._stopped = False
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: Event) -> RunWarning | None:
+        """Append ``event``. The first write that fails (a full disk) stops the file, not the
+        run: the warning to show instead is returned, once."""
         if isinstance(event, TaskOutput):
-            return
+            return None
         line = json.dumps(event.to_json(), default=str)
         with self._lock:
-            self._file.write(line + "\n")
+            if self._stopped:
+                return None
+            try:
+                self._file.write(line + "\n")
+            except OSError as exc:
+                self._stopped = True
+                return RunWarning(event.time, f"{self.path} stopped: {exc.strerror or exc}; "
+                                  "the run goes on")
+        return None
 
     def close(self) -> None:
-        self._file.close()
+        with suppress(OSError):  # the last line's flush on a full disk
+            self._file.close()
 
 
 class Run:
@@ -159,8 +173,10 @@ class Run:
             raise RunFolderError(f"cannot write in {self.dir}: {exc.strerror or exc}") from None
 
         def fan_out(event: Event) -> None:
-            self._events(event)
+            stopped = self._events(event)
             sink(event)
+            if stopped is not None:
+                sink(stopped)
 
         # The given watchdog first; a fresh one if the supervisor must replace it.
         given = iter([watchdog] if watchdog else [])
