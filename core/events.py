@@ -19,9 +19,12 @@ class TaskState(str, Enum):
 
         PENDING -> RUNNING -> SUCCEEDED | FAILED | STOPPED
         FAILED  -> RESTARTING -> RUNNING          (restart policy on_failure, within max_restarts)
+        RESTARTING -> FAILED                      (the run ended first: the restart is called off)
 
     STOPPED means TensorDeck ended the task (ps tasks at the end of a run, every task on Ctrl+C
-    or after another task failed): it is not a failure, whatever its exit code.
+    or after another task failed) and it exited as a stop makes a task exit (0, SIGTERM,
+    SIGINT, SIGKILL, Windows' Ctrl+C status: core.supervisor.STOP_EXIT_CODES): not a failure.
+    A task that fails by itself while being stopped (a traceback in its handler) is FAILED.
     """
 
     PENDING = "pending"
