@@ -343,15 +343,22 @@ class Supervisor:
         deadlines = [d for t in self.tasks for d in (t.terminate_at, t.kill_at, t.restart_at) if d]
         timeout = min([0.25, *(max(0.0, d - now) for d in deadlines)])
         try:
-            message = self._control.get(timeout=timeout)
+            message: ControlMessage | None = self._control.get(timeout=timeout)
         except queue.Empty:
             message = None
-        if isinstance(message, ProcessExited):
-            self._on_exit(message)
-        elif isinstance(message, StopRequested):
-            self._on_stop_request(message)
-        elif isinstance(message, ReaderFailed):
-            raise message.error
+        # Everything already queued is handled in this step, so that a burst (1,000 tasks
+        # ending together) costs one summary write, not one per exit.
+        while message is not None:
+            if isinstance(message, ProcessExited):
+                self._on_exit(message)
+            elif isinstance(message, StopRequested):
+                self._on_stop_request(message)
+            else:
+                raise message.error
+            try:
+                message = self._control.get_nowait()
+            except queue.Empty:
+                message = None
         self._on_tick(self._clock())
 
     # --- spawning and reading -------------------------------------------------------------------

@@ -62,7 +62,8 @@ class Harness:
     """A supervisor on its own thread, with every event and published summary recorded."""
 
     def __init__(self, tmp_path: Path, factory: Factory, *, sink_fault: Callable | None = None,
-                 publish_fault: Exception | None = None, **config) -> None:
+                 publish_fault: Exception | None = None,
+                 on_publish: Callable[[], None] | None = None, **config) -> None:
         (tmp_path / "task.py").write_text("raise SystemExit('scripted: never runs')\n")
         data = {"name": "s", "script": "task.py", "stop_grace_seconds": 3600, **config}
         plan = plan_run(parse_config(data), tmp_path / "job.json", run_dir=tmp_path / "run")
@@ -71,6 +72,7 @@ class Harness:
         self._changed = threading.Condition()
         self._sink_fault = sink_fault
         self._publish_fault = publish_fault
+        self._on_publish = on_publish
         self.factory = factory
         self.supervisor = Supervisor(plan, self._sink, tmp_path / "run" / "logs",
                                      watchdog_factory=lambda: None, process_factory=factory,
@@ -90,6 +92,8 @@ class Harness:
             self._sink_fault(event)
 
     def _publish(self, summary: RunSummary) -> None:
+        if self._on_publish is not None:
+            self._on_publish()
         if self._publish_fault is not None:
             raise self._publish_fault
         with self._changed:
@@ -367,3 +371,29 @@ def test_the_summary_is_published_on_every_change_with_the_launcher(tmp_path):
     # Written on changes only: no summary repeats the one before it.
     written = [s.to_json() for s in run.summaries]
     assert all(a != b for a, b in itertools.pairwise(written))
+
+
+def test_a_burst_of_exits_costs_one_summary_write(tmp_path):
+    """50 workers end while the loop is busy (held in its first summary write): the next step
+    handles every queued exit, then writes once; then the end's write."""
+    gate = threading.Event()
+    held: list[bool] = []
+
+    def hold_the_first_write() -> None:
+        if not held:
+            held.append(True)
+            assert gate.wait(HANG)
+
+    factory = Factory()
+    run = Harness(tmp_path, factory, on_publish=hold_the_first_write,
+                  strategy="multi_worker_mirrored", tasks=[{"role": "worker", "count": 50}])
+    run.wait_for(lambda: held)  # every task started
+    for procs in factory.starts.values():
+        procs[-1].exits(0)
+    run.wait_for(lambda: run.supervisor._control.qsize() == 50)
+    gate.set()
+    result = run.finish()
+    assert result.status is RunStatus.SUCCEEDED
+    assert [s.status for s in run.summaries] == [RunStatus.RUNNING] * 2 + [RunStatus.SUCCEEDED]
+    assert {t.state for t in run.summaries[1].tasks} == {TaskState.SUCCEEDED}
+
