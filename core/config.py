@@ -183,6 +183,12 @@ class TaskGroup(_Strict):
     node: str | None = Field(
         None, description="Name of the machine in 'nodes' that runs these tasks; null: this one."
     )
+    restart: RestartPolicy | None = Field(
+        None,
+        description="Restart policy of these tasks, instead of the job's 'restart'. Omitted: "
+        "the job's; in parameter_server, workers restart on failure (3 times) unless the job's "
+        "says on_failure itself.",
+    )
 
     @field_validator("gpus")
     @classmethod
@@ -245,6 +251,10 @@ class Node(_Strict):
     @property
     def tf_address(self) -> str:
         return self.address or self.host
+
+
+#: Restarts a parameter_server worker gets by default (its entry's ``restart`` overrides).
+PS_WORKER_RESTARTS = 3
 
 
 class RestartPolicy(_Strict):
@@ -374,6 +384,26 @@ class JobConfig(_Strict):
 
     def role_count(self, role: str) -> int:
         return sum(t.count for t in self.tasks if t.role == role)
+
+    def restart_for(self, role: str, index: int) -> RestartPolicy:
+        """The restart policy of task ``role:index`` (numbered per role in the order of
+        ``tasks``, as core.topology numbers them): its entry's ``restart``; else, for a
+        parameter_server worker, restart on failure (TF's ClusterCoordinator goes on without a
+        failed worker and takes it back when it rejoins) unless the job's policy restarts
+        itself; else the job's ``restart``."""
+        first = 0
+        for group in self.tasks:
+            if group.role != role:
+                continue
+            if index < first + group.count:
+                if group.restart is not None:
+                    return group.restart
+                break
+            first += group.count
+        ps_worker = self.strategy == "parameter_server" and role == "worker"
+        if ps_worker and self.restart.policy == "never":
+            return RestartPolicy(policy="on_failure", max_restarts=PS_WORKER_RESTARTS)
+        return self.restart
 
 
 def _size_problems(cfg: JobConfig) -> list[ConfigProblem]:
@@ -569,6 +599,7 @@ def _field_names() -> dict[tuple, list[str]]:
         (): names(JobConfig),
         ("tasks",): names(TaskGroup),
         ("restart",): names(RestartPolicy),
+        ("tasks", "restart"): names(RestartPolicy),
         ("nodes",): names(Node),
     }
 

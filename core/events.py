@@ -19,9 +19,12 @@ class TaskState(str, Enum):
 
         PENDING -> RUNNING -> SUCCEEDED | FAILED | STOPPED
         FAILED  -> RESTARTING -> RUNNING          (restart policy on_failure, within max_restarts)
+        RESTARTING -> FAILED                      (the run ended first: the restart is called off)
 
     STOPPED means TensorDeck ended the task (ps tasks at the end of a run, every task on Ctrl+C
-    or after another task failed): it is not a failure, whatever its exit code.
+    or after another task failed) and it exited as a stop makes a task exit (0, SIGTERM,
+    SIGINT, SIGKILL, Windows' Ctrl+C status: core.supervisor.STOP_EXIT_CODES): not a failure.
+    A task that fails by itself while being stopped (a traceback in its handler) is FAILED.
     """
 
     PENDING = "pending"
@@ -33,10 +36,18 @@ class TaskState(str, Enum):
 
 
 class RunStatus(str, Enum):
+    """A run's status, as the supervisor ends it and as readers of run folders see it.
+
+    ABANDONED and UNREADABLE are readers' conclusions, never written: a summary that says
+    RUNNING while its launcher is gone (killed), and a folder whose summary.json is garbage.
+    """
+
     RUNNING = "running"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     INTERRUPTED = "interrupted"
+    ABANDONED = "abandoned"
+    UNREADABLE = "unreadable"
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,8 @@ class RunStopping(Event):
 class RunFinished(Event):
     status: RunStatus
     exit_code: int
+    #: Why the run ended ("completed", "worker-1 exited with code 7", "TensorDeck error: ...").
+    reason: str = ""
 
 
 EventSink = Callable[[Event], None]

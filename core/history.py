@@ -1,36 +1,66 @@
 """Past runs, read back from their run folders (``summary.json``, ``config.json``, ``logs/``).
 
-A run folder is recognised by its ``summary.json``. A summary that still says "running" while
-none of its task processes exists belongs to a launcher that was killed: it is reported as
-"abandoned", which is what the user needs to know.
+A run folder is recognised by its ``summary.json`` (:mod:`core.summary`). A summary that says
+"running" while its launcher is gone is shown as ``abandoned``; one that cannot be read as a
+summary as ``unreadable``, with the reason: both are what the user needs to know.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
-
-ABANDONED = "abandoned"
+from core.events import RunStatus
+from core.summary import SUMMARY_FILE, RunSummary, SummaryError, observed_status, read_summary
 
 
 @dataclass(frozen=True)
 class RunRecord:
-    """One past (or current) run, as its folder describes it."""
+    """One past (or current) run, as its folder describes it. ``summary`` is None for an
+    unreadable folder, and ``problem`` says why."""
 
     run_dir: Path
-    name: str
-    strategy: str | None
-    status: str
-    exit_code: int | None
-    reason: str | None
-    started_at: float | None
-    ended_at: float | None
-    config_path: str | None
-    tasks: tuple[dict, ...] = field(default_factory=tuple)
+    status: RunStatus
+    summary: RunSummary | None = None
+    problem: str | None = None
+
+    @property
+    def name(self) -> str:
+        return (self.summary and self.summary.name) or self.run_dir.name
+
+    @property
+    def strategy(self) -> str | None:
+        return self.summary.strategy if self.summary else None
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.summary.exit_code if self.summary else None
+
+    @property
+    def reason(self) -> str | None:
+        return self.summary.reason if self.summary else self.problem
+
+    @property
+    def config_path(self) -> str | None:
+        return self.summary.config_path if self.summary else None
+
+    @property
+    def started_at(self) -> float | None:
+        if self.summary is None:
+            return None
+        if self.summary.started_at is not None:
+            return self.summary.started_at
+        # Version 0's first summary had no start time: its first task's.
+        return min((t.started_at for t in self.summary.tasks if t.started_at), default=None)
+
+    @property
+    def ended_at(self) -> float | None:
+        return self.summary.ended_at if self.summary else None
+
+    @property
+    def tasks(self) -> tuple:
+        return tuple(self.summary.tasks) if self.summary else ()
 
     @property
     def duration(self) -> float | None:
@@ -42,58 +72,31 @@ class RunRecord:
         """Task key (``worker:0``) -> its complete log file, for the tasks that have one."""
         out = {}
         for task in self.tasks:
-            key = task.get("task")
-            path = Path(task["log"]) if task.get("log") else None
-            if key and path is not None and path.is_file():
-                out[key] = path
+            path = Path(task.log) if task.log else None
+            if path is not None and path.is_file():
+                out[task.task] = path
         if not out:  # summary without log paths: fall back to the folder's files
             for path in sorted((self.run_dir / "logs").glob("*.log")):
                 out[path.stem.replace("-", ":", 1)] = path
         return out
 
 
-def _alive(pid: object) -> bool:
-    if not isinstance(pid, int):
-        return False
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
-        return False
-
-
 def read_run(run_dir: str | Path) -> RunRecord | None:
-    """The run in ``run_dir``, or None when it is not a readable run folder."""
+    """The run in ``run_dir``; None when the folder has no summary.json (not a run folder);
+    an ``unreadable`` record when its summary is not one."""
     run_dir = Path(run_dir)
+    if not (run_dir / SUMMARY_FILE).is_file():
+        return None
     try:
-        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(summary, dict):
-        return None
-    tasks = tuple(t for t in summary.get("tasks") or () if isinstance(t, dict))
-    status = str(summary.get("status") or "unknown")
-    if status == "running" and not any(_alive(t.get("pid")) for t in tasks):
-        status = ABANDONED
-    started = summary.get("started_at")
-    if started is None:
-        started = min((t["started_at"] for t in tasks if t.get("started_at")), default=None)
-    return RunRecord(
-        run_dir=run_dir,
-        name=str(summary.get("name") or run_dir.name),
-        strategy=summary.get("strategy"),
-        status=status,
-        exit_code=summary.get("exit_code"),
-        reason=summary.get("reason"),
-        started_at=started,
-        ended_at=summary.get("ended_at"),
-        config_path=summary.get("config_path"),
-        tasks=tasks,
-    )
+        summary = read_summary(run_dir)
+    except SummaryError as exc:
+        return RunRecord(run_dir, RunStatus.UNREADABLE, problem=str(exc))
+    return RunRecord(run_dir, observed_status(summary), summary)
 
 
 def list_runs(folders: Iterable[str | Path]) -> list[RunRecord]:
-    """Every run found in ``folders``, newest first. Each folder may be a run folder, a
-    ``runs`` folder, or a config folder (its ``runs/`` is searched)."""
+    """Every run found in ``folders``, newest first (unreadable ones last). Each folder may be
+    a run folder, a ``runs`` folder, or a config folder (its ``runs/`` is searched)."""
     seen: set[Path] = set()
     records = []
     for folder in folders:
@@ -101,11 +104,11 @@ def list_runs(folders: Iterable[str | Path]) -> list[RunRecord]:
         candidates = [folder, *_children(folder), *_children(folder / "runs")]
         for run_dir in candidates:
             key = run_dir.resolve()
-            if key in seen or not (run_dir / "summary.json").is_file():
+            if key in seen:
                 continue
-            seen.add(key)
             record = read_run(run_dir)
             if record is not None:
+                seen.add(key)
                 records.append(record)
     return sorted(records, key=lambda r: (r.started_at or 0.0, str(r.run_dir)), reverse=True)
 

@@ -2,8 +2,9 @@
 
 The run folder holds ``config.json`` (the resolved config: commands, ports, environment),
 ``logs/<role>-<index>.log`` (every byte each task printed), ``events.jsonl`` (task started /
-exited / restarted / stopped, with times) and ``summary.json`` (written as "running" at the
-start, so a killed launcher still leaves one, and rewritten at the end).
+exited / restarted / stopped, with times) and ``summary.json`` (:mod:`core.summary`: written
+as "running" before the first task starts, rewritten by the supervisor's loop whenever a task
+changes and at the end, so it always says what is running now, also after a killed launcher).
 
 A run folder is new, or empty and claimed with an exclusive marker file: TensorDeck never
 writes into a folder that holds anything it did not create, and two launchers never share one.
@@ -16,11 +17,13 @@ import json
 import os
 import shutil
 import threading
+import time
+from contextlib import suppress
 from pathlib import Path
 
-from core.events import Event, EventSink, RunStatus, TaskOutput
-from core.exitcodes import describe
+from core.events import Event, EventSink, RunWarning, TaskOutput
 from core.proctree import Watchdog, make_watchdog
+from core.summary import SUMMARY_FILE, RunSummary
 from core.supervisor import RunResult, Supervisor
 from core.topology import RunPlan
 
@@ -28,6 +31,8 @@ from core.topology import RunPlan
 MARKER = ".tensordeck-run"
 _PRIVATE_FILE = 0o600
 _PRIVATE_DIR = 0o700
+#: Waits between tries of replacing a file a reader holds open (Windows).
+REPLACE_RETRIES = (0.005, 0.01, 0.02, 0.05)
 
 
 class RunFolderError(OSError):
@@ -42,10 +47,20 @@ def _private(path: Path, flags: int = os.O_TRUNC) -> int:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    """Write atomically, so a reader never sees half a file."""
+    """Write atomically, so a reader never sees half a file. On Windows a file another
+    process has open (History reading the summary) cannot be replaced: the read takes
+    microseconds, so the replace is tried again a few times."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     with open(_private(tmp), "w", encoding="utf-8") as file:
         file.write(json.dumps(data, indent=2, default=str))
+    for wait in REPLACE_RETRIES:
+        try:
+            os.replace(tmp, path)
+            return
+        except PermissionError:
+            if os.name != "nt":
+                raise
+            time.sleep(wait)
     os.replace(tmp, path)
 
 
@@ -106,35 +121,37 @@ def _abandon(folder: Path, made: bool) -> None:
             entry.unlink(missing_ok=True)
 
 
-def _with_description(data: dict) -> dict:
-    """``data`` with ``exit_description`` after its ``exit_code``: a Windows status code's hex
-    form and meaning, which the bare number (3221225477) does not tell."""
-    out = {}
-    for key, value in data.items():
-        out[key] = value
-        if key == "exit_code":
-            out["exit_description"] = None if value is None else describe(value)
-    return out
-
-
 class EventLog:
     """Appends lifecycle events (not output lines: those are in the logs) to events.jsonl."""
 
     def __init__(self, path: Path) -> None:
+        self.path = path
         self._file = open(  # noqa: SIM115 - closed by Run
             _private(path, os.O_APPEND), "a", encoding="utf-8", buffering=1
         )
         self._lock = threading.Lock()
+        self._stopped = False
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: Event) -> RunWarning | None:
+        """Append ``event``. The first write that fails (a full disk) stops the file, not the
+        run: the warning to show instead is returned, once."""
         if isinstance(event, TaskOutput):
-            return
+            return None
         line = json.dumps(event.to_json(), default=str)
         with self._lock:
-            self._file.write(line + "\n")
+            if self._stopped:
+                return None
+            try:
+                self._file.write(line + "\n")
+            except OSError as exc:
+                self._stopped = True
+                return RunWarning(event.time, f"{self.path} stopped: {exc.strerror or exc}; "
+                                  "the run goes on")
+        return None
 
     def close(self) -> None:
-        self._file.close()
+        with suppress(OSError):  # the last line's flush on a full disk
+            self._file.close()
 
 
 class Run:
@@ -156,43 +173,34 @@ class Run:
             raise RunFolderError(f"cannot write in {self.dir}: {exc.strerror or exc}") from None
 
         def fan_out(event: Event) -> None:
-            self._events(event)
+            stopped = self._events(event)
             sink(event)
+            if stopped is not None:
+                sink(stopped)
 
         # The given watchdog first; a fresh one if the supervisor must replace it.
         given = iter([watchdog] if watchdog else [])
-        options = {"watchdog_factory": lambda: next(given, None) or make_watchdog()}
-        self.supervisor = Supervisor(plan, fan_out, self.dir / "logs", **options)
+        self.supervisor = Supervisor(
+            plan,
+            fan_out,
+            self.dir / "logs",
+            watchdog_factory=lambda: next(given, None) or make_watchdog(),
+            publish=self._write_summary,
+        )
         try:
-            _write_json(self.dir / "summary.json", self._summary(None))
+            self._write_summary(self.supervisor.summary())
         except OSError as exc:
             self._events.close()
             _abandon(self.dir, made)
             raise RunFolderError(f"cannot write in {self.dir}: {exc.strerror or exc}") from None
 
-    def _summary(self, result: RunResult | None) -> dict:
-        head = {
-            "name": self.plan.config.name,
-            "strategy": self.plan.config.strategy,
-            "run_dir": str(self.dir),
-            "config_path": str(self.plan.config_path),
-        }
-        if result is None:
-            body = {
-                "status": RunStatus.RUNNING.value,
-                "exit_code": None,
-                "tasks": [t.to_json() for t in self.supervisor.tasks],
-            }
-        else:
-            body = result.to_json()
-        body["tasks"] = [_with_description(t) for t in body["tasks"]]
-        return {**head, **_with_description(body)}
+    def _write_summary(self, summary: RunSummary) -> None:
+        _write_json(self.dir / SUMMARY_FILE, summary.to_json())
 
     def execute(self) -> RunResult:
-        """Run to the end (blocking; the calling thread owns the task processes)."""
+        """Run to the end (blocking; the calling thread owns the task processes). The
+        supervisor writes the last summary."""
         try:
-            result = self.supervisor.run()
+            return self.supervisor.run()
         finally:
             self._events.close()
-        _write_json(self.dir / "summary.json", self._summary(result))
-        return result

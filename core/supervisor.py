@@ -3,13 +3,26 @@
 The supervisor's loop runs on one thread (the caller of :meth:`Supervisor.run`), which also
 spawns every task: on Linux a task's parent-death signal is tied to that thread. One reader
 thread per task copies the raw output to the task's log file (every byte, as it arrives) and
-emits output events; lifecycle decisions all happen on the loop thread, fed by a queue.
+emits output events; lifecycle decisions all happen on the loop thread, fed by a queue of typed
+messages (:class:`ProcessExited`, :class:`StopRequested`, :class:`ReaderFailed`). The loop
+thread is also the only one that publishes the run's summary (``summary.json``): after every
+step in which a task changed.
 
 Completion: with a chief, the run ends when the chief exits; without one, when every worker
 has exited. Servers (ps; in parameter_server also workers, which only ``join()``) are then
 stopped at once; other tasks get ``stop_grace_seconds`` to exit by themselves. A chief, worker
-or ps failing fails the run (after restarts, with policy ``on_failure``): the others are
+or ps failing fails the run, once its restart policy (``tasks[].restart``, else the job's;
+parameter_server workers restart on failure by default: core.config) gives up: the others are
 stopped within ``stop_grace_seconds``.
+
+A task TensorDeck stopped is ``stopped`` when it exits as a stop makes it exit (0, SIGTERM,
+SIGINT, SIGKILL, Windows' Ctrl+C status); any other code is its own failure during the stop,
+recorded as ``failed`` with that code. The run's status is decided by what ended it (completion,
+the first failure, a stop request) and a failure during the teardown does not change it: it
+gets a RunWarning. See docs/reliability.md.
+
+Processes come from a factory (default :class:`core.proctree.TaskProcess`), so the decisions can
+be tested with scripted processes (tests/test_supervisor_scripted.py).
 """
 
 from __future__ import annotations
@@ -19,13 +32,15 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
+from core.config import RestartPolicy
 from core.events import (
+    Event,
     EventSink,
     RunFinished,
     RunStarted,
@@ -38,18 +53,78 @@ from core.events import (
     TaskStarted,
     TaskState,
 )
-from core.exitcodes import describe
+from core.exitcodes import STATUS_CONTROL_C_EXIT, describe, normalize
 from core.output import LineSplitter
 from core.proctree import TaskProcess, Watchdog, exit_status, kill_escaped, make_watchdog
+from core.summary import LauncherSummary, RunSummary, TaskSummary, this_launcher
 from core.topology import RunPlan, TaskPlan
 
 #: Roles whose failure fails the run (an evaluator's does not).
 CRITICAL_ROLES = frozenset({"chief", "worker", "ps"})
+#: The exit codes of a task that ended because it was stopped: by itself after the stop
+#: (0), by the default action of SIGINT/SIGTERM, by SIGKILL (also Windows' forced stop:
+#: core.wintree.KILLED_EXIT_CODE), or Windows' Ctrl+C status (the stop event's
+#: KeyboardInterrupt). Exit 1 is not among them: it is what a traceback gives.
+STOP_EXIT_CODES = frozenset({0, 128 + 2, 128 + 9, 128 + 15, STATUS_CONTROL_C_EXIT})
 MAX_BACKOFF_SECONDS = 30.0
 #: A task whose process exited but whose pipe stays open (a child of it holds it) gets this long.
 ORPHAN_PIPE_SECONDS = 2.0
 READ_SIZE = 1 << 16
 TERMINAL = frozenset({TaskState.SUCCEEDED, TaskState.FAILED, TaskState.STOPPED})
+
+
+class ProcessLike(Protocol):
+    """What the supervisor needs of a task's process tree (core.proctree.TaskProcess)."""
+
+    pid: int
+
+    def read(self, size: int) -> bytes: ...
+    def abandon_output(self) -> None: ...
+    def terminate_tree(self) -> None: ...
+    def kill_tree(self) -> None: ...
+    def poll(self) -> int | None: ...
+    def wait(self) -> int: ...
+    def release(self) -> None: ...
+
+
+class ProcessFactory(Protocol):
+    """Starts a task; OSError when it cannot (the task then fails with 127)."""
+
+    def __call__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str | None = None,
+        watchdog: Watchdog | None = None,
+    ) -> ProcessLike: ...
+
+
+# --- messages to the loop thread ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProcessExited:
+    """A task's process ended and its output was drained (``attempt``: which start it was)."""
+
+    key: str
+    attempt: int
+    returncode: int
+
+
+@dataclass(frozen=True)
+class StopRequested:
+    reason: str
+    exit_code: int
+
+
+@dataclass(frozen=True)
+class ReaderFailed:
+    """A reader thread failed (a sink that raised): TensorDeck's own error, which ends the run."""
+
+    error: Exception
+
+
+ControlMessage = ProcessExited | StopRequested | ReaderFailed
 
 
 @dataclass
@@ -58,15 +133,15 @@ class TaskRecord:
 
     plan: TaskPlan
     log_path: Path
+    policy: RestartPolicy
     state: TaskState = TaskState.PENDING
     pid: int | None = None
     exit_code: int | None = None
-    restarts: int = 0
     attempt: int = 0
     started_at: float | None = None
     ended_at: float | None = None
     # Runtime only:
-    proc: TaskProcess | None = field(default=None, repr=False)
+    proc: ProcessLike | None = field(default=None, repr=False)
     reader: threading.Thread | None = field(default=None, repr=False)
     stop_requested: bool = False
     terminate_at: float | None = None
@@ -74,23 +149,33 @@ class TaskRecord:
     restart_at: float | None = None
     exit_seen_at: float | None = None
 
-    def to_json(self) -> dict:
+    @property
+    def restarts(self) -> int:
+        """Times the task was started again (a restart still waiting is not one yet)."""
+        return max(0, self.attempt - 1)
+
+    def summary(self) -> TaskSummary:
         p = self.plan
-        return {
-            "task": p.key,
-            "role": p.role,
-            "index": p.index,
-            "host": p.host,
-            "port": p.port,
-            "gpus": p.gpus,
-            "state": self.state.value,
-            "pid": self.pid,
-            "exit_code": self.exit_code,
-            "restarts": self.restarts,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-            "log": str(self.log_path),
-        }
+        return TaskSummary(
+            task=p.key,
+            role=p.role,
+            index=p.index,
+            host=p.host,
+            port=p.port,
+            gpus=p.gpus,
+            state=self.state,
+            pid=self.pid,
+            exit_code=self.exit_code,
+            restarts=self.restarts,
+            started_at=self.started_at,
+            ended_at=self.ended_at,
+            log=str(self.log_path),
+        )
+
+    def changes(self) -> tuple:
+        """What the summary shows of this task that can change."""
+        return (self.state, self.pid, self.exit_code, self.attempt, self.started_at,
+                self.ended_at)
 
 
 @dataclass
@@ -102,17 +187,6 @@ class RunResult:
     ended_at: float
     tasks: list[TaskRecord]
 
-    def to_json(self) -> dict:
-        return {
-            "status": self.status.value,
-            "exit_code": self.exit_code,
-            "reason": self.reason,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-            "duration_seconds": round(self.ended_at - self.started_at, 3),
-            "tasks": [t.to_json() for t in self.tasks],
-        }
-
 
 def backoff_delay(base_seconds: float, restarts: int) -> float:
     """The wait before restart number ``restarts + 1``: doubling, at most MAX_BACKOFF_SECONDS.
@@ -122,7 +196,10 @@ def backoff_delay(base_seconds: float, restarts: int) -> float:
 
 class Supervisor:
     """Runs a :class:`RunPlan` to its end. ``sink`` receives every event; it is called from the
-    loop thread and from reader threads, so it must be thread-safe."""
+    loop thread and from reader threads, so it must be thread-safe. ``publish`` receives the
+    run's summary, on the loop thread, whenever a task changed and at the end; an OSError from
+    it (a full disk) becomes a RunWarning, never the end of the run. ``process_factory``
+    starts the tasks (default :class:`core.proctree.TaskProcess`)."""
 
     def __init__(
         self,
@@ -133,60 +210,130 @@ class Supervisor:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         watchdog_factory: Callable[[], Watchdog | None] = make_watchdog,
+        process_factory: ProcessFactory | None = None,
+        publish: Callable[[RunSummary], None] | None = None,
     ) -> None:
         self.plan = plan
         self._sink = sink
         self._clock = clock
         self._wall = wall
         self._watchdog_factory = watchdog_factory
-        self._control: queue.SimpleQueue = queue.SimpleQueue()  # reentrant: safe in signal handlers
+        self._process_factory = process_factory or TaskProcess  # looked up now: patchable
+        self._publish = publish
+        self._control: queue.SimpleQueue[ControlMessage] = queue.SimpleQueue()  # signal-safe
         self._grace = plan.config.stop_grace_seconds
-        self._policy = plan.config.restart
-        self.tasks = [TaskRecord(t, log_dir / f"{t.name}.log") for t in plan.tasks]
+        self.tasks = [
+            TaskRecord(t, log_dir / f"{t.name}.log", plan.config.restart_for(t.role, t.index))
+            for t in plan.tasks
+        ]
         self._by_key = {t.plan.key: t for t in self.tasks}
         self._outcome: tuple[RunStatus, int, str] | None = None
         self._watchdog: Watchdog | None = None
+        self._launcher: LauncherSummary = this_launcher(with_start_time=False)
+        self._started: float | None = None
+        self._ended: float | None = None
+        self._winding_up = False  # the sink may be what failed: events are best effort now
+        self._published: tuple | None = None
+        self._publish_failed = False
 
     # --- public, thread-safe ------------------------------------------------------------------
 
     def request_stop(self, reason: str = "interrupted", exit_code: int = 130) -> None:
-        """Stop every task (gracefully, then by force after the grace period). A second request
-        kills at once. Safe to call from a signal handler or another thread."""
-        self._control.put(("stop", reason, exit_code))
+        """Stop every task (gracefully, then by force after the grace period). A request while
+        the run is already winding down kills at once. Safe to call from a signal handler or
+        another thread."""
+        self._control.put(StopRequested(reason, exit_code))
+
+    # --- the summary (loop thread) ------------------------------------------------------------
+
+    def summary(self) -> RunSummary:
+        """The run as it stands: ``running`` until :meth:`run` has returned its result."""
+        done = self._ended is not None and self._outcome is not None
+        status, code, reason = self._outcome if done else (RunStatus.RUNNING, None, None)
+        config = self.plan.config
+        return RunSummary(
+            name=config.name,
+            strategy=config.strategy,
+            run_dir=str(self.plan.run_dir),
+            config_path=str(self.plan.config_path),
+            status=status,
+            exit_code=code,
+            reason=reason,
+            started_at=self._started,
+            ended_at=self._ended,
+            launcher=self._launcher,
+            tasks=[t.summary() for t in self.tasks],
+        )
+
+    def _publish_changes(self) -> None:
+        mark = (self._ended, self._launcher.started_at, *(t.changes() for t in self.tasks))
+        if mark == self._published or self._publish is None:
+            return
+        self._published = mark
+        try:
+            self._publish(self.summary())
+        except OSError as exc:
+            self._published = None  # tried again after the next step
+            if not self._publish_failed:  # said once, not on every try
+                self._emit(RunWarning(self._wall(), f"cannot update summary.json: "
+                                      f"{exc.strerror or exc}; the run goes on"))
+            self._publish_failed = True
+        else:
+            self._publish_failed = False
 
     # --- the loop -----------------------------------------------------------------------------
 
     def run(self) -> RunResult:
-        started = self._wall()
-        self._emit(
-            RunStarted(started, str(self.plan.run_dir), tuple(t.plan.key for t in self.tasks))
-        )
-        self._watchdog = self._watchdog_factory()
-        if self._watchdog:
-            self._watchdog.watch_run(str(self.plan.run_dir))
-        self.plan.release_ports()
+        self._started = self._wall()
         try:
+            self._emit(RunStarted(self._started, str(self.plan.run_dir),
+                                  tuple(t.plan.key for t in self.tasks)))
+            self._watchdog = self._watchdog_factory()
+            if self._watchdog:
+                self._watchdog.watch_run(str(self.plan.run_dir))
+            self.plan.release_ports()
             for task in self.tasks:
                 self._spawn(task)  # a stop request meanwhile waits in the queue
+            # Only now, not to delay the tasks: psutil and the launcher's start time.
+            self._launcher = this_launcher(with_start_time=True)
+            self._publish_changes()
             while not self._finished():
                 self._step()
+                self._publish_changes()
         except Exception as exc:  # TensorDeck's own fault: end the run, and say so truthfully
             self._outcome = (RunStatus.FAILED, 1, f"TensorDeck error: {exc!r}")
             traceback.print_exc()
-        finally:
-            self._kill_everything()  # only does something if the loop itself failed
-            self._reap_after_error()
-            # Daemons of tasks that left their trees and hold no pipe (output to /dev/null).
-            escaped = kill_escaped(str(self.plan.run_dir))
-            if escaped:
-                self._emit(RunWarning(self._wall(), f"stopped {escaped} detached process(es) "
-                                      "that tasks had left running"))
-            if self._watchdog:
-                self._watchdog.close()
-        status, code, reason = self._outcome or (RunStatus.FAILED, 1, "supervisor error")
-        ended = self._wall()
-        self._emit(RunFinished(ended, status, code))
-        return RunResult(status, code, reason, started, ended, self.tasks)
+        self._winding_up = True
+        self._best_effort(self._wind_up)
+        self._ended = self._wall()
+        self._best_effort(self._publish_changes)
+        # Decided by the loop or by an error; a failed wind-up or last write is an error too.
+        assert self._outcome is not None
+        status, code, reason = self._outcome
+        self._emit(RunFinished(self._ended, status, code, reason))
+        return RunResult(status, code, reason, self._started, self._ended, self.tasks)
+
+    def _wind_up(self) -> None:
+        """After the loop, also after it failed: nothing of the run may be left running."""
+        self.plan.release_ports()  # when the loop failed before the tasks started
+        self._kill_everything()  # only does something if the loop itself failed
+        self._reap_after_error()
+        # Daemons of tasks that left their trees and hold no pipe (output to /dev/null).
+        escaped = kill_escaped(str(self.plan.run_dir))
+        if escaped:
+            self._emit(RunWarning(self._wall(), f"stopped {escaped} detached process(es) "
+                                  "that tasks had left running"))
+        if self._watchdog:
+            self._watchdog.close()
+
+    def _best_effort(self, step: Callable[[], None]) -> None:
+        """Run a step of the wind-up, which must reach its end whatever fails in it."""
+        try:
+            step()
+        except Exception as exc:
+            traceback.print_exc()
+            if self._outcome is None or self._outcome[0] is not RunStatus.FAILED:
+                self._outcome = (RunStatus.FAILED, 1, f"TensorDeck error: {exc!r}")
 
     def _finished(self) -> bool:
         return self._outcome is not None and all(t.state in TERMINAL for t in self.tasks)
@@ -196,16 +343,22 @@ class Supervisor:
         deadlines = [d for t in self.tasks for d in (t.terminate_at, t.kill_at, t.restart_at) if d]
         timeout = min([0.25, *(max(0.0, d - now) for d in deadlines)])
         try:
-            message = self._control.get(timeout=timeout)
+            message: ControlMessage | None = self._control.get(timeout=timeout)
         except queue.Empty:
             message = None
-        if message:
-            if message[0] == "exited":
-                self._on_exit(*message[1:])
-            elif message[0] == "stop":
-                self._on_stop_request(*message[1:])
-            elif message[0] == "reader-error":
-                raise message[1]
+        # Everything already queued is handled in this step, so that a burst (1,000 tasks
+        # ending together) costs one summary write, not one per exit.
+        while message is not None:
+            if isinstance(message, ProcessExited):
+                self._on_exit(message)
+            elif isinstance(message, StopRequested):
+                self._on_stop_request(message)
+            else:
+                raise message.error
+            try:
+                message = self._control.get_nowait()
+            except queue.Empty:
+                message = None
         self._on_tick(self._clock())
 
     # --- spawning and reading -------------------------------------------------------------------
@@ -220,7 +373,7 @@ class Supervisor:
         if task.attempt > 1:
             log.write(f"--- tensordeck: restart {task.restarts} of {task.plan.name} ---\n".encode())
         try:
-            task.proc = TaskProcess(
+            task.proc = self._process_factory(
                 task.plan.argv,
                 self.plan.task_env(task.plan),
                 cwd=str(self.plan.script.parent),
@@ -231,8 +384,11 @@ class Supervisor:
             log.close()
             self._emit(TaskOutput(self._wall(), task.plan.key, (f"cannot start: {exc}",)))
             task.started_at = task.started_at or self._wall()
-            self._control.put(("exited", task.plan.key, task.attempt, 127))
+            self._control.put(ProcessExited(task.plan.key, task.attempt, 127))
             return
+        except BaseException:
+            log.close()
+            raise
         task.pid = task.proc.pid
         task.started_at = task.started_at or self._wall()
         self._emit(TaskStarted(self._wall(), task.plan.key, task.pid, task.attempt))
@@ -244,7 +400,7 @@ class Supervisor:
         )
         task.reader.start()
 
-    def _read(self, task: TaskRecord, proc: TaskProcess, attempt: int, log) -> None:
+    def _read(self, task: TaskRecord, proc: ProcessLike, attempt: int, log) -> None:
         key = task.plan.key
         splitter = LineSplitter()
         last_progress = None
@@ -269,12 +425,12 @@ class Supervisor:
         except Exception as exc:  # a broken sink must not leave the loop waiting forever
             proc.kill_tree()
             code = proc.wait()
-            self._control.put(("reader-error", exc))
+            self._control.put(ReaderFailed(exc))
         finally:
             if log is not None:
                 with suppress(OSError):
                     log.close()
-        self._control.put(("exited", key, attempt, code))
+        self._control.put(ProcessExited(key, attempt, code))
 
     def _write_log(self, task: TaskRecord, log: BinaryIO, data: bytes) -> BinaryIO | None:
         """Append ``data`` to the task's log. A write that fails (disk full, quota) stops that
@@ -301,35 +457,42 @@ class Supervisor:
 
     # --- decisions ------------------------------------------------------------------------------
 
-    def _on_exit(self, key: str, attempt: int, returncode: int) -> None:
-        task = self._by_key[key]
-        if attempt != task.attempt:
+    def _on_exit(self, message: ProcessExited) -> None:
+        task = self._by_key[message.key]
+        if message.attempt != task.attempt:
             return
         if task.proc:
             task.proc.release()
             task.proc = None
-        code = exit_status(returncode)
+        code = exit_status(message.returncode)
         task.exit_code = code
         task.ended_at = self._wall()
         task.terminate_at = task.kill_at = None
         if task.stop_requested:
-            state = TaskState.STOPPED
+            stopped = normalize(code) in STOP_EXIT_CODES
+            state = TaskState.STOPPED if stopped else TaskState.FAILED
         else:
             state = TaskState.SUCCEEDED if code == 0 else TaskState.FAILED
-        critical_failure = state is TaskState.FAILED and task.plan.role in CRITICAL_ROLES
-        if critical_failure and self._outcome is None and self._may_restart(task):
-            delay = backoff_delay(self._policy.backoff_seconds, task.restarts)
-            task.restarts += 1
+        failed = state is TaskState.FAILED
+        if failed and self._outcome is None and self._may_restart(task):
+            delay = backoff_delay(task.policy.backoff_seconds, task.restarts)
             task.state = TaskState.RESTARTING
             task.restart_at = self._clock() + delay
-            self._emit(TaskExited(self._wall(), key, code, TaskState.FAILED))
-            self._emit(TaskRestarting(self._wall(), key, task.attempt + 1, delay))
+            self._emit(TaskExited(self._wall(), task.plan.key, code, TaskState.FAILED))
+            self._emit(TaskRestarting(self._wall(), task.plan.key, task.attempt + 1, delay))
             return
         task.state = state
-        self._emit(TaskExited(self._wall(), key, code, state))
+        self._emit(TaskExited(self._wall(), task.plan.key, code, state))
         if self._outcome is not None:
+            if failed and self._outcome[0] is not RunStatus.FAILED:
+                self._emit(RunWarning(
+                    self._wall(),
+                    f"{task.plan.name} failed while the run was being stopped (exit code "
+                    f"{describe(code)}); the run stays {self._outcome[0].value}: see its log",
+                    task.plan.key,
+                ))
             return
-        if critical_failure:
+        if failed and task.plan.role in CRITICAL_ROLES:
             self._end(
                 RunStatus.FAILED,
                 code,
@@ -340,7 +503,8 @@ class Supervisor:
             self._end(RunStatus.SUCCEEDED, 0, "completed", stop_now=False)
 
     def _may_restart(self, task: TaskRecord) -> bool:
-        return self._policy.policy == "on_failure" and task.restarts < self._policy.max_restarts
+        policy = task.policy
+        return policy.policy == "on_failure" and task.restarts < policy.max_restarts
 
     def _run_complete(self) -> bool:
         chief = [t for t in self.tasks if t.plan.role == "chief"]
@@ -354,23 +518,23 @@ class Supervisor:
             role == "worker" and self.plan.config.strategy == "parameter_server"
         )
 
-    def _on_stop_request(self, reason: str, exit_code: int) -> None:
+    def _on_stop_request(self, message: StopRequested) -> None:
         if self._outcome is not None:
-            if self._outcome[0] is RunStatus.INTERRUPTED or reason == "interrupted":
-                self._kill_everything()  # asked twice: no more waiting
+            self._kill_everything()  # asked (again) while winding down: no more waiting
             return
-        self._end(RunStatus.INTERRUPTED, exit_code, reason, stop_now=True)
+        self._end(RunStatus.INTERRUPTED, message.exit_code, message.reason, stop_now=True)
 
     def _end(self, status: RunStatus, exit_code: int, reason: str, *, stop_now: bool) -> None:
-        """Decide the run's outcome, then wind the remaining tasks down."""
+        """Decide the run's outcome, then wind the remaining tasks down. A restart still
+        waiting is called off: the task keeps the state of its last attempt, failed."""
         self._outcome = (status, exit_code, reason)
         self._emit(RunStopping(self._wall(), reason))
         now = self._clock()
         for task in self.tasks:
             if task.state is TaskState.RESTARTING:
-                task.state, task.restart_at = TaskState.STOPPED, None
-                task.ended_at = self._wall()
-                self._emit(TaskExited(self._wall(), task.plan.key, task.exit_code or 0, task.state))
+                task.state, task.restart_at = TaskState.FAILED, None
+                self._emit(TaskExited(self._wall(), task.plan.key, task.exit_code or 0,
+                                      task.state))
             elif task.state is TaskState.RUNNING:
                 if stop_now or self._is_server(task):
                     self._terminate(task, now)
@@ -417,11 +581,15 @@ class Supervisor:
         """Tasks still marked running after the loop failed were just killed: record them."""
         for task in self.tasks:
             if task.state in (TaskState.RUNNING, TaskState.RESTARTING, TaskState.PENDING):
+                started = task.pid is not None  # not a start that failed in TensorDeck
                 if task.proc is not None:
                     task.exit_code = exit_status(task.proc.wait())
                     task.proc.release()
                     task.proc = None
                 task.state, task.ended_at = TaskState.STOPPED, self._wall()
+                if started:  # the window's table learns it too
+                    self._emit(TaskExited(self._wall(), task.plan.key, task.exit_code or 0,
+                                          task.state))
 
     def _watch_the_watchdog(self) -> None:
         """A killed watchdog would silently weaken the guarantee that nothing outlives a killed
@@ -443,8 +611,14 @@ class Supervisor:
                 task.stop_requested = True
                 task.proc.kill_tree()
 
-    def _emit(self, event) -> None:
-        self._sink(event)
+    def _emit(self, event: Event) -> None:
+        if not self._winding_up:
+            self._sink(event)  # a sink that raises is TensorDeck's error: it ends the run
+            return
+        try:  # the run is over either way: the sink may be what failed
+            self._sink(event)
+        except Exception:
+            traceback.print_exc()
 
 
 def install_signal_handlers(supervisor: Supervisor) -> Callable[[], None]:

@@ -53,6 +53,7 @@ def state_label(state: str) -> str:
         "stopped": QCoreApplication.translate("State", "stopped"),
         "interrupted": QCoreApplication.translate("State", "interrupted"),
         "abandoned": QCoreApplication.translate("State", "abandoned"),
+        "unreadable": QCoreApplication.translate("State", "unreadable"),
         "stopping": QCoreApplication.translate("State", "stopping"),
         "idle": QCoreApplication.translate("State", "not started"),
     }

@@ -10,7 +10,7 @@ STATUS_COLORS = {
     "ok": "#1a7f37", "succeeded": "#1a7f37", "running": "#0969da", "restarting": "#9a6700",
     "pending": "#6e7781", "stopped": "#6e7781", "interrupted": "#9a6700", "warning": "#9a6700",
     "failed": "#cf222e", "error": "#cf222e", "abandoned": "#9a6700", "info": "#0969da",
-    "unknown": "#6e7781",
+    "unknown": "#6e7781", "unreadable": "#6e7781",
 }
 #: Task prefix colours in the combined log (readable on its dark background).
 TASK_COLORS = ("#79c0ff", "#d2a8ff", "#7ee787", "#ffa657", "#ff7b72", "#56d4dd", "#f2cc60",

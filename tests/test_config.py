@@ -168,6 +168,38 @@ BAD = [
         ),
         "address: tasks run here and on other nodes: give this machine's LAN address",
     ),
+    (
+        "task restart key typo",
+        with_(tasks=[{"role": "chief"}, {"role": "worker", "restart": {"polcy": "never"}},
+                     {"role": "ps"}]),
+        "tasks[1].restart.polcy: unknown key; did you mean 'policy'? (allowed: policy, "
+        "max_restarts, backoff_seconds)",
+    ),
+    (
+        "task restart bad policy",
+        with_(tasks=[{"role": "chief"}, {"role": "worker", "restart": {"policy": "always"}},
+                     {"role": "ps"}]),
+        "tasks[1].restart.policy: must be one of: never or on_failure",
+    ),
+    (
+        "task restart negative",
+        with_(tasks=[{"role": "chief"}, {"role": "ps", "restart": {"policy": "on_failure",
+                                                                  "max_restarts": -1}},
+                     {"role": "worker"}]),
+        "tasks[1].restart.max_restarts: must be >= 0",
+    ),
+    (
+        "task restart without restarts",
+        with_(tasks=[{"role": "chief", "restart": {"policy": "on_failure"}}, {"role": "worker"},
+                     {"role": "ps"}]),
+        "tasks[0].restart: policy 'on_failure' needs max_restarts >= 1",
+    ),
+    (
+        "task restart not an object",
+        with_(tasks=[{"role": "chief"}, {"role": "worker", "restart": "on_failure"},
+                     {"role": "ps"}]),
+        "tasks[1].restart: must be an object, not a string",
+    ),
 ]
 
 
@@ -180,6 +212,43 @@ def test_bad_config_exits_2_names_the_field_and_starts_nothing(tmp_path, capsys,
     err = capsys.readouterr().err
     assert expected in err
     assert "nothing was started" in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_restart_policies_per_role_override_the_jobs():
+    """An entry's restart wins; parameter_server workers restart on failure unless the job's
+    policy restarts itself; chief and ps follow the job's (never by default)."""
+    tasks = [{"role": "chief"}, {"role": "worker", "count": 2},
+             {"role": "worker", "restart": {"policy": "never"}},
+             {"role": "ps", "restart": {"policy": "on_failure", "max_restarts": 5}}]
+    cfg = parse_config(with_(tasks=tasks))
+
+    def policy(role: str, index: int) -> tuple[str, int]:
+        chosen = cfg.restart_for(role, index)
+        return chosen.policy, chosen.max_restarts
+
+    assert [policy("worker", i) for i in range(3)] == [("on_failure", 3)] * 2 + [("never", 0)]
+    assert (policy("chief", 0), policy("ps", 0)) == (("never", 0), ("on_failure", 5))
+    job_restarts = with_(tasks=tasks, restart={"policy": "on_failure", "max_restarts": 9})
+    assert parse_config(job_restarts).restart_for("worker", 0).max_restarts == 9
+    other = parse_config(with_(strategy="between_graph", tasks=[{"role": "ps"},
+                                                                {"role": "worker"}]))
+    assert other.restart_for("worker", 0).policy == "never"  # only parameter_server's workers
+
+
+def test_validate_accepts_a_task_restart_and_refuses_a_bad_one(tmp_path):
+    (tmp_path / "train.py").write_text("print('never runs')\n")
+    path = tmp_path / "job.json"
+    worker = {"role": "worker", "restart": {"policy": "on_failure", "max_restarts": 2}}
+    path.write_text(json.dumps(with_(tasks=[{"role": "chief"}, worker, {"role": "ps"}])))
+    ok = tensordeck("validate", str(path))
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    worker["restart"]["backoff_seconds"] = -1
+    path.write_text(json.dumps(with_(tasks=[{"role": "chief"}, worker, {"role": "ps"}])))
+    bad = tensordeck("validate", str(path))
+    assert bad.returncode == 2
+    problems = [line for line in bad.stderr.splitlines() if line.startswith(str(path))]
+    assert problems == [f"{path}: tasks[1].restart.backoff_seconds: must be >= 0.0"]
     assert not (tmp_path / "runs").exists()
 
 

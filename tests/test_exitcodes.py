@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from core.events import RunStatus, TaskState
+from core import supervisor
 from core.exitcodes import (
     EXIT_CTRL_C,
     EXIT_TASK_CODE_OUT_OF_RANGE,
@@ -18,8 +18,8 @@ from core.exitcodes import (
     launcher_exit_code,
 )
 from core.run_command import run_command
-from core.supervisor import RunResult, Supervisor
 from tests.conftest import only_run_dir, read_summary
+from tests.scripted import ScriptedProcess
 
 ACCESS_VIOLATION = 0xC0000005
 
@@ -88,16 +88,15 @@ def test_every_code_maps_into_a_byte():
 
 
 def test_a_windows_crash_gives_exit_125_and_says_so(job, monkeypatch, capsys):
-    """The supervisor's result for a task that crashed with 0xC0000005 (no real crash: a Linux
-    process cannot exit with it) goes through the CLI's exit and summary.json."""
+    """A task that crashed with 0xC0000005 (a scripted process: a Linux process cannot exit
+    with it) goes through the supervisor, the CLI's exit and summary.json."""
 
-    def crashed(self: Supervisor) -> RunResult:
-        task = self.tasks[0]
-        task.exit_code, task.state = ACCESS_VIOLATION, TaskState.FAILED
-        return RunResult(RunStatus.FAILED, ACCESS_VIOLATION, "worker-0 exited", 1.0, 2.0,
-                         self.tasks)
+    def crashed(argv, env, cwd=None, watchdog=None) -> ScriptedProcess:
+        proc = ScriptedProcess(env["TENSORDECK_TASK"], on_stop=None)
+        proc.exits(ACCESS_VIOLATION)
+        return proc
 
-    monkeypatch.setattr(Supervisor, "run", crashed)
+    monkeypatch.setattr(supervisor, "TaskProcess", crashed)
     config = job("", strategy="single", tasks=[{"role": "worker"}])
     assert run_command(str(config), check=False) == EXIT_TASK_CODE_OUT_OF_RANGE
     err = capsys.readouterr().err

@@ -208,3 +208,33 @@ def test_a_failing_sink_ends_the_run_with_a_true_summary(job, tmp_path):
     assert summary["status"] == "failed" and "the window went away" in summary["reason"]
     assert {t["state"] for t in summary["tasks"]} == {"stopped"}
     assert not wait_no_leftovers(tmp_path / "run")
+
+
+class _FullDisk:
+    """A file on a full disk: every write fails with ENOSPC (the disk is the boundary)."""
+
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+    def close(self) -> None:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_full_disk_under_events_jsonl_is_a_warning_not_the_end(job, tmp_path):
+    from core.config import load_config
+    from core.run import Run
+    from core.topology import plan_run
+
+    config = job("print('trained')", strategy="single", tasks=[{"role": "worker"}])
+    seen = []
+    plan = plan_run(load_config(config), config, run_dir=str(tmp_path / "run"))
+    run = Run(plan, seen.append)
+    run._events._file = _FullDisk()
+    result = run.execute()
+    assert result.status.value == "succeeded"
+    warnings = [e.message for e in seen if isinstance(e, RunWarning)]
+    assert warnings == [f"{tmp_path / 'run' / 'events.jsonl'} stopped: No space left on "
+                        "device; the run goes on"]
+    assert read_summary(tmp_path / "run")["status"] == "succeeded"
+    assert (tmp_path / "run" / "logs" / "worker-0.log").read_text() == "trained\n"
+

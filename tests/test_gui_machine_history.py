@@ -3,8 +3,11 @@ the History view (runs made by the real CLI)."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
+import psutil
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
@@ -77,3 +80,29 @@ def test_history_lists_cli_runs_and_reruns_one(qtbot, window, tmp_path, job):
     assert blocker.args == [str(path)]
     assert window.current_page() == "run"
     assert wait_for_run(qtbot, window.run_view).status.value == "succeeded"
+
+
+def test_history_shows_a_garbage_summary_as_unreadable_and_a_live_run_as_running(
+        qtbot, window, tmp_path, job):
+    path = job("print('x')", strategy="single", tasks=[{"role": "worker"}])
+    assert tensordeck("--run", str(path), timeout=60).returncode == 0
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    me = {"pid": os.getpid(), "started_at": psutil.Process().create_time(), "host": None}
+    summary.update(status="running", exit_code=None, ended_at=None, launcher=me)
+    (run_dir / "summary.json").write_text(json.dumps(summary))  # as if this process ran it
+    garbage = tmp_path / "runs" / "garbage"
+    garbage.mkdir()
+    (garbage / "summary.json").write_text('{"status": "running", "tasks": 7}')
+    history = window.history
+    history.set_folders([str(tmp_path)])
+    history.refresh()
+    qtbot.waitUntil(lambda: history.table.rowCount() == 2, timeout=10_000)
+    shown = {history.table.item(row, 0).text(): history.table.item(row, 1).text()
+             for row in range(2)}
+    assert shown == {"t": "running", "garbage": "unreadable"}
+    row = next(r for r in range(2) if history.table.item(r, 0).text() == "garbage")
+    history.table.selectRow(row)
+    assert "tasks: Input should be a valid list" in history.details.text()
+    assert not history.rerun_button.isEnabled()
+

@@ -15,8 +15,17 @@ import time
 import psutil
 import pytest
 
+from core.events import RunStatus
+from core.history import read_run
 from core.wintree import IS_WINDOWS, WindowsTree
-from tests.conftest import REPO, only_run_dir, read_summary, tensordeck, wait_no_leftovers
+from tests.conftest import (
+    EXAMPLES,
+    REPO,
+    only_run_dir,
+    read_summary,
+    tensordeck,
+    wait_no_leftovers,
+)
 
 #: The exit code of a Python task stopped gracefully without a handler of its own: SIGTERM on
 #: POSIX; on Windows TensorDeck's stop event raises KeyboardInterrupt, and Python exits with
@@ -103,6 +112,125 @@ if role != "chief":
     }
     if IS_WINDOWS:  # POSIX's default SIGTERM ends a process without running finally
         assert "server stopped" in (run_dir / "logs" / "ps-0.log").read_text()
+    assert not wait_no_leftovers(run_dir)
+
+
+# A parameter_server job of plain tasks: worker 0's first attempt fails (the marker file says
+# it was tried); the chief finishes once a worker has come back (its second attempt's marker).
+RESTARTED_WORKER = """
+import os, sys, time
+from pathlib import Path
+run = Path(os.environ["TENSORDECK_RUN_DIR"])
+role = os.environ["TENSORDECK_TASK"].split(":")[0]
+name = os.environ["TENSORDECK_TASK"].replace(":", "-")
+if role == "chief":
+    for _ in range(600):
+        if (run / "worker-0.back").exists():
+            print("chief: worker 0 is back, done", flush=True)
+            sys.exit(0)
+        time.sleep(0.1)
+    sys.exit(2)
+if name == "worker-0":
+    if (run / "worker-0.tried").exists():
+        (run / "worker-0.back").write_text("x")
+    else:
+        (run / "worker-0.tried").write_text("x")
+        print("worker 0 crashes", flush=True)
+        sys.exit(int(os.environ.get("CRASH_CODE", "1")))
+print(name, "serving", flush=True)
+time.sleep(600)
+"""
+PS_TASKS = [{"role": "chief"}, {"role": "ps"}, {"role": "worker", "count": 2}]
+
+
+def test_a_parameter_server_worker_restarts_by_default_and_the_run_goes_on(job):
+    """TF's ClusterCoordinator carries on without a failed worker and takes it back: so a
+    worker failure restarts the worker (backoff 1 s), and the chief, never stopped, finishes."""
+    config = job(RESTARTED_WORKER, strategy="parameter_server", tasks=PS_TASKS)
+    result = tensordeck("--run", str(config), "--no-doctor")
+    assert result.returncode == 0, result.stdout + result.stderr
+    run_dir = only_run_dir(config)
+    summary = read_summary(run_dir)
+    assert states(summary) == {
+        "chief:0": ("succeeded", 0),
+        "ps:0": ("stopped", STOPPED),
+        "worker:0": ("stopped", STOPPED),
+        "worker:1": ("stopped", STOPPED),
+    }
+    assert [t["restarts"] for t in summary["tasks"] if t["task"] == "worker:0"] == [1]
+    assert "worker-0 restarts in 1 s (attempt 2)" in result.stdout
+    assert "--- tensordeck: restart 1 of worker-0 ---" in (run_dir / "logs" / "worker-0.log"
+                                                           ).read_text()
+    assert "worker 0 is back" in (run_dir / "logs" / "chief-0.log").read_text()
+    assert not wait_no_leftovers(run_dir)
+
+
+def test_a_worker_entry_that_never_restarts_fails_the_parameter_server_run(job):
+    tasks = [*PS_TASKS[:2], {"role": "worker", "count": 2, "restart": {"policy": "never"}}]
+    config = job(RESTARTED_WORKER, strategy="parameter_server", tasks=tasks,
+                 env={"CRASH_CODE": "6"})
+    result = tensordeck("--run", str(config), "--no-doctor")
+    assert result.returncode == 6, result.stdout + result.stderr
+    summary = read_summary(only_run_dir(config))
+    assert "worker-0 exited with code 6" in summary["reason"]
+    assert states(summary)["worker:0"] == ("failed", 6)
+    assert states(summary)["chief:0"] == ("stopped", STOPPED)
+
+
+# The ps's own SIGTERM handler fails (on Windows the stop event runs it as well).
+FAILS_WHEN_STOPPED = """
+import os, signal, time
+if os.environ["TENSORDECK_TASK"] == "ps:0":
+    def flush(signum, frame):
+        raise RuntimeError("could not flush the variables")
+    signal.signal(signal.SIGTERM, flush)
+    print("serving", flush=True)
+    time.sleep(600)
+print("worker done")
+"""
+
+
+def test_a_task_that_fails_by_itself_during_the_stop_is_failed_not_stopped(job):
+    """The run had succeeded (the workers finished): it stays succeeded, exit 0, while the ps
+    that failed in its own stop handler is recorded failed with its code, and said so."""
+    config = job(FAILS_WHEN_STOPPED, tasks=[{"role": "ps"}, {"role": "worker"}])
+    result = tensordeck("--run", str(config))
+    assert result.returncode == 0, result.stdout + result.stderr
+    run_dir = only_run_dir(config)
+    summary = read_summary(run_dir)
+    assert (summary["status"], summary["exit_code"]) == ("succeeded", 0)
+    assert states(summary) == {"ps:0": ("failed", 1), "worker:0": ("succeeded", 0)}
+    assert "warning: ps-0 failed while the run was being stopped (exit code 1)" in result.stdout
+    assert "RuntimeError: could not flush the variables" in (run_dir / "logs" / "ps-0.log"
+                                                             ).read_text()
+
+
+@pytest.mark.tf
+def test_kill_9_of_a_tensorflow_worker_mid_run_restarts_it_and_the_run_succeeds(tmp_path):
+    """TF's parameter-server quickstart (tensorflow-cpu): one worker is killed with kill -9
+    while the chief trains; the worker is restarted at its address, the coordinator goes on
+    (its steps are rescheduled) and finishes, the run succeeds with that worker's restarts 1."""
+    config = json.loads((EXAMPLES / "quickstart.json").read_text())
+    config.update(script=str(EXAMPLES / "train_ps.py"), args=["--steps", "2000"])
+    config["tasks"] = [{"role": "chief"}, {"role": "worker", "count": 2},
+                       {"role": "ps", "gpus": []}]  # a free port, not the example's 23100
+    path = tmp_path / "quickstart.json"
+    path.write_text(json.dumps(config))
+    launcher = _Launcher(path)
+    run_dir = _wait_for_log(path, "chief-0", "step 100/2000")
+    victim = next(t for t in read_summary(run_dir)["tasks"] if t["task"] == "worker:0")
+    psutil.Process(victim["pid"]).kill()  # SIGKILL; TerminateProcess on Windows
+    returncode, out = launcher.finish(timeout=240)
+    assert returncode == 0, out[-4000:]
+    assert "worker-0 exited with code 137 (killed: SIGKILL) (failed)" in out or IS_WINDOWS
+    assert "worker-0 restarts in 1 s (attempt 2)" in out
+    summary = read_summary(run_dir)
+    assert summary["status"] == "succeeded"
+    worker = next(t for t in summary["tasks"] if t["task"] == "worker:0")
+    assert (worker["restarts"], worker["state"]) == (1, "stopped") and worker["pid"] != victim[
+        "pid"]
+    chief = (run_dir / "logs" / "chief-0.log").read_text(errors="replace")
+    assert "step 2000/2000" in chief and "checkpoint saved" in chief
     assert not wait_no_leftovers(run_dir)
 
 
@@ -251,6 +379,17 @@ def _wait_for_tasks(config, count: int, timeout: float = 30) -> None:
     raise AssertionError("tasks did not start")
 
 
+def _wait_for_log(config, task: str, text: str, timeout: float = 120):
+    """The run folder, once ``task``'s log holds ``text``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for log in (config.parent / "runs").glob(f"*/logs/{task}.log"):
+            if text in log.read_text(errors="replace"):
+                return log.parent.parent
+        time.sleep(0.2)
+    raise AssertionError(f"{task} never printed {text!r}")
+
+
 HANG = """
 import os, subprocess, sys, time
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])  # a grandchild
@@ -324,16 +463,73 @@ def test_a_stop_runs_the_tasks_own_handlers(job):
     assert not wait_no_leftovers(run_dir)
 
 
-def test_kill_9_of_the_launcher_leaves_nothing(job):
+def _wait_for_summary(run_dir, done) -> dict:
+    """The live summary once ``done(summary)``; a read that meets the replace is retried."""
+    deadline = time.monotonic() + 30
+    summary: dict = {}
+    while time.monotonic() < deadline:
+        try:
+            summary = read_summary(run_dir)
+            if done(summary):
+                return summary
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.1)
+    raise AssertionError(summary)
+
+
+def test_the_summary_says_what_runs_now_and_a_killed_launcher_is_abandoned(job):
+    """summary.json is the live truth: every task running with its real pid, the launcher's
+    pid; History says running while the launcher lives and abandoned after its kill -9, and
+    the kill leaves no process behind."""
     config = job(HANG)
     launcher = _Launcher(config)
     _wait_for_tasks(config, 3)
     run_dir = only_run_dir(config)
-    assert len(psutil.Process(launcher.proc.pid).children(recursive=True)) >= 3
+    summary = _wait_for_summary(run_dir, lambda s: s["launcher"]["started_at"])
+    assert summary["status"] == "running" and summary["launcher"]["pid"] == launcher.proc.pid
+    assert {t["state"] for t in summary["tasks"]} == {"running"}
+    children = psutil.Process(launcher.proc.pid).children(recursive=True)
+    assert {t["pid"] for t in summary["tasks"]} <= {p.pid for p in children}
+    assert read_run(run_dir).status is RunStatus.RUNNING
     launcher.proc.kill()  # SIGKILL; TerminateProcess on Windows
     launcher.proc.wait(timeout=10)
     assert not wait_no_leftovers(run_dir, timeout=5)
     assert read_summary(run_dir)["status"] == "running"  # the launcher never finished it
+    assert read_run(run_dir).status is RunStatus.ABANDONED
+
+
+def test_the_summary_follows_a_restart_as_it_happens(job):
+    """While worker 0 waits to restart, the summary says so (and the run still runs)."""
+    script = """
+import os, sys, time
+from pathlib import Path
+tried = Path(os.environ["TENSORDECK_RUN_DIR"]) / "tried"
+if os.environ["TENSORDECK_TASK"] == "worker:0" and not tried.exists():
+    tried.write_text("x")
+    sys.exit(3)
+print("up", flush=True)
+time.sleep(600)
+"""
+    config = job(script, strategy="multi_worker_mirrored", tasks=[{"role": "worker", "count": 2}],
+                 restart={"policy": "on_failure", "max_restarts": 1, "backoff_seconds": 600})
+    launcher = _Launcher(config)
+    _wait_for_tasks(config, 1)
+    run_dir = only_run_dir(config)
+
+    def worker0(summary: dict) -> dict:
+        return next(t for t in summary["tasks"] if t["task"] == "worker:0")
+
+    summary = _wait_for_summary(run_dir, lambda s: worker0(s)["state"] == "restarting")
+    assert (worker0(summary)["exit_code"], worker0(summary)["restarts"]) == (3, 0)
+    assert summary["status"] == "running"
+    launcher.stop(signal.SIGTERM)
+    returncode, out = launcher.finish()
+    assert returncode == 143, out
+    final = read_summary(run_dir)
+    assert final["status"] == "interrupted"
+    assert (worker0(final)["state"], worker0(final)["exit_code"]) == ("failed", 3)
+    assert not wait_no_leftovers(run_dir)
 
 
 def test_flood_every_line_reaches_log_and_terminal(job):

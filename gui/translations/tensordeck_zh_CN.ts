@@ -451,6 +451,10 @@
 <context>
     <name>HistoryView</name>
     <message>
+        <source>restarts</source>
+        <translation>重启次数</translation>
+    </message>
+    <message>
         <location filename="../views/history.py" line="57"/>
         <source>History</source>
         <extracomment>How much of each log the history shows (the file has everything).</extracomment>
@@ -1288,6 +1292,10 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>State</name>
     <message>
+        <source>unreadable</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
         <location filename="../i18n.py" line="48"/>
         <source>pending</source>
         <extracomment>Language code -&gt; its name in that language (what the settings menu lists).</extracomment>
@@ -1407,7 +1415,34 @@ Launch, watch and diagnose TensorFlow training.</source>
     </message>
 </context>
 <context>
+    <name>RestartPicker</name>
+    <message>
+        <source>Job&apos;s policy</source>
+        <translation>作业的策略</translation>
+    </message>
+    <message>
+        <source>Never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <source>On failure</source>
+        <translation>失败时</translation>
+    </message>
+    <message>
+        <source> times</source>
+        <translation> 次</translation>
+    </message>
+    <message>
+        <source>Job&apos;s policy: the job&apos;s restart setting; in parameter_server, workers restart on failure</source>
+        <translation>作业的策略：使用作业的重启设置；在 parameter_server 中，worker 失败时会重启</translation>
+    </message>
+</context>
+<context>
     <name>TaskEditor</name>
+    <message>
+        <source>Restart</source>
+        <translation>重启</translation>
+    </message>
     <message>
         <location filename="../widgets/task_editor.py" line="83"/>
         <source>Role</source>

@@ -151,12 +151,12 @@ class HistoryView(QWidget):
             self.table.insertRow(row)
             started = (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.started_at))
                        if record.started_at else "")
-            values = (record.name, state_label(record.status), started,
+            values = (record.name, state_label(record.status.value), started,
                       format_duration(record.duration), record.strategy or "")
             for col, value in enumerate(values):
                 item = QTableWidgetItem(plain(str(value)))
                 if col == 1:
-                    item.setForeground(status_color(record.status))
+                    item.setForeground(status_color(record.status.value))
                 self.table.setItem(row, col, item)
         if records:
             self.table.selectRow(0)
@@ -189,8 +189,10 @@ class HistoryView(QWidget):
         def shown(value: object) -> str:
             return html.escape(plain(str(value)))
 
-        tasks = ", ".join(f"{shown(t.get('task'))}: {shown(state_label(str(t.get('state'))))} "
-                          f"({exit_word} {shown(describe(t.get('exit_code')) or '?')})"
+        restarts_word = self.tr("restarts")
+        tasks = ", ".join(f"{shown(t.task)}: {shown(state_label(t.state.value))} "
+                          f"({exit_word} {shown(describe(t.exit_code) or '?')}"
+                          + (f", {restarts_word} {t.restarts}" if t.restarts else "") + ")"
                           for t in record.tasks)
         self.details.setText(
             f"<b>{shown(record.run_dir)}</b><br>"

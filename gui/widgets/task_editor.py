@@ -1,5 +1,6 @@
-"""The ``tasks`` of a config as a table: role, count, host, port, GPUs and node per entry, the
-GPUs as checkable items of the machine's real GPUs, the node one of the config's ``nodes``."""
+"""The ``tasks`` of a config as a table: role, count, host, port, GPUs, node and restart policy
+per entry, the GPUs as checkable items of the machine's real GPUs, the node one of the config's
+``nodes``, the restart policy the entry's own or the job's (core.config.JobConfig.restart_for)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
+    QHBoxLayout,
     QLineEdit,
     QMenu,
     QSpinBox,
@@ -18,6 +20,7 @@ from core.jobfile import ROLES
 from gui.widgets.row_table import RowTable
 
 NODE_COLUMN = 5
+RESTART_COLUMN = 6
 
 
 class GpuPicker(QToolButton):
@@ -73,15 +76,69 @@ class GpuPicker(QToolButton):
             self.setText(", ".join(f"GPU {i}" for i in self._value))
 
 
-class TaskEditor(RowTable):
-    """Rows of (role, count, host, port, GPUs, node); ``changed`` on every edit."""
+class RestartPicker(QWidget):
+    """An entry's ``restart``: the job's (None), never, or on failure up to N times. The
+    entry's ``backoff_seconds``, which has no control here, is kept as it was."""
+
+    changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(6, 130, parent)
+        super().__init__(parent)
+        self.policy = QComboBox()
+        self.policy.addItem(self.tr("Job's policy"), None)
+        self.policy.addItem(self.tr("Never"), "never")
+        self.policy.addItem(self.tr("On failure"), "on_failure")
+        self.policy.setToolTip(self.tr("Job's policy: the job's restart setting; in "
+                                       "parameter_server, workers restart on failure"))
+        self.max_restarts = QSpinBox()
+        self.max_restarts.setRange(0, 100)  # 0 with on_failure: validation says what is wrong
+        self.max_restarts.setSuffix(self.tr(" times"))
+        self._backoff: object = None
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.policy, 1)
+        layout.addWidget(self.max_restarts)
+        self.policy.currentIndexChanged.connect(self._on_policy)
+        self.max_restarts.valueChanged.connect(self.changed)
+        self._on_policy()
+
+    def _on_policy(self) -> None:
+        self.max_restarts.setEnabled(self.policy.currentData() == "on_failure")
+        self.changed.emit()
+
+    def set_value(self, restart: object) -> None:
+        """From the file: anything that is not a known policy shows as the job's."""
+        restart = restart if isinstance(restart, dict) else {}
+        count = restart.get("max_restarts")
+        self.blockSignals(True)
+        self.max_restarts.setValue(count if isinstance(count, int) else 3)
+        self.policy.setCurrentIndex(max(self.policy.findData(restart.get("policy")), 0))
+        self.blockSignals(False)
+        self._backoff = restart.get("backoff_seconds")
+        self._on_policy()
+
+    def value(self) -> dict | None:
+        policy = self.policy.currentData()
+        if policy is None:
+            return None
+        out: dict = {"policy": policy}
+        if policy == "on_failure":
+            out["max_restarts"] = self.max_restarts.value()
+            if self._backoff is not None:
+                out["backoff_seconds"] = self._backoff
+        return out
+
+
+class TaskEditor(RowTable):
+    """Rows of (role, count, host, port, GPUs, node, restart); ``changed`` on every edit."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(7, 130, parent)
         self.gpus: list[tuple[int, str]] = []
         self.nodes: list[str] = []
         self.table.setHorizontalHeaderLabels([self.tr("Role"), self.tr("Count"), self.tr("Host"),
-                                              self.tr("Port"), self.tr("GPUs"), self.tr("Node")])
+                                              self.tr("Port"), self.tr("GPUs"), self.tr("Node"),
+                                              self.tr("Restart")])
         self.add_button.setText(self.tr("Add task"))
 
     def set_machine_gpus(self, gpus: list[tuple[int, str]]) -> None:
@@ -130,7 +187,9 @@ class TaskEditor(RowTable):
         gpus.set_value(entry.get("gpus") if isinstance(entry.get("gpus"), list) else None)
         node = QComboBox()
         self._fill_nodes(node, entry.get("node") if isinstance(entry.get("node"), str) else None)
-        for col, widget in enumerate((role, count, host, port, gpus, node)):
+        restart = RestartPicker()
+        restart.set_value(entry.get("restart"))
+        for col, widget in enumerate((role, count, host, port, gpus, node, restart)):
             self.table.setCellWidget(row, col, widget)
         role.currentIndexChanged.connect(self.changed)
         count.valueChanged.connect(self.changed)
@@ -138,6 +197,7 @@ class TaskEditor(RowTable):
         port.valueChanged.connect(self.changed)
         gpus.changed.connect(self.changed)
         node.currentIndexChanged.connect(self.changed)
+        restart.changed.connect(self.changed)
         self.changed.emit()
 
     def add_clicked(self) -> None:
@@ -171,5 +231,8 @@ class TaskEditor(RowTable):
                 entry["gpus"] = gpus
             if self.node_of(row) is not None:
                 entry["node"] = self.node_of(row)
+            restart = self.cell(row, RESTART_COLUMN).value()
+            if restart is not None:
+                entry["restart"] = restart
             out.append(entry)
         return out

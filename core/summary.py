@@ -1,0 +1,198 @@
+"""``summary.json``, the run folder's account of a run: one versioned model for the writer
+(:mod:`core.run`, live while the run goes) and every reader (History, the window).
+
+The file is the live truth: rewritten atomically whenever a task changes (state, pid, restarts,
+exit code, times) and at the run's end. It names the launcher (pid, its process's start time,
+host), so a reader can tell a run that is going on from one whose launcher was killed: that one
+still says ``running``, and :func:`observed_status` calls it ``abandoned``.
+
+Versions: 1 added ``schema_version`` and ``launcher``; a file without ``schema_version`` is
+version 0 (TensorDeck before it) and is read as far as it goes. A file that is not a summary
+is refused with :class:`SummaryError`, one line naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from core.events import RunStatus, TaskState
+from core.exitcodes import describe
+
+SCHEMA_VERSION = 1
+SUMMARY_FILE = "summary.json"
+#: A summary of 1,024 tasks is about 500 KiB: anything far larger is not one.
+MAX_SUMMARY_BYTES = 16 * 1024 * 1024
+#: How far a launcher's start time, as read again now, may be from the recorded one (Linux
+#: derives it from the boot time, which clock adjustments move by a fraction of a second).
+START_TIME_TOLERANCE = 1.0
+
+
+class SummaryError(ValueError):
+    """A summary.json that cannot be read; the message names the file and the problem."""
+
+
+class _Model(BaseModel):
+    # ignore: a newer TensorDeck's extra fields do not make a file unreadable.
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+
+def _description(code: int | None) -> str | None:
+    return None if code is None else describe(code)
+
+
+class LauncherSummary(_Model):
+    """The process that runs (or ran) the run: the CLI's or the window's."""
+
+    pid: int
+    #: Its process's creation time (psutil's ``create_time``), which tells a reused pid apart;
+    #: None in the first summary, written before the tasks start (the lookup costs start-up).
+    started_at: float | None = None
+    host: str | None = None
+
+
+class TaskSummary(_Model):
+    task: str
+    role: str
+    index: int
+    host: str | None = None
+    port: int | None = None
+    gpus: list[int] | None = None
+    state: TaskState = TaskState.PENDING
+    pid: int | None = None
+    exit_code: int | None = None
+    #: Derived from ``exit_code`` (a Windows status code's hex form and name).
+    exit_description: str | None = None
+    restarts: int = 0
+    started_at: float | None = None
+    ended_at: float | None = None
+    log: str | None = None
+
+    @model_validator(mode="after")
+    def _derive(self) -> TaskSummary:
+        self.exit_description = _description(self.exit_code)
+        return self
+
+
+class RunSummary(_Model):
+    schema_version: int = SCHEMA_VERSION
+    name: str | None = None
+    strategy: str | None = None
+    run_dir: str | None = None
+    config_path: str | None = None
+    status: RunStatus
+    exit_code: int | None = None
+    exit_description: str | None = None
+    reason: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    duration_seconds: float | None = None
+    launcher: LauncherSummary | None = None
+    tasks: list[TaskSummary] = []
+
+    @model_validator(mode="after")
+    def _derive(self) -> RunSummary:
+        self.exit_description = _description(self.exit_code)
+        if self.started_at is not None and self.ended_at is not None:
+            self.duration_seconds = round(max(0.0, self.ended_at - self.started_at), 3)
+        return self
+
+    def to_json(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+def this_launcher(with_start_time: bool) -> LauncherSummary:
+    """This process as a launcher. ``with_start_time`` imports psutil: not before the tasks
+    started (launch overhead)."""
+    started = None
+    if with_start_time:
+        import psutil
+
+        try:
+            started = psutil.Process().create_time()
+        except psutil.Error:
+            started = None
+    return LauncherSummary(pid=os.getpid(), started_at=started, host=socket.gethostname())
+
+
+def _where(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def parse_summary(data: object, source: str = SUMMARY_FILE) -> RunSummary:
+    """Validate parsed JSON as a summary of any version this TensorDeck reads."""
+    if not isinstance(data, dict):
+        raise SummaryError(f"{source}: is not a run summary (a JSON object)")
+    version = data.get("schema_version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise SummaryError(f"{source}: schema_version: {version!r} is not a version number")
+    if version > SCHEMA_VERSION:
+        raise SummaryError(
+            f"{source}: schema_version {version} is newer than this TensorDeck reads "
+            f"({SCHEMA_VERSION}): update TensorDeck"
+        )
+    try:
+        return RunSummary.model_validate({**data, "schema_version": version})
+    except ValidationError as exc:
+        errors = exc.errors()
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+        where = _where(first["loc"])
+        raise SummaryError(f"{source}: {where}: {first['msg']}{more}") from None
+
+
+def read_summary(run_dir: str | Path) -> RunSummary:
+    """The summary in ``run_dir``; SummaryError when there is none or it is not one."""
+    path = Path(run_dir) / SUMMARY_FILE
+    try:
+        with open(path, "rb") as file:
+            raw = file.read(MAX_SUMMARY_BYTES + 1)
+    except OSError as exc:
+        raise SummaryError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SUMMARY_BYTES:
+        raise SummaryError(f"{path}: larger than {MAX_SUMMARY_BYTES >> 20} MiB: not a summary")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, RecursionError):
+        raise SummaryError(f"{path}: is not JSON text") from None
+    except ValueError as exc:
+        raise SummaryError(f"{path}: invalid JSON: {exc}") from None
+    return parse_summary(data, str(path))
+
+
+def _pid_alive(pid: int | None, started_at: float | None = None) -> bool:
+    import psutil
+
+    if pid is None:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return False
+        return started_at is None or abs(proc.create_time() - started_at) <= START_TIME_TOLERANCE
+    except (psutil.Error, OverflowError, ValueError):  # a pid out of range is no process
+        return False
+
+
+def observed_status(summary: RunSummary) -> RunStatus:
+    """The status a reader should show: a summary that says running is ``abandoned`` once its
+    launcher is gone (pid gone, or reused by another process). A launcher on another host
+    cannot be checked from here: its word stands. Version 0 has no launcher: running while one
+    of its task processes exists."""
+    if summary.status is not RunStatus.RUNNING:
+        return summary.status
+    launcher = summary.launcher
+    if launcher is not None:
+        if launcher.host is not None and launcher.host != socket.gethostname():
+            return RunStatus.RUNNING
+        alive = _pid_alive(launcher.pid, launcher.started_at)
+    else:
+        alive = any(_pid_alive(t.pid) for t in summary.tasks)
+    return RunStatus.RUNNING if alive else RunStatus.ABANDONED
