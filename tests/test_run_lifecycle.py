@@ -571,7 +571,17 @@ def test_dry_run_prints_commands_and_starts_nothing(job):
     assert (
         "TENSORDECK_TASK=worker:1" in result.stdout and "CUDA_VISIBLE_DEVICES=-1" in result.stdout
     )
+    assert result.stdout.count("  restart: never\n") == 3  # the ps and both workers
     assert not (config.parent / "runs").exists()
+
+
+def test_dry_run_shows_each_tasks_restart_policy(job):
+    config = job("pass", strategy="parameter_server", tasks=[
+        {"role": "chief"}, {"role": "worker", "count": 2}, {"role": "ps"}])
+    out = tensordeck("--run", str(config), "--dry-run", "--no-doctor").stdout
+    blocks = {b.split("]")[0]: b for b in out.split("\n[")[1:]}
+    assert "restart: never" in blocks["chief-0"] and "restart: never" in blocks["ps-0"]
+    assert "restart: on failure, up to 3 times (1 s back-off, doubling)" in blocks["worker-1"]
 
 
 def test_run_dir_option(job, tmp_path):
