@@ -24,7 +24,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 
-from core.wintree import IS_WINDOWS, STOP_EVENT_VARIABLE, WindowsTree
+IS_WINDOWS = sys.platform.startswith("win")
+if IS_WINDOWS:  # ctypes structures and uuid: not worth importing where they are never used
+    from core.wintree import STOP_EVENT_VARIABLE, WindowsTree
 
 
 def exit_status(returncode: int) -> int:
