@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import sys
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
 from core.findings import Finding, FixStep
 from core.gpu import read_gpus
-from gui.views.machine import FindingCard, MachineView, fix_programs
+from gui.views.machine import FindingCard, InterpreterCard, MachineView, fix_programs
 from tests.conftest import tensordeck
 from tests.gui_fixtures import wait_for_run
 from tests.nvml_replay import ReplayNvml
@@ -52,6 +53,43 @@ def test_finding_card_copies_and_runs_a_fix_after_confirmation(qtbot, monkeypatc
     run.click()
     qtbot.waitUntil(lambda: "[exit code 0]" in view.fix_output.toPlainText(), timeout=10_000)
     assert "hello from the fix" in view.fix_output.toPlainText()
+
+
+def test_check_again_lists_each_interpreter_once_in_its_findings_colour(qtbot, h200_nvml):
+    """A real check of this machine (discovery, probes, diagnosis) on two recorded H200s, driven
+    by clicks: it shows that it ran and when, one card per interpreter, a card never greener
+    than the findings about it, and "Use for this job" hands over the interpreter's path."""
+    from core.doctor.machine import _same_interpreter  # the identity the child reports
+    from core.interpreters.probe import cached_probe
+
+    view = MachineView(nvml=h200_nvml)
+    qtbot.addWidget(view)
+    view.show()
+    assert view.checked_label.text() == "Not checked yet"
+    for _ in range(2):  # the second check answers from the probe cache: it must still show
+        qtbot.mouseClick(view.refresh_button, Qt.MouseButton.LeftButton)
+        assert view.checked_label.text().startswith("Checking… (started ")
+        assert not view.refresh_button.isEnabled()
+        qtbot.waitUntil(lambda: not view.checking, timeout=240_000)
+        assert view.checked_label.text().startswith("Checked at "), view.checked_label.text()
+        assert view.refresh_button.isEnabled()
+    cards = view.findChildren(InterpreterCard)
+    identities = [_same_interpreter(cached_probe(c.path)) for c in cards]
+    assert len(set(identities)) == len(cards) and sys.executable in [c.path for c in cards]
+    rank = {"ok": 2, "warning": 1, "error": 0}
+    for finding in view.findings:
+        if finding.subject:
+            [card] = [c for c in cards if c.path == finding.subject]
+            assert rank[card.state] <= rank[{"info": "ok"}.get(finding.severity,
+                                                               finding.severity)]
+    # TF here sees neither of the two GPUs: never a green card, in the doctor's own words.
+    [mine] = [c for c in cards if c.path == sys.executable]
+    assert mine.state in ("error", "warning")
+    assert mine.summary.text().endswith(("sees no GPU: trains on the CPU",
+                                         "CPU-only build: trains on the CPU"))
+    with qtbot.waitSignal(view.use_interpreter) as blocker:
+        qtbot.mouseClick(mine.use_button, Qt.MouseButton.LeftButton)
+    assert blocker.args == [sys.executable]
 
 
 def test_fix_commands_for_another_system_cannot_be_run():
