@@ -71,9 +71,12 @@ def _dot(state: str) -> QLabel:
 
 def _clear(layout: QVBoxLayout | QGridLayout) -> None:
     while layout.count():
-        item = layout.takeAt(0)
-        if item.widget():
-            item.widget().deleteLater()
+        widget = layout.takeAt(0).widget()
+        if widget is not None:
+            # Out of the view at once (deleteLater waits for the event loop): what the view
+            # holds is what it shows.
+            widget.setParent(None)
+            widget.deleteLater()
 
 
 def for_this_system(step: FixStep, platform: str = sys.platform) -> bool:
