@@ -550,6 +550,10 @@ def _tf1_rules(ctx: TextContext, scores: _Scores) -> None:
 
 # What pip prints when it gives up, by cause (pip 9 to 25).
 _PIP_FAILURES: tuple[tuple[str, str], ...] = (
+    # First: without the index, every requirement is "not found" (not the Python's fault).
+    ("network", r"Could not fetch URL|NewConnectionError|Max retries exceeded|"
+                r"Failed to establish a new connection|Temporary failure in name resolution|"
+                r"ProxyError|getaddrinfo failed"),
     ("wheel", r"is not a supported wheel on this platform"),
     ("conflict", r"ResolutionImpossible|conflicting dependencies|Cannot install [^\n]* because|"
                  r"has requirement [^\n]*, but you(?:'ll| will) have"),
@@ -558,8 +562,6 @@ _PIP_FAILURES: tuple[tuple[str, str], ...] = (
     ("build", r"Failed building wheel for|subprocess-exited-with-error|"
               r"Failed to build installable wheels|legacy-install-failure|"
               r"Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required"),
-    ("network", r"Could not fetch URL|NewConnectionError|Max retries exceeded|"
-                r"Temporary failure in name resolution|ProxyError"),
     ("notfound", r"Could not find a version that satisfies the requirement|"
                  r"No matching distribution found for"),
 )
@@ -578,8 +580,10 @@ def _install_rules(ctx: TextContext, scores: _Scores) -> None:
             continue
         if why in ("access", "long-path", "network") and not pip_said:
             continue  # the same words from other programs are not an install failure
-        scores.add("pip-install-failed", 85 if why != "notfound" else 80,
-                   lines + ctx.lines_matching(r"^ERROR: ", 2), why=why)
+        score = {"network": 94, "notfound": 80}.get(why, 85)
+        scores.add("pip-install-failed", score, lines + ctx.lines_matching(r"^ERROR: ", 2),
+                   why=why, title="pip cannot reach the package index" if why == "network"
+                   else None)
         return
 
 

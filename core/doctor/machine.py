@@ -28,7 +28,7 @@ def diagnose_machine(gpu_report: GpuReport, probes: Sequence[ProbeResult], *,
     TF is not installed, a CPU build on a machine without GPU) are not findings; each finding
     about one interpreter names it as its ``subject``. ``os_release`` tells the Linux family
     for the driver commands."""
-    distro = linux_distro(os_release) if _this_platform() == "linux" else None
+    distro = linux_distro(os_release) if this_platform() == "linux" else None
     findings = _gpu_findings(gpu_report, distro)
     for probe in unique_probes(probes):
         findings += [replace(f, subject=probe.python)
@@ -142,7 +142,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def _gpu_findings(report: GpuReport, distro: str | None) -> list[Finding]:
-    ctx = FixContext(platform=_this_platform(), distro=distro)
+    ctx = FixContext(platform=this_platform(), distro=distro)
     # Without a driver, CPU training still works: a warning, not an error.
     if report.state == GpuState.NO_DRIVER:
         return [make_finding("no-nvidia-driver", f"NVML: {report.message}", ctx,
@@ -157,7 +157,7 @@ def _gpu_findings(report: GpuReport, distro: str | None) -> list[Finding]:
     return []
 
 
-def _this_platform() -> str:
+def this_platform() -> str:
     if sys.platform == "win32":
         return "windows"
     if sys.platform == "darwin":
