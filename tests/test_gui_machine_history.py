@@ -92,6 +92,34 @@ def test_check_again_lists_each_interpreter_once_in_its_findings_colour(qtbot, h
     assert blocker.args == [sys.executable]
 
 
+def test_make_environment_button_plans_builds_streams_and_cancels(qtbot):
+    """Real clicks: the plan for this machine (no NVIDIA driver: the CPU build), Build streams
+    the commands' output, Cancel stops pip and removes the half-made env, nothing registered."""
+    from core.envcreate.build import marker
+    from core.interpreters.discover import user_interpreters
+
+    view = MachineView()
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.mouseClick(view.env_button, Qt.MouseButton.LeftButton)
+    dialog = view.env_dialog
+    qtbot.waitUntil(dialog.build_button.isEnabled, timeout=120_000)
+    plan_text = dialog.plan_view.toPlainText()
+    assert "Download: about" in plan_text and "tensorflow-cpu==" in plan_text, plan_text
+    target = dialog.plan.target
+    qtbot.mouseClick(dialog.build_button, Qt.MouseButton.LeftButton)
+    assert dialog.building and dialog.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: "pip install" in dialog.log.toPlainText(), timeout=120_000)
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.building, timeout=120_000)
+    assert dialog.result.cancelled, dialog.result.message
+    assert dialog.status.text() == f"Cancelled; {target} was removed."
+    assert not target.exists() and not marker(target).exists() and user_interpreters() == []
+    assert dialog.build_button.isEnabled()  # it can be tried again
+    dialog.close()
+    assert not dialog.isVisible()
+
+
 def test_fix_commands_for_another_system_cannot_be_run():
     programs = (("winget", "install", "x"),)
     assert fix_programs(FixStep("x", "winget install x", "powershell", programs), "linux") is None

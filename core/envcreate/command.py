@@ -21,18 +21,6 @@ def _usage(message: str) -> int:
     return EXIT_USAGE
 
 
-def plan_text(plan) -> str:
-    """The plan as a person reads it before saying yes."""
-    lines = [plan.why, f"Where: {plan.target} ({plan.kind})"]
-    if plan.buildable:
-        lines.append(f"Download: about {plan.download_mb:,} MB")
-        lines += ["Commands:", *(f"  {step.shown()}" for step in plan.steps)]
-    else:
-        lines += ["Steps for you:", *(f"  {m}" for m in plan.manual)]
-    lines += [f"Note: {note}" for note in plan.notes]
-    return "\n".join(lines)
-
-
 def env_command(args: argparse.Namespace) -> int:
     from core.envcreate.build import BuildRefused, build, check_target
     from core.envcreate.plan import gather_facts, make_plan
@@ -49,7 +37,7 @@ def env_command(args: argparse.Namespace) -> int:
         plan = make_plan(facts, target, cpu=args.cpu)
     except (BuildRefused, ValueError) as exc:
         return _usage(str(exc))
-    print("\n".join(map(visible, plan_text(plan).splitlines())), flush=True)
+    print("\n".join(map(visible, plan.describe().splitlines())), flush=True)
     if not plan.buildable:
         return 1
     if args.dry_run:

@@ -87,6 +87,18 @@ class Plan:
     manual: tuple[str, ...] = field(default_factory=tuple)  # steps for the user, when not
 
 
+    def describe(self) -> str:
+        """The plan as a person reads it before saying yes (the CLI and the window)."""
+        lines = [self.why, f"Where: {self.target} ({self.kind})"]
+        if self.buildable:
+            lines.append(f"Download: about {self.download_mb:,} MB")
+            lines += ["Commands:", *(f"  {step.shown()}" for step in self.steps)]
+        else:
+            lines += ["Steps for you:", *(f"  {m}" for m in self.manual)]
+        lines += [f"Note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+
 def env_python(prefix: Path, kind: str, windows: bool) -> Path:
     if windows:
         return prefix / ("python.exe" if kind == "conda" else "Scripts/python.exe")

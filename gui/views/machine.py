@@ -247,6 +247,12 @@ class MachineView(QWidget):
         head.addStretch(1)
         head.addWidget(self.checked_label)
         head.addWidget(self.refresh_button)
+        self.env_button = QPushButton(self.tr("Make a TensorFlow environment…"))
+        self.env_button.setToolTip(self.tr("Build the TensorFlow environment that uses this "
+                                           "machine's GPU, check it, and add it here"))
+        self.env_button.clicked.connect(self.open_env_dialog)
+        self.env_dialog = None
+        head.addWidget(self.env_button)
         self.gpu_grid = QGridLayout()
         self.interpreters = QVBoxLayout()
         self.findings_box = QVBoxLayout()
@@ -275,6 +281,14 @@ class MachineView(QWidget):
         outer.setContentsMargins(12, 8, 12, 8)
         outer.addWidget(scroll)
         self.refresh_button.clicked.connect(self.refresh)
+
+    def open_env_dialog(self) -> None:
+        """The environment builder; a built and registered env is checked here at once."""
+        from gui.envcreate_dialog import EnvCreateDialog
+
+        self.env_dialog = EnvCreateDialog(self, nvml=self._nvml)
+        self.env_dialog.built.connect(lambda _python: self.refresh())
+        self.env_dialog.show()
 
     # --- checking -----------------------------------------------------------------------------
 
