@@ -74,6 +74,11 @@ def test_unknown_error_quotes_the_decisive_lines() -> None:
     assert "last exception" in _commands(finding)
 
 
+def test_a_failed_command_is_never_called_error_free() -> None:
+    [finding] = explain("C:\\py310\\python.exe: No module named venv")
+    assert finding.id == "unrecognized-error" and "No module named venv" in finding.evidence
+
+
 def test_output_without_error_says_so() -> None:
     [finding] = explain("Epoch 1/10\n1875/1875 [====] - 3s 1ms/step - loss: 0.29")
     assert finding.id == "no-error-found" and finding.severity == "info"

@@ -168,6 +168,7 @@ def _offline_env() -> dict[str, str]:
 
 
 def test_without_the_package_index_it_fails_cleanly(tmp_path: Path) -> None:
+    pytest.importorskip("venv", reason="this Python has no venv module (the embeddable build)")
     target = tmp_path / "env"
     run = tensordeck("env", "create", "--cpu", "--yes", "--python", sys.executable,
                      "--path", str(target), env=_offline_env())
@@ -200,6 +201,7 @@ def test_ctrl_c_leaves_nothing_half_made(tmp_path: Path) -> None:
 def test_builds_probes_and_registers_a_tensorflow_venv(tmp_path: Path) -> None:
     """The one real build of the suite (~1 min): from the package index pip is configured with,
     through the CLI, to an interpreter the doctor and discovery then know."""
+    pytest.importorskip("venv", reason="this Python has no venv module (the embeddable build)")
     target = tmp_path / "tf-env"
     run = tensordeck("env", "create", "--cpu", "--yes", "--python", sys.executable, "--path",
                      str(target), timeout=900)

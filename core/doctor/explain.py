@@ -649,7 +649,8 @@ def _dependency_rules(ctx: TextContext, scores: _Scores) -> None:
 _DECISIVE = re.compile(
     r"^(?:[\w.]+(?:Error|Exception|Exit|Interrupt|Warning)\b|Traceback \(most recent|"
     r"(?:ERROR|FATAL|Fatal|error|fatal)\b|[EF]\d{4} |\S*:\s*[EF] \S+\.cc:\d+\])|"
-    r"\b(?:failed|cannot|could not|not found|Segmentation fault|core dumped|Aborted)\b",
+    r"\b(?:failed|cannot|could not|not found|No module named|not recognized|denied|"
+    r"Segmentation fault|core dumped|Aborted)\b",
     re.IGNORECASE)
 
 
