@@ -92,7 +92,6 @@ _CATALOG: dict[str, tuple[Severity, str]] = {
     "optional-library-missing": (
         "info", "An optional GPU library (TensorRT / CUPTI) is missing: harmless for training"),
     "cpu-only-build": ("info", "This TensorFlow is a CPU-only build; training runs on CPU"),
-    "gpu-ready": ("info", "TensorFlow sees the GPU(s)"),
     "probe-failed": ("warning", "The interpreter could not be probed"),
     "tf-not-installed": ("info", "TensorFlow is not installed in this interpreter"),
     "script-not-parsed": ("warning", "The script could not be read as Python 3 (not scanned)"),
