@@ -186,8 +186,8 @@ def test_windows_venv_with_nvidia_wheels_puts_their_bin_folders_on_path(tmp_path
     assert dll_search_dirs(str(python), "win32") == [
         prefix / "Scripts", wheels / "cuda_runtime/bin", wheels / "cudnn/bin"]
     # Linux TF finds its wheels' libraries itself: nothing added there.
-    assert "nvidia" not in activation_env(str(python), {"PATH": "/usr/bin"}, platform="linux")[
-        "PATH"]
+    assert str(wheels) not in activation_env(str(python), {"PATH": "/usr/bin"},
+                                             platform="linux")["PATH"]
 
 
 def test_linux_conda_and_venv_activation(tmp_path, real_venv):
