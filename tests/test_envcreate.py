@@ -85,6 +85,8 @@ def test_no_usable_gpu_says_so_and_offers_the_cpu_build(tmp_path: Path) -> None:
                          tmp_path / "e")
         assert plan.variant == "cpu" and "no usable NVIDIA GPU" in plan.why
         assert plan.steps[1].argv[-1] == f"tensorflow-cpu=={plan.tf}.*"
+    old_driver = MachineFacts("linux", ("Tesla K80",), (10, 2), (("/usr/bin/python3", (3, 11)),))
+    assert "older than every TensorFlow GPU release" in make_plan(old_driver, tmp_path / "e").why
     with pytest.raises(ValueError, match="no Python found here runs a TensorFlow release"):
         make_plan(MachineFacts("linux", pythons=(("/usr/bin/python2", (2, 7)),)))
 

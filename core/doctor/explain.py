@@ -538,7 +538,7 @@ def _tf1_rules(ctx: TextContext, scores: _Scores) -> None:
                        title=f"{module} was removed in TensorFlow 2 (a TF1 script)")
     for line in ctx.lines:
         m = _NO_ATTR.search(line)
-        if not m or m.group(1) in ("estimator", "contrib"):
+        if not m or m.group(1) in ("estimator", "contrib", "examples"):
             continue
         known = m.group(1) in _TF1_ONLY
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,

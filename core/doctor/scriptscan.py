@@ -16,7 +16,7 @@ from core.findings import Finding
 
 # tf.<name> that TF2 removed (tf.compat.v1.<name> still has them).
 TF1_ONLY = frozenset({
-    "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "contrib", "app",
+    "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "app",
     "flags", "get_variable", "variable_scope", "global_variables_initializer", "ConfigProto",
     "GPUOptions", "reset_default_graph", "get_default_graph", "random_normal", "random_uniform",
     "set_random_seed", "to_float", "to_int32", "Print", "layers", "gfile", "python_io",

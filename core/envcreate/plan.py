@@ -170,8 +170,15 @@ def _cpu(facts: MachineFacts, target: Path | None, asked: bool) -> Plan:
     tf = _label(row.tf_version)
     target = target or default_target(f"tf{tf}-cpu")
     package = "tensorflow" if facts.platform == "macos" else "tensorflow-cpu"
-    why = ("the CPU build, as asked" if asked else
-           "no usable NVIDIA GPU here: the CPU build (TensorFlow trains on the CPU)")
+    if asked:
+        why = "the CPU build, as asked"
+    elif facts.gpus and facts.platform in ("linux", "wsl"):
+        driver = _label(facts.driver_cuda) if facts.driver_cuda else "unknown"
+        why = (f"the CPU build: the NVIDIA driver (CUDA {driver}) is older than every "
+               "TensorFlow GPU release with pip CUDA needs (CUDA 11 or newer); update it for GPU "
+               "training")
+    else:
+        why = "no usable NVIDIA GPU here: the CPU build (TensorFlow trains on the CPU)"
     windows = facts.platform == "windows"
     return Plan(target, "venv", "cpu", tf, f"TensorFlow {tf}, {why}",
                 _venv_steps(base, target, windows, (f"{package}=={tf}.*",),
