@@ -68,11 +68,14 @@ def test_windows_gpu_without_conda_or_python310_is_the_wsl_route(tmp_path: Path)
     assert any("wsl --install" in m for m in plan.manual)
 
 
-@pytest.mark.parametrize(("driver_cuda", "tf"), [("12.4", "2.21"), ("11.4", "2.14")])
-def test_linux_gpu_is_the_newest_release_the_driver_runs(tmp_path: Path, driver_cuda: str,
+@pytest.mark.parametrize(("driver_cuda", "tf"), [
+    (None, "2.21"),  # as recorded: driver 580.95.05, CUDA 13.0 (it runs CUDA 12 runtimes)
+    ("12.4", "2.21"), ("11.4", "2.14")])
+def test_linux_gpu_is_the_newest_release_the_driver_runs(tmp_path: Path, driver_cuda: str | None,
                                                          tf: str) -> None:
     facts = _facts("h200x2_linux", "linux", [("/usr/bin/python3.11", (3, 11))])
-    facts = MachineFacts(facts.platform, facts.gpus, kb.parse_version(driver_cuda),
+    facts = MachineFacts(facts.platform, facts.gpus,
+                         kb.parse_version(driver_cuda) if driver_cuda else facts.driver_cuda,
                          facts.pythons)
     plan = make_plan(facts, tmp_path / "e")
     assert (plan.variant, plan.tf) == ("gpu", tf)

@@ -260,7 +260,7 @@ def _linux_steps(ctx: FixContext, text: str, commands: dict[str, str | tuple[str
         name, command = entry if isinstance(entry, tuple) else (
             _LINUX_DRIVER_INSTALL[family][0], entry)
         command = command.replace("{major}", major) + then
-        steps.append(FixStep(f"{text} on {name}:", command, "bash", admin=True,
+        steps.append(FixStep(f"{name}: {text}:", command, "bash", admin=True,
                              reboot="reboot" in command))
     return steps
 
@@ -274,7 +274,7 @@ def _driver_steps(ctx: FixContext) -> list[FixStep]:
         return [FixStep(f"Install the NVIDIA display driver for your GPU from {DRIVER_URL} "
                         "(it provides nvcuda.dll and nvml.dll in System32), reboot, then check:",
                         "nvidia-smi", "cmd", admin=True, reboot=True)]
-    return _linux_steps(ctx, "Install the NVIDIA driver, reboot, then check with nvidia-smi",
+    return _linux_steps(ctx, "install the NVIDIA driver, reboot, then check with nvidia-smi",
                         _LINUX_DRIVER_INSTALL, "\nnvidia-smi")
 
 
@@ -292,7 +292,7 @@ def _driver_not_loaded(ctx: FixContext) -> list[FixStep]:
     return [FixStep("The kernel module does not match or is not loaded (usual after a driver or "
                     "kernel update): reboot, or load it, then check:",
                     "sudo modprobe nvidia\nnvidia-smi", "bash", admin=True),
-            *_linux_steps(ctx, "If it still fails, rebuild the driver for the running kernel",
+            *_linux_steps(ctx, "if it still fails, rebuild the driver for the running kernel",
                           _LINUX_DRIVER_REBUILD)]
 
 

@@ -124,11 +124,12 @@ def _rows(os_name: str, variant: str) -> list[kb.BuildConfig]:
 
 
 def _driver_runs(driver: Version | None, cuda: str | None) -> bool:
-    """CUDA 11+ minor-version compatibility: a driver of the same major runs the runtime."""
+    """A driver runs the CUDA runtimes up to its own version, and (CUDA 11+ minor-version
+    compatibility) any of its own major version."""
     need = kb.parse_version(cuda)
     if not driver or not need:
         return False
-    return driver[0] == need[0] if need[0] >= 11 else minor_of(driver) >= minor_of(need)
+    return minor_of(driver) >= minor_of(need) or (need[0] >= 11 and driver[0] == need[0])
 
 
 def _label(version: Version) -> str:
