@@ -143,6 +143,18 @@ def test_an_interrupted_build_is_cleaned_but_user_files_are_refused(tmp_path: Pa
     assert not (target / "half-made").exists()
 
 
+def test_default_folder_is_new_or_one_an_interrupted_build_left() -> None:
+    facts = MachineFacts("linux", pythons=((sys.executable, (3, 11)),))
+    first = make_plan(facts).target
+    assert first.name.startswith("tf") and first.name.endswith("-cpu")
+    first.mkdir(parents=True)
+    (first / "bin").mkdir()
+    taken = make_plan(facts).target
+    assert taken == first.with_name(first.name + "-2")
+    marker(first).write_text("")
+    assert make_plan(facts).target == first
+
+
 def test_bad_usage_exits_2(tmp_path: Path) -> None:
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "file").write_text("mine")

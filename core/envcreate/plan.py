@@ -258,13 +258,15 @@ def _no_python_message(facts: MachineFacts, release: str | None) -> str:
 
 def default_target(name: str) -> Path:
     """A new folder for an environment in the per-user data folder: ``envs/NAME``, or
-    ``NAME-2`` ... when that one is taken."""
+    ``NAME-2`` ... when that one is taken (one an interrupted build left is reused: the build
+    cleans it first)."""
+    from core.envcreate.build import marker
     from core.paths import user_data_dir
 
     base = user_data_dir() / "envs"
     for n in range(1, 1000):
         path = base / (name if n == 1 else f"{name}-{n}")
-        if not path.exists():
+        if not path.exists() or marker(path).exists():
             return path
     raise ValueError(f"{base} holds 999 environments named {name}: remove some")
 
