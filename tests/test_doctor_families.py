@@ -60,6 +60,13 @@ def test_dependency_family_names_any_package(package: str, module: str) -> None:
     assert f"install --force-reinstall tensorflow {package}" in _commands(first)
 
 
+def test_the_scripts_own_module_is_not_a_dependency() -> None:
+    text = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
+            "    utils.load_data()\nAttributeError: module 'utils' has no attribute "
+            "'load_data'\n")
+    assert [f.id for f in explain(text)] == ["unrecognized-error"]
+
+
 def test_resolver_conflict_for_any_package() -> None:
     text = _read("pip_resolution_impossible.txt").replace("protobuf", "grpcio")
     assert explain(text)[0].id == "pip-install-failed"

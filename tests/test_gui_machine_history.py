@@ -59,7 +59,7 @@ def test_check_again_lists_each_interpreter_once_in_its_findings_colour(qtbot, h
     """A real check of this machine (discovery, probes, diagnosis) on two recorded H200s, driven
     by clicks: it shows that it ran and when, one card per interpreter, a card never greener
     than the findings about it, and "Use for this job" hands over the interpreter's path."""
-    from core.doctor.machine import _same_interpreter  # the identity the child reports
+    from core.doctor.machine import same_interpreter  # the identity the child reports
     from core.interpreters.probe import cached_probe
 
     view = MachineView(nvml=h200_nvml)
@@ -74,7 +74,7 @@ def test_check_again_lists_each_interpreter_once_in_its_findings_colour(qtbot, h
         assert view.checked_label.text().startswith("Checked at "), view.checked_label.text()
         assert view.refresh_button.isEnabled()
     cards = view.findChildren(InterpreterCard)
-    identities = [_same_interpreter(cached_probe(c.path)) for c in cards]
+    identities = [same_interpreter(cached_probe(c.path)) for c in cards]
     assert len(set(identities)) == len(cards) and sys.executable in [c.path for c in cards]
     rank = {"ok": 2, "warning": 1, "error": 0}
     for finding in view.findings:

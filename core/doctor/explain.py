@@ -598,10 +598,16 @@ _DEP_MESSAGES = (
     re.compile(r"(?:requires|needs) (\w[\w-]*)\s*(?:version\s*)?[<>=]=?\s*\d"),
 )
 _TRACEBACK_FRAME = re.compile(r"File \"[^\"]*[\\/]site-packages[\\/]([\w]+)[\\/]")
-_MODULE_DISTRIBUTION = {"google": "protobuf", "ml_dtypes": "ml-dtypes", "tf_keras": "tf-keras",
-                        "absl": "absl-py", "typing_extensions": "typing-extensions",
-                        "google.protobuf": "protobuf", "h5py": "h5py", "numpy": "numpy"}
+_MODULE_DISTRIBUTION = {"google": "protobuf", "absl": "absl-py", "grpc": "grpcio"}
 _NOT_DEPENDENCIES = ("tensorflow", "tensorflow_core", "__main__", "builtins")
+# TensorFlow's own requirements (2.10-2.21) and the packages most often installed beside it.
+# A module neither here nor in a site-packages frame is the user's own code, not a dependency.
+_KNOWN_DEPENDENCIES = frozenset({
+    "numpy", "google", "h5py", "ml_dtypes", "keras", "tf_keras", "absl", "typing_extensions",
+    "wrapt", "grpc", "opt_einsum", "gast", "termcolor", "flatbuffers", "tensorboard", "jax",
+    "jaxlib", "scipy", "six", "astunparse", "libclang", "packaging", "optree", "rich", "namex",
+    "requests", "urllib3", "setuptools", "tensorflow_io_gcs_filesystem", "tensorflow_estimator",
+})
 _NUMPY_ALIASES = re.compile(r"module 'numpy' has no attribute '(?:object|bool|int|float|"
                             r"complex|str)'")
 
@@ -628,13 +634,15 @@ def _dependency_rules(ctx: TextContext, scores: _Scores) -> None:
     for line in reversed(ctx.lines):
         for rx in _DEP_MESSAGES:
             m = rx.search(line)
-            if not m or m.group(1).split(".")[0] in _NOT_DEPENDENCIES:
+            top = m.group(1).split(".")[0] if m else ""
+            frames = _TRACEBACK_FRAME.findall(ctx.text)
+            if not m or top in _NOT_DEPENDENCIES or not (
+                    top in _KNOWN_DEPENDENCIES or top in frames or "site-packages" in line):
                 continue
             package = _distribution(m.group(1))
             detail = {"package": package}
             if _NUMPY_ALIASES.search(line):
                 detail["numpy"] = "aliases"
-            frames = _TRACEBACK_FRAME.findall(ctx.text)
             near_tf = "tensorflow" in ctx.text.lower() or any(
                 f.startswith("tensorflow") for f in frames)
             scores.add("dependency-version-conflict", 82 if near_tf else 70, line,

@@ -104,7 +104,7 @@ def _verdict(probe: ProbeResult) -> str:
     return "cpu-build" if probe.built_with_cuda is False else "gpu-build-no-gpu"
 
 
-def _same_interpreter(probe: ProbeResult) -> tuple[str, str]:
+def same_interpreter(probe: ProbeResult) -> tuple[str, str]:
     """What the child itself said it is: its real executable and its environment (a venv's
     python links to the base binary but is another environment)."""
     exe = probe.executable or probe.python
@@ -118,7 +118,7 @@ def unique_probes_with_aliases(
     groups: dict[tuple[str, str], tuple[ProbeResult, list[str]]] = {}
     out = []
     for probe in probes:
-        key = _same_interpreter(probe) if probe.python_version else ("", probe.python)
+        key = same_interpreter(probe) if probe.python_version else ("", probe.python)
         if key in groups:
             groups[key][1].append(probe.python)
             continue
