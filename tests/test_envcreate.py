@@ -19,7 +19,14 @@ import pytest
 
 from core.doctor import kb
 from core.envcreate.build import build, check_target, marker
-from core.envcreate.plan import CUDA11_WHEELS, MachineFacts, Plan, Step, make_plan
+from core.envcreate.plan import (
+    CUDA11_WHEELS,
+    MachineFacts,
+    Plan,
+    Step,
+    gather_facts,
+    make_plan,
+)
 from core.gpu import read_gpus
 from core.interpreters.discover import discover_interpreters, user_interpreters
 from tests.conftest import REPO, tensordeck
@@ -92,6 +99,15 @@ def test_no_usable_gpu_says_so_and_offers_the_cpu_build(tmp_path: Path) -> None:
     assert "older than every TensorFlow GPU release" in make_plan(old_driver, tmp_path / "e").why
     with pytest.raises(ValueError, match="no Python found here runs a TensorFlow release"):
         make_plan(MachineFacts("linux", pythons=(("/usr/bin/python2", (2, 7)),)))
+
+
+def test_facts_come_from_nvml_and_the_pythons_themselves(tmp_path: Path) -> None:
+    """Recorded NVML answers of an H200 machine, and this Python, probed for real."""
+    facts = gather_facts([sys.executable], nvml=ReplayNvml.load("h200x2_linux"))
+    assert facts.gpus == ("NVIDIA H200", "NVIDIA H200") and facts.driver_cuda == (13, 0)
+    assert facts.pythons == ((sys.executable, sys.version_info[:3]),)
+    assert make_plan(facts, tmp_path / "e").variant == ("cpu" if sys.platform == "darwin"
+                                                         else "gpu")
 
 
 def _quick_plan(target: Path, code: str) -> Plan:

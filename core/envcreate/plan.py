@@ -284,11 +284,15 @@ def gather_facts(pythons: list[str] | None = None, nvml: object = None) -> Machi
         report.state == GpuState.OK) else ()
     paths = pythons if pythons is not None else [
         i.path for i in discover_interpreters(use_conda=False)]
-    found = []
+    found: dict[str, Version] = {}
     for path in paths:
         probe = cached_probe(os.path.abspath(path), import_tf=False)
         version = kb.parse_version(probe.python_version)
         if version and probe.bits != 32:
-            found.append((os.path.abspath(path), version))
+            # The binary the child ran as, not a launcher script (a pyenv shim follows
+            # whichever version is selected at the time).
+            exe = probe.executable if probe.executable and os.path.isfile(
+                probe.executable) else os.path.abspath(path)
+            found.setdefault(exe, version)
     return MachineFacts(this_platform(), usable, kb.parse_version(report.cuda_driver_version),
-                        tuple(found), conda_executable(os.environ))
+                        tuple(found.items()), conda_executable(os.environ))
