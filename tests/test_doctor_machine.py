@@ -52,7 +52,8 @@ def test_cpu_build_on_a_gpu_machine_is_a_warning_in_card_and_finding() -> None:
     probe = probe_interpreter(sys.executable, import_tf=False)
     probe.import_attempted = probe.import_ok = True
     probe.built_with_cuda, probe.gpus = False, []
-    probe.packages = {"tensorflow-cpu": probe.tf_version or "2.21.0"}
+    probe.tf_version = "2.21.0"  # a CPU build, whatever this Python has installed
+    probe.packages = {"tensorflow-cpu": probe.tf_version}
     findings = [f for f in diagnose_machine(GPU_OK, [probe]) if f.id == "cpu-only-build"]
     [status] = interpreter_statuses(GPU_OK, [probe], findings)
     assert [f.severity for f in findings] == ["warning"] and status.state == "warning"
