@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
@@ -118,6 +118,32 @@ def test_make_environment_button_plans_builds_streams_and_cancels(qtbot):
     assert dialog.build_button.isEnabled()  # it can be tried again
     dialog.close()
     assert not dialog.isVisible()
+
+
+def test_interpreter_card_speaks_the_windows_language(qtbot, qapp):
+    """The doctor's words (core's VERDICTS) on the card, in Chinese with that translation."""
+    from core.doctor.machine import VERDICTS, InterpreterStatus
+    from core.interpreters.probe import ProbeResult
+    from gui.i18n import install_translators
+
+    probe = ProbeResult("C:\\envs\\tf\\python.exe", python_version="3.10.11",
+                        tf_version="2.10.1", import_attempted=True, import_ok=True,
+                        built_with_cuda=True)
+    status = InterpreterStatus(probe.python, "gpu-build-no-gpu", "warning")
+    try:
+        assert install_translators(qapp, "zh_CN") == "zh_CN"
+        for verdict in VERDICTS:  # every verdict has its translation
+            assert QCoreApplication.translate("Verdict", VERDICTS[verdict]) != VERDICTS[verdict]
+        card = InterpreterCard(probe.python, "conda", probe, status)
+        qtbot.addWidget(card)
+        assert card.summary.text() == ("Python 3.10.11 · TensorFlow 2.10.1 · GPU 版本，看不到 "
+                                       "GPU：在 CPU 上训练")
+        assert card.use_button.text() == "用于此作业"
+    finally:
+        install_translators(qapp, "en")
+    english = InterpreterCard(probe.python, "conda", probe, status)
+    qtbot.addWidget(english)
+    assert english.summary.text() == status.summary(probe)
 
 
 def test_fix_commands_for_another_system_cannot_be_run():

@@ -61,8 +61,10 @@ class InterpreterStatus:
     #: Other paths that start the same interpreter (a pyenv shim, python3 next to python).
     aliases: tuple[str, ...] = ()
 
-    def summary(self, probe: ProbeResult) -> str:
-        words = VERDICTS[self.verdict].format(n=len(probe.gpus))
+    def summary(self, probe: ProbeResult, words: str | None = None) -> str:
+        """"Python 3.10.11 · TensorFlow 2.10.1 · <verdict>"; ``words``: the verdict's text in
+        another language (the window's translation of :data:`VERDICTS`)."""
+        words = (words or VERDICTS[self.verdict]).format(n=len(probe.gpus))
         if self.verdict == "probe-failed":
             return f"{words}: {probe.error}"
         tf = f" · TensorFlow {probe.tf_version}" if probe.tf_version else ""

@@ -209,8 +209,11 @@ class InterpreterCard(QFrame):
         if status is None or probe is None:
             text = self.tr("Checking…")
         else:
-            # The doctor's own words (core), translated where a translation exists.
-            text = QCoreApplication.translate("Verdict", status.summary(probe))
+            from core.doctor.machine import VERDICTS
+
+            # The doctor's own words (core's VERDICTS), in the window's language.
+            text = status.summary(probe, QCoreApplication.translate(
+                "Verdict", VERDICTS[status.verdict]))
         self.summary = _label(text, "muted")
         layout.addWidget(self.summary)
         if status and status.aliases:
