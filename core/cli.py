@@ -131,6 +131,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     p.set_defaults(handler="core.remote.commands:login_cli")
 
+    p = sub.add_parser("env", help="make a TensorFlow environment that works on this machine")
+    p.add_argument("action", choices=["create"], help="create: plan, confirm, build, verify, "
+                   "and add it to the training interpreters")
+    p.add_argument("--path", metavar="DIR", help="where (default: TensorDeck's data folder)")
+    p.add_argument("--cpu", action="store_true", help="the CPU build, even with an NVIDIA GPU")
+    p.add_argument("--python", metavar="PATH", help="the Python to base a venv on")
+    p.add_argument("--yes", action="store_true", help="build without asking")
+    p.add_argument("--dry-run", action="store_true", help="show the plan; build nothing")
+    p.set_defaults(handler="core.envcreate.command:env_command")
+
     p = sub.add_parser("gui", help="open the window (also: tensordeck with no arguments)")
     p.add_argument("gui_args", nargs=argparse.REMAINDER, help="[FILE] [--no-wizard]")
     p.set_defaults(handler="core.cli:gui_cli")

@@ -764,6 +764,36 @@ It may change your system. Continue?</source>
         <source>[could not start: {error}]</source>
         <translation>[无法启动：{error}]</translation>
     </message>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Not checked yet</source>
+        <translation>尚未检查</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Checking… (started {time})</source>
+        <translation>正在检查…（开始于 {time}）</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Checked at {time} ({seconds:.1f} s): {n} interpreter(s), {m} finding(s)</source>
+        <translation>检查于 {time}（{seconds:.1f} 秒）：{n} 个解释器，{m} 项发现</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Check failed at {time} ({seconds:.1f} s)</source>
+        <translation>检查失败于 {time}（{seconds:.1f} 秒）</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Make a TensorFlow environment…</source>
+        <translation>创建 TensorFlow 环境…</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Build the TensorFlow environment that uses this machine's GPU, check it, and add it here</source>
+        <translation>构建能使用本机 GPU 的 TensorFlow 环境，检查它，并添加到这里</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -1612,6 +1642,119 @@ Launch, watch and diagnose TensorFlow training.</source>
     <message>
         <source>The key changed while this dialog was open (now {fingerprint}). Check the machine and your network before you use it.</source>
         <translation type="vanished">此对话框打开期间密钥发生了变化（现在是 {fingerprint}）。使用前请检查该机器和你的网络。</translation>
+    </message>
+</context>
+<context>
+    <name>InterpreterCard</name>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Use for this job</source>
+        <translation>用于此作业</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Train the job in the Cluster view with this interpreter</source>
+        <translation>在“集群”视图中用此解释器训练作业</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py"/>
+        <source>Also started as: {paths}</source>
+        <translation>也可通过以下路径启动：{paths}</translation>
+    </message>
+</context>
+<context>
+    <name>EnvCreateDialog</name>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>Make a TensorFlow environment</source>
+        <translation>创建 TensorFlow 环境</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>Looking at this machine…</source>
+        <translation>正在查看本机…</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>Build</source>
+        <translation>构建</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>Cancel build</source>
+        <translation>取消构建</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>This environment will work on this machine. Build it?</source>
+        <translation>此环境可在本机上运行。要构建吗？</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>TensorDeck cannot build this one itself: follow the steps.</source>
+        <translation>TensorDeck 无法自行构建此环境：请按上面的步骤操作。</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>No environment can be planned: {error}</source>
+        <translation>无法规划环境：{error}</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>Building… (Cancel removes what was made)</source>
+        <translation>正在构建…（取消会删除已创建的内容）</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py"/>
+        <source>The build stopped: {error}</source>
+        <translation>构建已停止：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>Verdict</name>
+    <!-- core/doctor/machine.py VERDICTS: the doctor's words on an interpreter card, translated at run time (QCoreApplication.translate("Verdict", ...)) -->
+    <message>
+        <source>cannot be probed</source>
+        <translation>无法探测</translation>
+    </message>
+    <message>
+        <source>TensorFlow is not installed</source>
+        <translation>未安装 TensorFlow</translation>
+    </message>
+    <message>
+        <source>not imported (quick check)</source>
+        <translation>未导入（快速检查）</translation>
+    </message>
+    <message>
+        <source>TensorFlow fails to import</source>
+        <translation>TensorFlow 导入失败</translation>
+    </message>
+    <message>
+        <source>GPU build, sees {n} GPU(s)</source>
+        <translation>GPU 版本，可见 {n} 个 GPU</translation>
+    </message>
+    <message>
+        <source>GPU build, sees no GPU: trains on the CPU</source>
+        <translation>GPU 版本，看不到 GPU：在 CPU 上训练</translation>
+    </message>
+    <message>
+        <source>CPU-only build: trains on the CPU</source>
+        <translation>仅 CPU 版本：在 CPU 上训练</translation>
     </message>
 </context>
 </TS>
