@@ -180,12 +180,16 @@ def test_a_worker_entry_that_never_restarts_fails_the_parameter_server_run(job):
 # The ps's own SIGTERM handler fails (on Windows the stop event runs it as well).
 FAILS_WHEN_STOPPED = """
 import os, signal, time
+serving = os.path.join(os.environ["TENSORDECK_RUN_DIR"], "serving")
 if os.environ["TENSORDECK_TASK"] == "ps:0":
     def flush(signum, frame):
         raise RuntimeError("could not flush the variables")
     signal.signal(signal.SIGTERM, flush)
+    open(serving, "w").close()
     print("serving", flush=True)
     time.sleep(600)
+while not os.path.exists(serving):  # as a worker waits for its ps: else the stop may come first
+    time.sleep(0.05)
 print("worker done")
 """
 

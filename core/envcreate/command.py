@@ -13,7 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
-from core.cli import EXIT_USAGE
+from core.exitcodes import EXIT_USAGE
 
 
 def _usage(message: str) -> int:
