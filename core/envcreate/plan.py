@@ -147,15 +147,14 @@ def _check_gpus(facts: MachineFacts, tf: Version) -> tuple[str | None, str | Non
         return None, (f"Which GPUs TensorFlow {label}'s build has code for is unknown (TensorDeck "
                       "has not read that release's build_info): your GPUs' compute capability "
                       "was not checked against it.")
-    missing = [g for g in facts.gpus
-               if g.compute_capability and not build_runs_on(archs, g.compute_capability)]
+    missing: list[GpuInfo] = [g for g in facts.gpus if g.compute_capability
+                              and not build_runs_on(archs, g.compute_capability)]
     if not missing:
         return None, None
     minimum = build_minimum(archs)
     text = (f"TensorFlow {label}'s GPU build has no code for the "
             + ", ".join(f"{g.name or f'GPU {g.index}'} (compute capability "
-                        f"{capability_text(g.compute_capability)})" for g in missing
-                        if g.compute_capability)
+                        f"{capability_text(g.compute_capability)})" for g in missing)
             + (f"; it runs on compute capability {capability_text(minimum)} and up"
                if minimum else ""))
     if len(missing) == len(facts.gpus):
