@@ -3,6 +3,7 @@ driver), plus diagnose_machine / prerun_findings on real probes."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -14,6 +15,8 @@ import pytest
 from core.doctor import kb
 from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.interpreters.probe import ProbeResult, cached_probe
+from tests.nvml_replay import ReplayNvml
+from tests.test_gpu_capability import TF210_WINDOWS, TF221_LINUX
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus" / "public.jsonl"
@@ -211,3 +214,69 @@ def test_machine_diagnosis_replays_real_windows_tf210(case: str, ids: list[str],
         assert findings[0].subject == "C:\\tf310\\python.exe"
         assert findings[0].evidence.startswith("C:\\tf310\\python.exe: Python 3.10.11")
         assert any("Visual C++ Redistributable" in s.text for s in findings[0].steps)
+
+
+def _doctor_args(**kw) -> argparse.Namespace:
+    base = dict(explain=None, python=[sys.executable], no_import=True, json=True, platform=None,
+                tf_version=None)
+    return argparse.Namespace(**{**base, **kw})
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_doctor_names_a_gpu_this_build_has_no_code_for(capsys, as_json: bool) -> None:
+    """This venv's real TF 2.21.0 wheel (its build_info read by the probe) on the recorded
+    GTX 970 (5.2): the build starts at 6.0, and no release TensorDeck knows covers 5.2."""
+    from core.doctor.command import doctor_command
+
+    info = cached_probe(sys.executable, import_tf=False).tf_build_info or {}
+    if info.get("cuda_compute_capabilities") != TF221_LINUX:
+        pytest.skip("this Python's TensorFlow is not the TF 2.21.0 Linux GPU wheel")
+    code = doctor_command(_doctor_args(json=as_json), nvml=ReplayNvml.load("gtx970_linux"))
+    out = capsys.readouterr().out
+    assert code == 1
+    if not as_json:
+        assert "has no code for the NVIDIA GeForce GTX 970 (compute capability 5.2)" in out
+        return
+    [finding] = [f for f in json.loads(out)["findings"] if f["id"] == "gpu-arch-unsupported"]
+    assert finding["severity"] == "error" and finding["subject"] == sys.executable
+    assert ("GPU 0: NVIDIA GeForce GTX 970, compute capability 5.2; this build has code for "
+            "sm_60, sm_70, sm_80, sm_89, compute_90 (compute capability 6.0 and up)"
+            ) in finding["evidence"]
+    commands = [s["command"] for s in finding["steps"] if s["command"]]
+    assert commands and "tensorflow-cpu==2.21.*" in commands[0]
+
+
+def test_doctor_is_quiet_about_gpus_the_build_covers(capsys) -> None:
+    from core.doctor.command import doctor_command
+
+    doctor_command(_doctor_args(), nvml=ReplayNvml.load("h200x2_linux"))
+    ids = [f["id"] for f in json.loads(capsys.readouterr().out)["findings"]]
+    assert "gpu-arch-unsupported" not in ids
+
+
+@pytest.mark.parametrize(("gpu", "covered"), [
+    (GpuInfo(0, "NVIDIA GeForce RTX 3090", compute_capability=(8, 6)), True),  # compute_80 PTX
+    (GpuInfo(0, "NVIDIA GeForce GTX 970", compute_capability=(5, 2)), True),  # sm_50
+    (GpuInfo(0, "NVIDIA GeForce GTX 680", compute_capability=(3, 0)), False),  # below sm_35
+    (GpuInfo(0, "NVIDIA GeForce GTX 680"), True),  # capability unknown: nothing to say
+])
+def test_the_real_windows_tf210_build_against_gpus(gpu: GpuInfo, covered: bool) -> None:
+    """The probe recorded on the Windows lane (TF 2.10.1's build_info) with an NVIDIA GPU. Its
+    import output is the lane's (no driver there), so it is left out."""
+    from core.doctor.machine import diagnose_machine
+
+    data = json.loads((WINDOWS_DATA / "probe_tf210_healthy_no_gpu.json").read_text("utf-8"))
+    probe = ProbeResult.from_json({**data["probe"], "tf_native_module": None,
+                                   "import_attempted": True, "import_ok": True,
+                                   "built_with_cuda": True, "gpus": [], "import_stderr": ""})
+    assert probe.tf_build_info["cuda_compute_capabilities"] == TF210_WINDOWS
+    report = GpuReport(GpuState.OK, "1 GPU", "591.86", "13.1", (gpu,))
+    findings = diagnose_machine(report, [probe])
+    arch = [f for f in findings if f.id == "gpu-arch-unsupported"]
+    assert (arch == []) is covered
+    if not covered:
+        # TF ignores a GPU it has no code for: that, not a missing CUDA library, is the finding.
+        assert "missing-cuda-runtime" not in [f.id for f in findings]
+        assert "compute capability 3.0" in arch[0].title and "(compute capability 3.5 and up)" in \
+            arch[0].evidence
+        assert any("tensorflow-cpu==2.10.*" in (s.command or "") for s in arch[0].steps)

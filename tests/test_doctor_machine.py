@@ -61,3 +61,18 @@ def test_cpu_build_on_a_gpu_machine_is_a_warning_in_card_and_finding() -> None:
     # Without a GPU, the same build is simply fine, and no finding repeats the card.
     assert not [f for f in diagnose_machine(NO_DRIVER, [probe]) if f.subject]
     assert interpreter_statuses(NO_DRIVER, [probe], [])[0].state == "ok"
+
+
+@pytest.mark.parametrize(("platform", "capability", "fix"), [
+    ("windows", (3, 5), "cudatoolkit=11.2"),  # TF 2.10.1's Windows wheel has sm_35
+    ("linux", (8, 6), "tensorflow[and-cuda]==2.21.*"),  # TF 2.21.0's Linux wheel has sm_80
+    ("linux", (5, 2), "tensorflow-cpu==2.15.*"),  # no recorded Linux build starts below 6.0
+    ("windows", (3, 0), "tensorflow-cpu==2.15.*"),
+])
+def test_a_gpu_the_build_lacks_gets_a_release_that_has_it_or_the_cpu_build(
+        platform: str, capability: tuple[int, int], fix: str) -> None:
+    from core.doctor.fixes import FixContext, make_finding
+
+    ctx = FixContext(platform, (2, 15, 0), (3, 11), "python", detail={"capability": capability})
+    finding = make_finding("gpu-arch-unsupported", "evidence", ctx)
+    assert fix in "\n".join(s.command or "" for s in finding.steps)

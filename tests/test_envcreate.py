@@ -5,6 +5,7 @@ nothing behind."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -28,6 +29,7 @@ from core.envcreate.plan import (
     make_plan,
 )
 from core.gpu import read_gpus
+from core.gpu.info import GpuInfo
 from core.interpreters.discover import discover_interpreters, user_interpreters
 from tests.conftest import REPO, tensordeck
 from tests.nvml_replay import ReplayNvml
@@ -39,7 +41,7 @@ PY312 = ("C:\\Python312\\python.exe", (3, 12))
 def _facts(recording: str, platform: str, pythons, conda: str | None = None) -> MachineFacts:
     """Facts with the GPUs and driver as NVML answered on a real machine."""
     report = read_gpus(ReplayNvml.load(recording), processes=False)
-    return MachineFacts(platform, tuple(g.name for g in report.gpus),
+    return MachineFacts(platform, report.gpus,
                         kb.parse_version(report.cuda_driver_version), tuple(pythons), conda)
 
 
@@ -95,7 +97,8 @@ def test_no_usable_gpu_says_so_and_offers_the_cpu_build(tmp_path: Path) -> None:
                          tmp_path / "e")
         assert plan.variant == "cpu" and "no usable NVIDIA GPU" in plan.why
         assert plan.steps[1].argv[-1] == f"tensorflow-cpu=={plan.tf}.*"
-    old_driver = MachineFacts("linux", ("Tesla K80",), (10, 2), (("/usr/bin/python3", (3, 11)),))
+    old_driver = MachineFacts("linux", (GpuInfo(0, "Tesla K80"),), (10, 2),
+                              (("/usr/bin/python3", (3, 11)),))
     assert "older than every TensorFlow GPU release" in make_plan(old_driver, tmp_path / "e").why
     with pytest.raises(ValueError, match="no Python found here runs a TensorFlow release"):
         make_plan(MachineFacts("linux", pythons=(("/usr/bin/python2", (2, 7)),)))
@@ -104,10 +107,66 @@ def test_no_usable_gpu_says_so_and_offers_the_cpu_build(tmp_path: Path) -> None:
 def test_facts_come_from_nvml_and_the_pythons_themselves(tmp_path: Path) -> None:
     """Recorded NVML answers of an H200 machine, and this Python, probed for real."""
     facts = gather_facts([sys.executable], nvml=ReplayNvml.load("h200x2_linux"))
-    assert facts.gpus == ("NVIDIA H200", "NVIDIA H200") and facts.driver_cuda == (13, 0)
+    assert [(g.name, g.compute_capability) for g in facts.gpus] == [("NVIDIA H200", (9, 0))] * 2
+    assert facts.driver_cuda == (13, 0)
     assert facts.pythons == ((sys.executable, sys.version_info[:3]),)
     assert make_plan(facts, tmp_path / "e").variant == ("cpu" if sys.platform == "darwin"
                                                          else "gpu")
+
+
+@pytest.mark.parametrize("recording", ["rtx3090_windows_wddm", "h200x2_linux"])
+def test_the_recorded_gpus_are_covered_by_the_proposed_release(tmp_path: Path,
+                                                              recording: str) -> None:
+    """RTX 3090 (8.6) under TF 2.10.1's compute_80 PTX; H200 (9.0) under 2.21.0's compute_90."""
+    platform = "windows" if "windows" in recording else "linux"
+    plan = make_plan(_facts(recording, platform, [PY310]), tmp_path / "e")
+    assert plan.variant == "gpu" and not any("compute capability" in n for n in plan.notes)
+    assert "no code" not in plan.why
+
+
+def test_a_gpu_the_proposed_release_has_no_code_for_gets_the_cpu_build(tmp_path: Path) -> None:
+    """The GTX 970 (5.2, recorded from specs) on Linux: TF 2.21's wheel starts at 6.0 and no
+    recorded Linux release goes lower. On Windows TF 2.10.1's wheel has sm_50: it stays GPU."""
+    linux = make_plan(_facts("gtx970_linux", "linux", [PY310]), tmp_path / "e")
+    assert linux.variant == "cpu" and linux.steps[1].argv[-1] == "tensorflow-cpu==2.21.*"
+    assert ("TensorFlow 2.21's GPU build has no code for the NVIDIA GeForce GTX 970 (compute "
+            "capability 5.2); it runs on compute capability 6.0 and up") in linux.why
+    windows = make_plan(_facts("gtx970_linux", "windows", [PY310]), tmp_path / "e")
+    assert (windows.variant, windows.tf) == ("gpu", "2.10")
+    kepler = MachineFacts("windows", (GpuInfo(0, "NVIDIA GeForce GTX 680",
+                                              compute_capability=(3, 0)),), (11, 4), (PY310,))
+    plan = make_plan(kepler, tmp_path / "e")
+    assert plan.variant == "cpu" and "(compute capability 3.0); it runs on compute capability " \
+        "3.5 and up" in plan.why
+
+
+def test_a_gpu_the_release_lacks_next_to_one_it_has_is_a_note(tmp_path: Path) -> None:
+    h200, gtx970 = (read_gpus(ReplayNvml.load(r)).gpus[0] for r in ("h200x2_linux",
+                                                                      "gtx970_linux"))
+    plan = make_plan(MachineFacts("linux", (h200, gtx970), (13, 0), (PY310,)), tmp_path / "e")
+    assert (plan.variant, plan.tf) == ("gpu", "2.21")
+    assert any("no code for the NVIDIA GeForce GTX 970" in n and "will not use it" in n
+               for n in plan.notes)
+
+
+def test_a_release_whose_architectures_were_not_read_is_not_blocked(tmp_path: Path) -> None:
+    """Driver CUDA 11.4: TF 2.14 (CUDA 11.8), whose wheel's build_info TensorDeck has not read."""
+    facts = _facts("gtx970_linux", "linux", [PY310])
+    plan = make_plan(MachineFacts("linux", facts.gpus, (11, 4), facts.pythons), tmp_path / "e")
+    assert (plan.variant, plan.tf) == ("gpu", "2.14")
+    assert any("TensorFlow 2.14's build has code for is unknown" in n for n in plan.notes)
+
+
+def test_env_create_dry_run_says_it(capsys, tmp_path: Path) -> None:
+    from core.envcreate.command import env_command
+
+    args = argparse.Namespace(python=sys.executable, path=str(tmp_path / "e"), cpu=False,
+                              dry_run=True, yes=False)
+    assert env_command(args, nvml=ReplayNvml.load("gtx970_linux")) == 0
+    out = capsys.readouterr().out
+    if sys.platform.startswith("linux"):
+        assert "has no code for the NVIDIA GeForce GTX 970 (compute capability 5.2)" in out
+        assert "tensorflow-cpu==" in out
 
 
 def _quick_plan(target: Path, code: str) -> Plan:

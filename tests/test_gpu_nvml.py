@@ -103,6 +103,7 @@ def test_gpus_command_table(capsys):
     assert gpus_command(_args(), nvml=ReplayNvml.load("rtx3090_windows_wddm")) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "NVIDIA driver 591.86, supports CUDA up to 13.1"
+    assert out[1].split()[2] == "CC" and out[2].split()[5] == "8.6"
     assert "3545 / 24576" in out[2] and "WDDM" in out[2] and "15%" in out[2]
     assert "pid 20120" in out[4] and "n/a" in out[4]
 
@@ -143,3 +144,25 @@ def test_gpus_watch_refreshes_until_ctrl_c():
     frames = [t for t in term.text if "Ctrl+C" in t]
     assert len(frames) == 2 and all("87321 / 143771" in f for f in frames)
     assert nvml.calls["nvmlInit"] == 1 == nvml.calls["nvmlShutdown"]  # sampler stopped
+
+
+def test_compute_capability_as_the_gpus_report_it():
+    (rtx,) = read_gpus(ReplayNvml.load("rtx3090_windows_wddm")).gpus
+    h200 = read_gpus(ReplayNvml.load("h200x2_linux")).gpus
+    assert rtx.compute_capability == (8, 6)
+    assert [g.compute_capability for g in h200] == [(9, 0), (9, 0)]
+    assert rtx.to_json()["compute_capability"] == "8.6"
+
+
+@pytest.mark.parametrize("answer", ["FUNCTION_NOT_FOUND", "NOT_SUPPORTED"])
+def test_a_driver_that_cannot_tell_the_capability_gives_none(answer):
+    nvml = ReplayNvml.load("rtx3090_windows_wddm")
+    device = nvml.recording["devices"][0]
+    if answer == "FUNCTION_NOT_FOUND":
+        del device["nvmlDeviceGetCudaComputeCapability"]  # the replay raises it for absent calls
+    else:
+        device["nvmlDeviceGetCudaComputeCapability"] = {"error": answer}
+    (gpu,) = read_gpus(nvml).gpus
+    assert nvml.calls["nvmlDeviceGetCudaComputeCapability"] == 1
+    assert gpu.error is None and gpu.compute_capability is None and gpu.name
+    assert gpu.to_json()["compute_capability"] is None

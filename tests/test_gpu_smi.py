@@ -9,6 +9,7 @@ import pytest
 from core.gpu import GpuState
 from core.gpu.smi import (
     QUERY_FIELDS,
+    SmiFieldRefused,
     SmiParseError,
     SmiStreamParser,
     parse_line,
@@ -102,3 +103,20 @@ def test_unknown_text_is_a_clear_error():
         parse_output("0, NVIDIA H200, 143771\n")
     with pytest.raises(SmiParseError, match="invalid literal"):
         parse_line("x, a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9")
+
+
+def test_compute_capability_when_asked():
+    assert smi_command(capability=True)[1] == "--query-gpu=" + ",".join(QUERY_FIELDS) + \
+        ",compute_cap"
+    # The recorded RTX 3090 row with the compute_cap column its card answers (8.6, NVIDIA's
+    # published value: the capture did not ask for it).
+    (gpu,) = parse_output(_read("rtx3090_windows.csv").replace("\r\n", ", 8.6\r\n")).gpus
+    assert gpu.compute_capability == (8, 6) and gpu.memory_total_mib == 24576
+    (gpu,) = parse_output(_read("rtx3090_windows.csv")).gpus
+    assert gpu.compute_capability is None  # not asked
+
+
+def test_an_older_driver_refusing_compute_cap_says_so():
+    """What nvidia-smi 470.182.03 prints for the field (huggingface/candle#733), exit status 2."""
+    with pytest.raises(SmiFieldRefused, match='"compute_cap" is not a valid field'):
+        parse_output(_read("compute_cap_refused.txt"))

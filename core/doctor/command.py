@@ -10,13 +10,15 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 from core.doctor.report import render_text
 from core.exitcodes import EXIT_USAGE
 from core.findings import Finding
 
 
-def doctor_command(args: argparse.Namespace) -> int:
+def doctor_command(args: argparse.Namespace, *, nvml: Any = None) -> int:
+    """``nvml``: the NVML module to read the GPUs with (None: the real one; tests replay)."""
     if args.explain is not None:
         if args.python or args.no_import:
             return _usage("--explain reads a captured output; it cannot be combined with "
@@ -25,7 +27,7 @@ def doctor_command(args: argparse.Namespace) -> int:
     if args.platform or args.tf_version:
         return _usage("--platform and --tf-version describe an --explain FILE; add "
                       "--explain FILE (or '-' for stdin)")
-    return _machine(args)
+    return _machine(args, nvml)
 
 
 def _usage(message: str) -> int:
@@ -52,7 +54,7 @@ def _explain(args: argparse.Namespace) -> int:
     return _emit(args, findings, {"mode": "explain"})
 
 
-def _machine(args: argparse.Namespace) -> int:
+def _machine(args: argparse.Namespace, nvml: Any) -> int:
     from core.doctor.machine import diagnose_machine, interpreter_statuses
     from core.gpu import read_gpus
     from core.interpreters.probe import probe_interpreter
@@ -68,7 +70,7 @@ def _machine(args: argparse.Namespace) -> int:
         # Asking conda for its envs can take seconds; the fast mode reads conda's folders only.
         pythons = [i.path for i in discover_interpreters(use_conda=not args.no_import)]
     started = time.perf_counter()
-    gpu_report = read_gpus(processes=False)
+    gpu_report = read_gpus(nvml, processes=False)
     probes = [probe_interpreter(p, import_tf=not args.no_import) for p in pythons]
     findings = diagnose_machine(gpu_report, probes)
     by_path = {p.python: p for p in probes}

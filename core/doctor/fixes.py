@@ -91,6 +91,9 @@ _CATALOG: dict[str, tuple[Severity, str]] = {
     "peer-unreachable": ("error", "A cluster task cannot reach another task"),
     "optional-library-missing": (
         "info", "An optional GPU library (TensorRT / CUPTI) is missing: harmless for training"),
+    "gpu-arch-unsupported": (
+        "error", "This TensorFlow build has no code for this GPU's compute capability: it "
+                 "trains on the CPU"),
     "cpu-only-build": ("info", "This TensorFlow is a CPU-only build; training runs on CPU"),
     "probe-failed": ("warning", "The interpreter could not be probed"),
     "tf-not-installed": ("info", "TensorFlow is not installed in this interpreter"),
@@ -668,6 +671,26 @@ def _cpu_build(ctx: FixContext) -> list[FixStep]:
                      _pip(ctx, "install", "tensorflow[and-cuda]"), shell="bash")]
 
 
+def _gpu_arch(ctx: FixContext) -> list[FixStep]:
+    """A release whose build covers the GPU (``detail["capability"]``), else the CPU build."""
+    from core.gpu.capability import capability_text
+
+    capability = ctx.detail.get("capability")
+    cc = f"compute capability {capability_text(capability)}" if capability else "this GPU"
+    releases = kb.releases_running_on(capability, ctx.platform) if capability else []
+    if releases and ctx.windows and releases[0] == kb.last_windows_gpu_release():
+        return _tf210_recipe(ctx)
+    if releases:
+        tf = ".".join(map(str, releases[0]))
+        return [_program(ctx, f"TensorFlow {tf}'s GPU build has code for {cc}:",
+                         _pip(ctx, "install", f"tensorflow[and-cuda]=={tf}.*"), shell="bash")]
+    tf = ".".join(map(str, minor_of(ctx.tf_version))) if ctx.tf_version else None
+    return [_program(ctx, f"No TensorFlow release TensorDeck knows has GPU code for {cc}: train "
+                     "on the CPU with the CPU build (or use a newer GPU):",
+                     _pip(ctx, "uninstall", "-y", "tensorflow"),
+                     _pip(ctx, "install", f"tensorflow-cpu=={tf}.*" if tf else "tensorflow-cpu"))]
+
+
 def _pip_check(ctx: FixContext) -> FixStep:
     return _program(ctx, "List the installed packages whose versions conflict (pip names each "
                     "requirement that is not met):", _pip(ctx, "check"))
@@ -789,4 +812,5 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "peer-unreachable": _peer,
     "optional-library-missing": _optional,
     "cpu-only-build": _cpu_build,
+    "gpu-arch-unsupported": _gpu_arch,
 }

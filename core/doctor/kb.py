@@ -116,6 +116,28 @@ def build_configs() -> tuple[BuildConfig, ...]:
     return tuple(out)
 
 
+@cache
+def _gpu_archs() -> dict[tuple[Version, str], tuple[str, ...]]:
+    return {(minor_of(parse_version(r["tf_version"]) or (0,)), r["os"]):
+            tuple(r["cuda_compute_capabilities"].split()) for r in _rows("tf_gpu_archs.csv")}
+
+
+def gpu_archs(tf_version: Version, platform: str | None) -> tuple[str, ...] | None:
+    """The architectures a TF release's GPU build (matched on major.minor: pip installs the
+    newest patch) was compiled for, as its build_info lists them; None when not recorded."""
+    return _gpu_archs().get((minor_of(tf_version), kb_os(platform)))
+
+
+def releases_running_on(capability: tuple[int, int], platform: str | None) -> list[Version]:
+    """The recorded releases (major.minor, newest first) whose GPU build runs on a GPU of
+    ``capability`` on this platform's OS."""
+    from core.gpu.capability import build_runs_on  # not on the launch path of a run
+
+    return sorted((v for (v, os_name), archs in _gpu_archs().items()
+                   if os_name == kb_os(platform) and build_runs_on(archs, capability)),
+                  reverse=True)
+
+
 def kb_os(platform: str | None) -> str:
     """The table a platform reads: WSL2 runs the Linux builds."""
     return "windows" if platform == "windows" else "linux"

@@ -16,6 +16,7 @@ from core.doctor.depwalk import application_dirs, python_searches_path, walk, wa
 from core.doctor.explain import explain
 from core.doctor.fixes import FixContext, make_finding
 from core.findings import Finding, sort_findings
+from core.gpu.capability import build_minimum, build_runs_on, capability_text
 from core.gpu.info import GpuReport, GpuState
 from core.interpreters.probe import TF_DISTRIBUTIONS, ProbeResult
 
@@ -195,11 +196,13 @@ def _probe_findings(report: GpuReport, probe: ProbeResult, distro: str | None) -
         out.append(make_finding("tf-windows-gpu-unsupported",
                                 head + f"; {len(report.gpus)} NVIDIA GPU(s) present", ctx))
     out += _driver_findings(report, probe, ctx, head)
+    arch = _arch_findings(report, probe, ctx, head)
+    out += arch
     if not probe.import_attempted:
         return out
     if not probe.import_ok:
         return out + _import_failed(probe, ctx, head)
-    return out + _devices(report, probe, ctx, head, has_gpu)
+    return out + _devices(report, probe, ctx, head, has_gpu, explained=bool(arch))
 
 
 def _package_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Finding]:
@@ -268,6 +271,35 @@ def _driver_findings(report: GpuReport, probe: ProbeResult, ctx: FixContext,
                          detail)]
 
 
+def _arch_findings(report: GpuReport, probe: ProbeResult, ctx: FixContext,
+                   head: str) -> list[Finding]:
+    """A GPU of this machine the build has no code for (its build_info's architectures)."""
+    info = probe.tf_build_info or {}
+    archs = info.get("cuda_compute_capabilities")
+    if report.state != GpuState.OK or info.get("is_cuda_build") is False or not isinstance(
+            archs, list):
+        return []
+    minimum = build_minimum(archs)
+    since = f" (compute capability {capability_text(minimum)} and up)" if minimum else ""
+    uncovered: dict[tuple[str, tuple[int, int]], list[int]] = {}
+    for gpu in report.gpus:
+        cc = gpu.compute_capability
+        if cc and not gpu.error and not build_runs_on(archs, cc):
+            uncovered.setdefault((gpu.name or "?", cc), []).append(gpu.index)
+    out = []
+    for (name, cc), indexes in uncovered.items():
+        gpus = "GPU " + ", ".join(map(str, indexes))
+        out.append(make_finding(
+            "gpu-arch-unsupported",
+            f"{head}; {gpus}: {name}, compute capability {capability_text(cc)}; this build has "
+            f"code for {', '.join(archs)}{since}",
+            FixContext(ctx.platform, ctx.tf_version, ctx.python, ctx.python_exe,
+                       distro=ctx.distro, detail={"capability": cc}),
+            title=f"TensorFlow {probe.tf_version}'s GPU build has no code for the {name} "
+                  f"(compute capability {capability_text(cc)})"))
+    return out
+
+
 def _import_failed(probe: ProbeResult, ctx: FixContext, head: str) -> list[Finding]:
     text = probe.import_stderr or probe.error or ""
     code = probe.import_returncode
@@ -318,8 +350,9 @@ def _with_head(f: Finding, head: str) -> Finding:
 
 
 def _devices(report: GpuReport, probe: ProbeResult, ctx: FixContext, head: str,
-             has_gpu: bool) -> list[Finding]:
+             has_gpu: bool, *, explained: bool) -> list[Finding]:
     # Seeing the GPUs, or no GPU on a machine without one: the interpreter list says it all.
+    # A GPU the build has no code for (``explained``) is why TF ignores it.
     if probe.gpus or not has_gpu:
         return []
     seconds = f" (import {probe.import_seconds:.1f} s)" if probe.import_seconds else ""
@@ -331,6 +364,8 @@ def _devices(report: GpuReport, probe: ProbeResult, ctx: FixContext, head: str,
     found = [f for f in explain(probe.import_stderr, platform=ctx.platform,
                                 tf_version=probe.tf_version, distro=ctx.distro)
              if f.severity == "error"]
+    if not found and explained:
+        return []
     if not found:
         found = [make_finding("missing-cuda-runtime", f"{head}: GPU build, GPUs present, TF lists "
                               "none", FixContext(ctx.platform, ctx.tf_version, ctx.python,

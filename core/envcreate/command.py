@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from core.exitcodes import EXIT_USAGE
 
@@ -21,7 +22,8 @@ def _usage(message: str) -> int:
     return EXIT_USAGE
 
 
-def env_command(args: argparse.Namespace) -> int:
+def env_command(args: argparse.Namespace, *, nvml: Any = None) -> int:
+    """``nvml``: the NVML module the GPUs are read with (None: the real one; tests replay)."""
     from core.envcreate.build import BuildRefused, build, check_target
     from core.envcreate.plan import gather_facts, make_plan
     from core.output import visible
@@ -33,7 +35,7 @@ def env_command(args: argparse.Namespace) -> int:
     try:
         if target:
             check_target(target)
-        facts = gather_facts([args.python] if args.python else None)
+        facts = gather_facts([args.python] if args.python else None, nvml=nvml)
         plan = make_plan(facts, target, cpu=args.cpu)
     except (BuildRefused, ValueError) as exc:
         return _usage(str(exc))

@@ -10,6 +10,11 @@ the compatibility tables (``resources/kb``), and runs nothing.
 - Linux / WSL2 with an NVIDIA GPU: a venv with ``tensorflow[and-cuda]`` of the newest release
   whose CUDA the driver runs;
 - no usable NVIDIA GPU (or ``cpu=True``): a venv with the CPU build.
+
+A release is proposed for GPUs only when its build has code for them (the architectures read
+from its real wheel, ``resources/kb/tf_gpu_archs.csv``): else an older recorded release that
+has, else the CPU build. A release whose architectures were not read is not blocked: its plan
+says that they are unknown.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from pathlib import Path
 
 from core.doctor import kb
 from core.doctor.kb import Version, minor_of
+from core.gpu.capability import build_minimum, build_runs_on, capability_text
+from core.gpu.info import GpuInfo
 
 WINDOWS_GPU_TF = (2, 10)
 #: NVIDIA's CUDA 11 libraries as win_amd64 pip wheels, for TF 2.10 (it loads cudart64_110,
@@ -48,7 +55,7 @@ class MachineFacts:
     """What decides the plan. ``platform``: windows | linux | wsl | macos."""
 
     platform: str
-    gpus: tuple[str, ...] = ()  # names of the usable NVIDIA GPUs (the driver answers)
+    gpus: tuple[GpuInfo, ...] = ()  # the usable NVIDIA GPUs (the driver answers)
     driver_cuda: Version | None = None  # the newest CUDA the driver runs ("CUDA Version")
     pythons: tuple[tuple[str, Version], ...] = ()  # base interpreters found, with versions
     conda: str | None = None
@@ -132,6 +139,29 @@ def _driver_runs(driver: Version | None, cuda: str | None) -> bool:
     return minor_of(driver) >= minor_of(need) or (need[0] >= 11 and driver[0] == need[0])
 
 
+def _check_gpus(facts: MachineFacts, tf: Version) -> tuple[str | None, str | None]:
+    """(Why release ``tf`` can use none of the GPUs, or None; a note for its plan, or None)."""
+    label = _label(tf)
+    archs = kb.gpu_archs(tf, facts.platform)
+    if archs is None:
+        return None, (f"Which GPUs TensorFlow {label}'s build has code for is unknown (TensorDeck "
+                      "has not read that release's build_info): your GPUs' compute capability "
+                      "was not checked against it.")
+    missing: list[GpuInfo] = [g for g in facts.gpus if g.compute_capability
+                              and not build_runs_on(archs, g.compute_capability)]
+    if not missing:
+        return None, None
+    minimum = build_minimum(archs)
+    text = (f"TensorFlow {label}'s GPU build has no code for the "
+            + ", ".join(f"{g.name or f'GPU {g.index}'} (compute capability "
+                        f"{capability_text(g.compute_capability)})" for g in missing)
+            + (f"; it runs on compute capability {capability_text(minimum)} and up"
+               if minimum else ""))
+    if len(missing) == len(facts.gpus):
+        return text, None
+    return None, text + ": TensorFlow will not use " + ("it" if len(missing) == 1 else "them")
+
+
 def _label(version: Version) -> str:
     return ".".join(map(str, minor_of(version)))
 
@@ -162,7 +192,9 @@ def _venv_steps(base: str, target: Path, windows: bool, packages: tuple[str, ...
             Step(text, _pip(python, *packages)))
 
 
-def _cpu(facts: MachineFacts, target: Path | None, asked: bool) -> Plan:
+def _cpu(facts: MachineFacts, target: Path | None, asked: bool,
+         lacks: str | None = None) -> Plan:
+    """The CPU build; ``lacks``: why the GPU releases cannot use this machine's GPUs."""
     os_name = "windows" if facts.platform == "windows" else "linux"
     found = _newest(_rows(os_name, "cpu"), facts.pythons)
     if not found:
@@ -173,6 +205,9 @@ def _cpu(facts: MachineFacts, target: Path | None, asked: bool) -> Plan:
     package = "tensorflow" if facts.platform == "macos" else "tensorflow-cpu"
     if asked:
         why = "the CPU build, as asked"
+    elif lacks:
+        why = (f"the CPU build: {lacks}, and no release TensorDeck knows has code for it. "
+               "TensorFlow trains on the CPU")
     elif facts.gpus and facts.platform in ("linux", "wsl"):
         driver = _label(facts.driver_cuda) if facts.driver_cuda else "unknown"
         why = (f"the CPU build: the NVIDIA driver (CUDA {driver}) is older than every "
@@ -190,22 +225,38 @@ def _cpu(facts: MachineFacts, target: Path | None, asked: bool) -> Plan:
 def _linux_gpu(facts: MachineFacts, target: Path | None) -> Plan | None:
     rows = [r for r in _rows("linux", "gpu") if _driver_runs(facts.driver_cuda, r.cuda)
             and r.tf_version >= (2, 14)]  # [and-cuda] exists since 2.14
-    found = _newest(rows, facts.pythons)
-    if not found:
-        return None
-    row, base = found
-    tf = _label(row.tf_version)
-    target = target or default_target(f"tf{tf}-gpu")
-    driver = _label(facts.driver_cuda) if facts.driver_cuda else "?"
-    return Plan(target, "venv", "gpu", tf,
-                f"TensorFlow {tf} (CUDA {row.cuda}, cuDNN {row.cudnn}): the newest release "
-                f"your driver (CUDA {driver}) runs; pip brings the CUDA libraries",
-                _venv_steps(base, target, False, (f"tensorflow[and-cuda]=={tf}.*",),
-                            f"Install TensorFlow {tf} with its CUDA libraries"),
-                DOWNLOAD_MB["tensorflow-and-cuda"], env_python(target, "venv", False))
+    blocked: str | None = None  # why the newest release cannot use the GPUs
+    for row in sorted(rows, key=lambda r: r.tf_version, reverse=True):
+        found = _newest([row], facts.pythons)
+        if not found:
+            continue
+        lacks, note = _check_gpus(facts, row.tf_version)
+        if lacks or (blocked and kb.gpu_archs(row.tf_version, facts.platform) is None):
+            blocked = blocked or lacks  # older: only a release known to have the code
+            continue
+        base = found[1]
+        tf = _label(row.tf_version)
+        target = target or default_target(f"tf{tf}-gpu")
+        driver = _label(facts.driver_cuda) if facts.driver_cuda else "?"
+        why = (f"TensorFlow {tf} (CUDA {row.cuda}, cuDNN {row.cudnn}): " + (
+            f"{blocked}; this release's build has code for it" if blocked else
+            f"the newest release your driver (CUDA {driver}) runs") +
+            "; pip brings the CUDA libraries")
+        return Plan(target, "venv", "gpu", tf, why,
+                    _venv_steps(base, target, False, (f"tensorflow[and-cuda]=={tf}.*",),
+                                f"Install TensorFlow {tf} with its CUDA libraries"),
+                    DOWNLOAD_MB["tensorflow-and-cuda"], env_python(target, "venv", False),
+                    notes=(note,) if note else ())
+    if blocked:
+        return _cpu(facts, target, False, blocked)
+    return None
 
 
 def _windows_gpu(facts: MachineFacts, target: Path | None) -> Plan:
+    lacks, note = _check_gpus(facts, WINDOWS_GPU_TF)
+    if lacks:
+        return _cpu(facts, target, False, lacks)
+    notes = (note,) if note else ()
     row = kb.find_build(WINDOWS_GPU_TF, "windows", "gpu")
     tf = _label(WINDOWS_GPU_TF)
     target = target or default_target(f"tf{tf}-gpu")
@@ -224,7 +275,7 @@ def _windows_gpu(facts: MachineFacts, target: Path | None) -> Plan:
         )
         return Plan(target, "conda", "gpu", tf, why + ", in a conda env", steps,
                     DOWNLOAD_MB["conda-cuda11.2"] + DOWNLOAD_MB["tensorflow-2.10-windows"],
-                    python)
+                    python, notes=notes)
     fits = sorted((p for p in facts.pythons if row.supports_python(p[1])), key=lambda p: p[1])
     if not fits:
         return Plan(target, "venv", "gpu", "current", "No conda and no Python 3.7-3.10 here "
@@ -241,7 +292,7 @@ def _windows_gpu(facts: MachineFacts, target: Path | None) -> Plan:
                   _pip(python, *CUDA11_WHEELS)))
     return Plan(target, "venv", "gpu", tf, why + ", in a venv with NVIDIA's CUDA 11 pip wheels",
                 steps, DOWNLOAD_MB["tensorflow-2.10-windows"] + DOWNLOAD_MB["cuda11-wheels"],
-                python, notes=(
+                python, notes=(*notes,
                     "These CUDA 11.8 / cuDNN 8.9 wheels are newer than the CUDA 11.2 / cuDNN 8.1 "
                     "TensorFlow 2.10 was built with: they should load (CUDA 11 minor-version "
                     "compatibility, cuDNN 8's stable interface), but this pairing is confirmed "
@@ -280,8 +331,7 @@ def gather_facts(pythons: list[str] | None = None, nvml: object = None) -> Machi
     from core.interpreters.probe import cached_probe
 
     report = read_gpus(nvml, processes=False)
-    usable = tuple(g.name or f"GPU {g.index}" for g in report.gpus if not g.error) if (
-        report.state == GpuState.OK) else ()
+    usable = tuple(g for g in report.gpus if not g.error) if report.state == GpuState.OK else ()
     paths = pythons if pythons is not None else [
         i.path for i in discover_interpreters(use_conda=False)]
     found: dict[str, Version] = {}

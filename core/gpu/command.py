@@ -19,6 +19,7 @@ import queue
 import sys
 from typing import Any, TextIO
 
+from core.gpu.capability import capability_text
 from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.gpu.nvml import read_gpus
 from core.gpu.sampler import GpuSample, GpuSampler
@@ -57,7 +58,7 @@ def _num(value: float | None, fmt: str = "{:.0f}") -> str:
 
 def format_gpus(gpus: tuple[GpuInfo, ...]) -> list[str]:
     lines = [
-        f"{'GPU':>3}  {'Name':<26} {'Memory MiB':>15}  {'Util':>4}  {'Temp':>4}  "
+        f"{'GPU':>3}  {'Name':<26} {'CC':>4} {'Memory MiB':>15}  {'Util':>4}  {'Temp':>4}  "
         f"{'Power W':>9}  Mode"
     ]
     for g in gpus:
@@ -65,8 +66,9 @@ def format_gpus(gpus: tuple[GpuInfo, ...]) -> list[str]:
             lines.append(f"{g.index:>3}  {g.name or '?':<26} error: {g.error}")
             continue
         mode = "MIG" if g.mig_enabled else (g.driver_model or "")
+        cc = capability_text(g.compute_capability) if g.compute_capability else "-"
         lines.append(
-            f"{g.index:>3}  {(g.name or '?')[:26]:<26} "
+            f"{g.index:>3}  {(g.name or '?')[:26]:<26} {cc:>4} "
             f"{_num(g.memory_used_mib):>7} / {_num(g.memory_total_mib):<5}  "
             f"{_num(g.utilization_gpu, '{:.0f}%'):>4}  {_num(g.temperature_c, '{:.0f}C'):>4}  "
             f"{_num(g.power_draw_w):>4}/{_num(g.power_limit_w):<4}  {mode}".rstrip()

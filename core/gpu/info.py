@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
+from core.gpu.capability import Capability, capability_text
+
 
 class GpuState(str, Enum):
     """What reading the GPUs found, from worst to best.
@@ -57,12 +59,16 @@ class GpuInfo:
     #: "WDDM", "TCC" or "MCDM" on Windows; None elsewhere.
     driver_model: str | None = None
     mig_enabled: bool | None = None
+    #: CUDA compute capability, (8, 6) for an RTX 3090; None when the driver cannot tell.
+    compute_capability: Capability | None = None
     #: None when the process list was not read (or is unsupported); [] when there are none.
     processes: tuple[GpuProcess, ...] | None = None
     error: str | None = None
 
     def to_json(self) -> dict:
         data = asdict(self)
+        if self.compute_capability is not None:
+            data["compute_capability"] = capability_text(self.compute_capability)
         if self.processes is not None:
             data["processes"] = [p.to_json() for p in self.processes]
         return data

@@ -150,6 +150,7 @@ class NvmlSession:
                 ("nvmlDeviceGetDriverModel_v2", "nvmlDeviceGetDriverModel_v1"), handle
             )
             mig = self._field(nvml.nvmlDeviceGetMigMode, handle)
+            capability = self._field(nvml.nvmlDeviceGetCudaComputeCapability, handle)
             return GpuInfo(
                 index=index,
                 name=self._field(nvml.nvmlDeviceGetName, handle),
@@ -166,6 +167,7 @@ class NvmlSession:
                 power_limit_w=None if limit is None else limit / 1000,
                 driver_model=None if model is None else _DRIVER_MODELS.get(model[0]),
                 mig_enabled=None if mig is None else mig[0] == nvml.NVML_DEVICE_MIG_ENABLE,
+                compute_capability=None if capability is None else tuple(capability),
                 processes=self._processes(handle) if processes else None,
             )
         except nvml.NVMLError as exc:

@@ -7,12 +7,18 @@ parser works one line at a time: :class:`SmiStreamParser` takes arbitrary chunks
 With ``--format=csv,noheader,nounits`` each GPU is one line of the :data:`QUERY_FIELDS` in order.
 Values nvidia-smi cannot give are printed as ``[N/A]``, ``[Not Supported]`` (older drivers) or
 ``N/A``; they become None.
+
+``compute_cap`` (the compute capability) is asked only with ``capability=True``: nvidia-smi
+before it knew the field (driver 470 still refuses it) prints ``Field "compute_cap" is not a
+valid field to query.`` and no GPU at all, which :func:`parse_output` raises as
+:class:`SmiFieldRefused` so the caller can ask again without it.
 """
 
 from __future__ import annotations
 
 import csv
 
+from core.gpu.capability import parse_capability
 from core.gpu.info import GpuInfo, GpuReport, GpuState
 
 QUERY_FIELDS: tuple[str, ...] = (
@@ -29,6 +35,9 @@ QUERY_FIELDS: tuple[str, ...] = (
     "driver_model.current",
     "mig.mode.current",
 )
+#: Asked after :data:`QUERY_FIELDS` when the caller wants the compute capability.
+CAPABILITY_FIELD = "compute_cap"
+_ALL_FIELDS = (*QUERY_FIELDS, CAPABILITY_FIELD)
 
 #: What nvidia-smi prints instead of CSV when it cannot run, and what that means.
 _FAILURES: tuple[tuple[str, GpuState], ...] = (
@@ -42,9 +51,16 @@ class SmiParseError(ValueError):
     """A line that is neither a GPU row nor blank; the message quotes it."""
 
 
-def smi_command(loop_ms: int | None = None, executable: str = "nvidia-smi") -> list[str]:
-    """The argv that prints one CSV line per GPU (every ``loop_ms`` ms when given)."""
-    argv = [executable, "--query-gpu=" + ",".join(QUERY_FIELDS), "--format=csv,noheader,nounits"]
+class SmiFieldRefused(SmiParseError):
+    """This nvidia-smi does not know a field asked for (``compute_cap`` on an older driver)."""
+
+
+def smi_command(loop_ms: int | None = None, executable: str = "nvidia-smi", *,
+                capability: bool = False) -> list[str]:
+    """The argv that prints one CSV line per GPU (every ``loop_ms`` ms when given), with the
+    compute capability last when ``capability``."""
+    fields = _ALL_FIELDS if capability else QUERY_FIELDS
+    argv = [executable, "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"]
     if loop_ms is not None:
         if loop_ms <= 0:
             raise ValueError(f"loop_ms must be a positive number of milliseconds, not {loop_ms}")
@@ -80,12 +96,12 @@ def parse_line(line: str) -> tuple[GpuInfo, str | None] | None:
     if not line:
         return None
     cells = next(csv.reader([line], skipinitialspace=True))
-    if len(cells) != len(QUERY_FIELDS):
+    if len(cells) not in (len(QUERY_FIELDS), len(_ALL_FIELDS)):
         raise SmiParseError(
             f"nvidia-smi printed {line!r}, not {len(QUERY_FIELDS)} comma-separated values "
-            f"(fields: {','.join(QUERY_FIELDS)})"
+            f"(fields: {','.join(QUERY_FIELDS)}[,{CAPABILITY_FIELD}])"
         )
-    v = dict(zip(QUERY_FIELDS, (_value(c) for c in cells), strict=True))
+    v = dict(zip(_ALL_FIELDS, (_value(c) for c in cells), strict=False))
     try:
         gpu = GpuInfo(
             index=int(v["index"] or ""),
@@ -99,6 +115,7 @@ def parse_line(line: str) -> tuple[GpuInfo, str | None] | None:
             power_limit_w=_float(v["power.limit"]),
             driver_model=v["driver_model.current"],
             mig_enabled=_enabled(v["mig.mode.current"]),
+            compute_capability=parse_capability(v.get(CAPABILITY_FIELD)),
         )
     except ValueError as exc:
         raise SmiParseError(f"nvidia-smi printed {line!r}: {exc}") from exc
@@ -113,6 +130,8 @@ def parse_output(text: str) -> GpuReport:
         try:
             parsed = parse_line(line)
         except SmiParseError:
+            if "is not a valid field to query" in line:
+                raise SmiFieldRefused(f"nvidia-smi refused a field: {line.strip()}") from None
             state = next((s for marker, s in _FAILURES if marker in line), None)
             if state is None:
                 raise
