@@ -273,9 +273,12 @@ def test_without_the_package_index_it_fails_cleanly(tmp_path: Path) -> None:
 @pytest.mark.skipif(sys.platform == "win32", reason="Ctrl+C is a console event on Windows")
 def test_ctrl_c_leaves_nothing_half_made(tmp_path: Path) -> None:
     target = tmp_path / "env"
+    system_temp = tmp_path / "temp"  # what pip would fill and, cancelled, leave behind
+    system_temp.mkdir()
+    env = {**os.environ, **dict.fromkeys(("TMPDIR", "TEMP", "TMP"), str(system_temp))}
     proc = subprocess.Popen([sys.executable, "-m", "core", "env", "create", "--cpu", "--yes",
                              "--python", sys.executable, "--path", str(target)], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     lines = []
     for line in proc.stdout:  # wait until pip is at work inside the new venv
         lines.append(line)
@@ -287,6 +290,7 @@ def test_ctrl_c_leaves_nothing_half_made(tmp_path: Path) -> None:
     assert proc.returncode == 130, "".join(lines) + rest
     assert "Cancelled (Ctrl+C)" in rest
     assert not target.exists() and not marker(target).exists() and user_interpreters() == []
+    assert list(tmp_path.iterdir()) == [system_temp] and list(system_temp.iterdir()) == []
 
 
 @pytest.mark.tf

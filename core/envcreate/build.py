@@ -40,8 +40,19 @@ class BuildResult:
     findings: list[Finding] = field(default_factory=list)
 
 
+#: Where pip, venv and conda put temporary files, on POSIX and on Windows.
+TEMP_VARIABLES = ("TMPDIR", "TEMP", "TMP")
+
+
 def marker(target: Path) -> Path:
     return target.parent / f".{target.name}.tensordeck-building"
+
+
+def scratch(target: Path) -> Path:
+    """The builders' temporary folder (TMPDIR, TEMP, TMP): pip unpacks each wheel into the
+    system's temp, and a cancelled pip leaves that there (hundreds of MB for TensorFlow), so
+    the build's temp lives beside the environment and goes with it."""
+    return target.parent / f".{target.name}.tensordeck-tmp"
 
 
 def check_target(target: Path) -> None:
@@ -64,6 +75,7 @@ def remove_env(target: Path) -> None:
             if attempt == 4:
                 raise
             time.sleep(0.5)
+    shutil.rmtree(scratch(target), ignore_errors=True)
     with contextlib.suppress(FileNotFoundError):
         marker(target).unlink()
 
@@ -81,7 +93,9 @@ def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *
         remove_env(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     marker(target).write_text("TensorDeck is building this environment\n", encoding="utf-8")
-    base_env = dict(os.environ if env is None else env)
+    temp = scratch(target)
+    temp.mkdir(exist_ok=True)
+    base_env = {**(os.environ if env is None else env), **dict.fromkeys(TEMP_VARIABLES, str(temp))}
     try:
         for step in plan.steps:
             on_line(f"== {step.text}")
@@ -93,6 +107,7 @@ def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *
             if code != 0:
                 remove_env(target)
                 return _failed(step.text, code, output, target)
+        shutil.rmtree(temp, ignore_errors=True)
         return _verify(plan, on_line, register)
     except BaseException:
         cancel.set()
