@@ -29,13 +29,21 @@ pytestmark = pytest.mark.skipif(
 RECORDED = Path(__file__).parent / "data" / "nvidia_smi" / "h200x8_linux_lms.csv"
 
 FAKE_SMI = """#!{python}
-# Stands in for nvidia-smi: the recorded rounds of an 8x H200 machine, one every -lms ms.
-import sys, time
-expected = {expected!r}
+# Stands in for nvidia-smi: the recorded rounds of an 8x H200 machine, one every -lms ms. Asked
+# for compute_cap it adds the H200's published capability, 9.0; or, with a file "old-driver"
+# beside it, refuses the field as drivers before ~510 do (the recorded refusal).
+import os, sys, time
+expected, with_capability = {expected!r}, {with_capability!r}
 args = sys.argv[1:]
-if args[:len(expected)] != expected:
+capability = args[:len(with_capability)] == with_capability
+if args[:len(expected)] != expected and not capability:
     sys.exit("fake nvidia-smi: unexpected arguments %r" % args)
+if capability and os.path.exists(os.path.join(os.path.dirname(__file__), "old-driver")):
+    sys.stdout.write(open({refused!r}).read())
+    sys.exit(6)
 lines = open({recorded!r}).read().splitlines(True)
+if capability:
+    lines = [line.rstrip("\\n") + ", 9.0\\n" for line in lines]
 rounds = [lines[:8], lines[8:]]
 loop_ms = int(args[args.index("-lms") + 1]) if "-lms" in args else None
 i = 0
@@ -57,7 +65,9 @@ def gpu_lab(tmp_path_factory):
     fake_bin.mkdir()
     fake = fake_bin / "nvidia-smi"
     fake.write_text(
-        FAKE_SMI.format(python=sys.executable, expected=smi_command()[1:], recorded=str(RECORDED))
+        FAKE_SMI.format(python=sys.executable, expected=smi_command()[1:],
+                        with_capability=smi_command(capability=True)[1:], recorded=str(RECORDED),
+                        refused=str(RECORDED.with_name("compute_cap_refused.txt")))
     )
     fake.chmod(0o755)
     lab = start_lab(
@@ -177,7 +187,17 @@ def test_one_look_and_an_unknown_host(gpu_lab, tmp_path, monkeypatch):
         async with await connect(gpu_lab["nodes"][name], name) as conn:
             return await read_node_gpus(conn, "posix", name)
 
-    assert_h200_round(asyncio.run(look("gpu")))
+    report = asyncio.run(look("gpu"))
+    assert_h200_round(report)
+    assert {g.compute_capability for g in report.gpus} == {(9, 0)}
+    old_driver = Path(gpu_lab["fake"]).with_name("old-driver")
+    old_driver.touch()
+    try:  # an nvidia-smi that refuses compute_cap: asked again without it
+        report = asyncio.run(look("gpu"))
+    finally:
+        old_driver.unlink()
+    assert_h200_round(report)
+    assert {g.compute_capability for g in report.gpus} == {None}
     assert asyncio.run(look("plain")).state is GpuState.NO_DRIVER
 
     monkeypatch.setenv("HOME", str(tmp_path))  # trusts nobody

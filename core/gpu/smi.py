@@ -51,6 +51,10 @@ class SmiParseError(ValueError):
     """A line that is neither a GPU row nor blank; the message quotes it."""
 
 
+#: How nvidia-smi refuses a field it does not know (``compute_cap`` before driver ~510).
+FIELD_REFUSED = "is not a valid field to query"
+
+
 class SmiFieldRefused(SmiParseError):
     """This nvidia-smi does not know a field asked for (``compute_cap`` on an older driver)."""
 
@@ -130,7 +134,7 @@ def parse_output(text: str) -> GpuReport:
         try:
             parsed = parse_line(line)
         except SmiParseError:
-            if "is not a valid field to query" in line:
+            if FIELD_REFUSED in line:
                 raise SmiFieldRefused(f"nvidia-smi refused a field: {line.strip()}") from None
             state = next((s for marker, s in _FAILURES if marker in line), None)
             if state is None:

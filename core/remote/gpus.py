@@ -19,7 +19,7 @@ import asyncssh
 
 from core.config import Node
 from core.gpu.info import GpuInfo, GpuReport, GpuState
-from core.gpu.smi import SmiParseError, parse_line, parse_output, smi_command
+from core.gpu.smi import FIELD_REFUSED, SmiParseError, parse_line, parse_output, smi_command
 from core.remote.connect import RemoteError, connect, detect_shell
 from core.remote.shell import Shell, command_line
 
@@ -55,13 +55,19 @@ def finished_report(name: str, exit_status: int | None, stdout: str, stderr: str
 async def read_node_gpus(
     conn: asyncssh.SSHClientConnection, shell: Shell, name: str, timeout: float = STEP_TIMEOUT
 ) -> GpuReport:
-    """One look at the node's GPUs over an open connection."""
-    result = await asyncio.wait_for(
-        conn.run(command_line(smi_command(), shell), check=False), timeout
-    )
-    return finished_report(
-        name, result.exit_status, str(result.stdout or ""), str(result.stderr or "")
-    )
+    """One look at the node's GPUs over an open connection, with their compute capability
+    when the node's nvidia-smi knows that field (an older driver refuses it: asked again
+    without)."""
+
+    async def look(capability: bool) -> tuple[int | None, str, str]:
+        argv = smi_command(capability=capability)
+        result = await asyncio.wait_for(conn.run(command_line(argv, shell), check=False), timeout)
+        return result.exit_status, str(result.stdout or ""), str(result.stderr or "")
+
+    status, out, err = await look(capability=True)
+    if FIELD_REFUSED in out + err:
+        status, out, err = await look(capability=False)
+    return finished_report(name, status, out, err)
 
 
 class _Rounds:
