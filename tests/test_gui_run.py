@@ -126,3 +126,32 @@ def test_quickstart_from_the_window(qtbot, window, tmp_path):
     assert "[chief-0]" in view.logs.combined.toPlainText()
     assert ("loss", "chief:0") in view.metric_charts.series
     assert not wait_no_leftovers(view.run_dir)
+
+
+def click_tab(qtbot, tabs, text: str) -> None:
+    bar = tabs.tabBar()
+    index = next(i for i in range(bar.count()) if bar.tabText(i) == text)
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+
+
+def test_only_matching_lines_shows_each_match_once_in_a_task_tab(qtbot, window, tmp_path):
+    assert window.open_file(write_job(tmp_path, LINES))
+    window.show_page("run")
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+    logs = view.logs
+    qtbot.keyClicks(logs.search, "step 3/5")
+    qtbot.mouseClick(logs.only_matching, Qt.MouseButton.LeftButton)
+    for name in ("worker-1", "All tasks", "worker-0", "worker-1"):  # and back again
+        click_tab(qtbot, logs.tabs, name)
+        pane = logs.tabs.currentWidget()
+        matches = [line for line in pane.toPlainText().splitlines() if "step 3/5" in line]
+        if name == "All tasks":
+            assert sorted(matches) == ["[worker-0] step 3/5 loss=0.333",
+                                       "[worker-1] step 3/5 loss=0.333"]
+        else:
+            assert matches == ["step 3/5 loss=0.333"]
+    qtbot.mouseClick(logs.only_matching, Qt.MouseButton.LeftButton)  # every line again
+    assert logs.tabs.currentWidget().toPlainText().splitlines()[-1] == "step 5/5 loss=0.200"
+    assert logs.tabs.currentWidget().toPlainText().count("step 3/5") == 1

@@ -195,6 +195,9 @@ class LogView(QPlainTextEdit):
     def _render_all(self, limit: int | None = None) -> None:
         """Replace the text with the (filtered) tail: ``limit`` lines, or all the pane holds."""
         self._last_redraw = time.monotonic()
+        # The tail holds the queued lines too: drawn now, they must not be appended again.
+        self._pending.clear()
+        self._pending_count = 0
         lines = self._lines if not self._filter else [
             line for line in self._lines if self._filter in line.lower()]
         limit = min(limit or self.max_lines, self.max_lines)
