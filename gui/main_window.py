@@ -194,9 +194,13 @@ class MainWindow(QMainWindow):
             wizard.tasks_page.set_machine_gpus(
                 [(g.index, g.name or "GPU") for g in self.machine.report.gpus])
         self.settings.wizard_done = True
-        if wizard.exec() != ConfigWizard.DialogCode.Accepted:
-            return
-        self.apply_wizard(wizard)
+        try:
+            if wizard.exec() == ConfigWizard.DialogCode.Accepted:
+                self.apply_wizard(wizard)
+        finally:
+            # Deleted by Qt, on this thread: left to Python's garbage collector, the wizard's
+            # reference cycles freed widgets Qt still owned (exit 139, issue 12).
+            wizard.deleteLater()
 
     def apply_wizard(self, wizard) -> Path | None:
         """Load the wizard's config into the forms, save it, and run it if asked."""
