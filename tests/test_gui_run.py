@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 
 import pytest
 from PySide6.QtCore import Qt
@@ -155,3 +156,66 @@ def test_only_matching_lines_shows_each_match_once_in_a_task_tab(qtbot, window, 
     qtbot.mouseClick(logs.only_matching, Qt.MouseButton.LeftButton)  # every line again
     assert logs.tabs.currentWidget().toPlainText().splitlines()[-1] == "step 5/5 loss=0.200"
     assert logs.tabs.currentWidget().toPlainText().count("step 3/5") == 1
+
+
+def test_a_failed_start_shows_failed_behind_its_dialog_and_keeps_the_reason(
+        qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    view = window.run_view
+    assert window.open_file(write_job(tmp_path, LINES))
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+    assert view.tasks.rowCount() == 2 and "completed" in view.reason.text()
+    seen = []  # what the view showed while the dialog was up
+    monkeypatch.setattr(QMessageBox, "warning", lambda *args: seen.append(
+        (view.status.text(), view.stop_button.isEnabled(), view.start_button.isEnabled(),
+         view.tasks.rowCount(), args[2])))
+    with socket.socket() as taken:  # the start finds the task's port in use
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert window.open_file(write_job(tmp_path, LINES, tasks=[
+            {"role": "worker", "count": 2, "port": port}]))
+        for _ in range(2):  # and once more: the same answer, nothing left over
+            qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+            assert wait_for_run(qtbot, view) is None
+            assert seen[-1][:4] == ("failed", False, True, 0)
+            assert str(port) in seen[-1][4]
+            assert view.status.text() == "failed" and view.tasks.rowCount() == 0
+            assert view.reason.isVisible() and str(port) in view.reason.text()
+    assert len(seen) == 2
+
+
+RESTARTS = """import json, os, sys, time
+index = json.loads(os.environ["TF_CONFIG"])["task"]["index"]
+marker = f"worker{index}.failed"
+print("step 1/1", flush=True)
+if index == 0 and not os.path.exists(marker):  # fails once, then works
+    open(marker, "w").close()
+    sys.exit(3)
+if index == 2:  # fails for good later, while worker 1's restart waits
+    time.sleep(3)
+    sys.exit(5)
+if index == 1:
+    sys.exit(4)
+time.sleep(30)
+"""
+
+
+def test_the_task_table_counts_restarts_as_the_summary_does(qtbot, window, tmp_path):
+    """worker 0 restarts; worker 1's restart is scheduled but the run ends first (called
+    off: not a restart)."""
+    quick = {"policy": "on_failure", "max_restarts": 2, "backoff_seconds": 0}
+    slow = {**quick, "backoff_seconds": 20}
+    assert window.open_file(write_job(tmp_path, RESTARTS, tasks=[
+        {"role": "worker", "restart": quick}, {"role": "worker", "restart": slow},
+        {"role": "worker"}]))
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    result = wait_for_run(qtbot, view)
+    assert result.status.value == "failed"
+    summary = json.loads((view.run_dir / "summary.json").read_text())
+    column = [view.tasks.item(r, 5).text() for r in range(view.tasks.rowCount())]
+    assert column == [str(t["restarts"]) for t in summary["tasks"]] == ["1", "0", "0"]
+    assert "worker-2" in view.reason.text() and "5" in view.reason.text()

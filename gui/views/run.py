@@ -91,6 +91,12 @@ class RunView(QWidget):
         self.status = QLabel()
         self.status.setObjectName("badge")
         badge(self.status, "idle")
+        #: Why the last run ended, or why it did not start: stays after the dialog is closed.
+        self.reason = QLabel()
+        self.reason.setObjectName("muted")
+        self.reason.setWordWrap(True)
+        self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reason.hide()
         self.start_button = QPushButton(self.tr("Start"))
         self.start_button.setObjectName("primary")
         self.stop_button = QPushButton(self.tr("Stop"))
@@ -129,6 +135,7 @@ class RunView(QWidget):
         layout.setContentsMargins(20, 16, 20, 16)
         layout.addLayout(head)
         layout.addWidget(self.config_label)
+        layout.addWidget(self.reason)
         layout.addWidget(splitter, 1)
 
         self.start_button.clicked.connect(self.start_requested)
@@ -155,6 +162,8 @@ class RunView(QWidget):
         if self.session.running:
             return
         self.logs.set_tasks([])
+        self.tasks.set_tasks([])  # the last run's rows are not this run's
+        self._set_reason("")
         self.metric_charts.clear()
         self._parsers.clear()
         self._tail = None
@@ -213,7 +222,7 @@ class RunView(QWidget):
                 logs.add_output(name, event.lines, event.progress)
                 self._parse_metrics(event)
             elif isinstance(event, TaskStarted):
-                self.tasks.task_started(event.task, event.pid)
+                self.tasks.task_started(event.task, event.pid, event.attempt)
                 logs.add_message(self.tr("{task} started (pid {pid})").format(
                     task=task_name(event.task), pid=event.pid))
             elif isinstance(event, TaskExited):
@@ -223,7 +232,7 @@ class RunView(QWidget):
                     task=task_name(event.task), code=describe(event.exit_code),
                     state=state_label(event.state.value)))
             elif isinstance(event, TaskRestarting):
-                self.tasks.task_restarting(event.task, event.attempt)
+                self.tasks.task_restarting(event.task)
                 logs.add_message(self.tr("{task} restarts in {delay:g} s").format(
                     task=task_name(event.task), delay=event.delay))
             elif isinstance(event, RunStopping):
@@ -234,6 +243,9 @@ class RunView(QWidget):
             elif isinstance(event, RunFinished):
                 logs.add_message(self.tr("run {status} (exit code {code})").format(
                     status=state_label(event.status.value), code=describe(event.exit_code)))
+                if event.reason:
+                    self._set_reason(self.tr("The run {status}: {reason}").format(
+                        status=state_label(event.status.value), reason=event.reason))
         logs.flush()
         self.metric_charts.refresh()
 
@@ -250,8 +262,21 @@ class RunView(QWidget):
                 if point:
                     self.metric_charts.add_point(point.task, point.step, point.metrics)
 
+    def _set_reason(self, text: str) -> None:
+        self.reason.setText(text)
+        self.reason.setVisible(bool(text))
+
+    def _show_ended(self, status: str) -> None:
+        self.start_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+        badge(self.status, status)
+
     @Slot(list)
     def _on_failed(self, problems: list) -> None:
+        # The view says what happened before the dialog covers it, and keeps saying it after.
+        self._show_ended("failed")
+        self._set_reason(self.tr("The run did not start:") + " " + " ".join(
+            text.splitlines()[0] for text in problems if text))
         for text in problems:  # stays in the log once the message is closed
             for line in text.splitlines():
                 self.logs.add_message(line)
@@ -265,11 +290,9 @@ class RunView(QWidget):
 
     @Slot(object)
     def _on_finished(self, result) -> None:
-        self.start_button.setEnabled(True)
-        self.stop_button.setEnabled(False)
         self.node_gpus.stop()
         status = result.status.value if result is not None else "failed"
-        badge(self.status, status)
+        self._show_ended(status)
         self.tasks.tick()
         self._poll_metrics()
         if result is not None:

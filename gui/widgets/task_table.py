@@ -79,8 +79,10 @@ class TaskTable(QTableWidget):
         font.setBold(True)
         item.setFont(font)
 
-    def task_started(self, key: str, pid: int) -> None:
+    def task_started(self, key: str, pid: int, attempt: int = 1) -> None:
+        """A restart counts when it happens (attempt 2 is the first), as in the summary."""
         self._started[key] = time.time()
+        self._set(key, "restarts", attempt - 1)
         self._ended.pop(key, None)
         self._set(key, "pid", pid)
         self._set(key, "exit code", "", tip="")
@@ -93,8 +95,8 @@ class TaskTable(QTableWidget):
         self.set_state(key, state)
         self.tick()
 
-    def task_restarting(self, key: str, attempt: int) -> None:
-        self._set(key, "restarts", attempt - 1)
+    def task_restarting(self, key: str) -> None:
+        """Scheduled, not done yet: the count goes up when the task starts again."""
         self.set_state(key, TaskState.RESTARTING)
 
     def tick(self) -> None:
