@@ -219,3 +219,59 @@ def test_the_task_table_counts_restarts_as_the_summary_does(qtbot, window, tmp_p
     column = [view.tasks.item(r, 5).text() for r in range(view.tasks.rowCount())]
     assert column == [str(t["restarts"]) for t in summary["tasks"]] == ["1", "0", "0"]
     assert "worker-2" in view.reason.text() and "5" in view.reason.text()
+
+
+IGNORES_STOP = """import signal, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if hasattr(signal, "SIGBREAK"):  # what a stop sends on Windows
+    signal.signal(signal.SIGBREAK, signal.SIG_IGN)
+print("serving", flush=True)
+while True:
+    time.sleep(1)
+"""
+
+
+def test_stop_counts_down_and_force_stop_kills_at_once(qtbot, window, tmp_path):
+    assert window.open_file(write_job(tmp_path, IGNORES_STOP, stop_grace_seconds=300))
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.logs.combined.toPlainText().count("serving") == 2,
+                    timeout=30_000)
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    assert view.stop_button.text() == "Force stop" and view.stop_button.isEnabled()
+    assert view.status.text() == "stopping"
+    qtbot.waitUntil(lambda: "s to exit, then they are killed" in view.reason.text())
+    assert any(f"have {s} s" in view.reason.text() for s in (300, 299, 298))
+    run_dir = view.run_dir
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)  # Force stop
+    result = wait_for_run(qtbot, view)  # well before the 300 s of grace
+    assert result.status.value == "interrupted"
+    assert not wait_no_leftovers(run_dir)
+    assert view.stop_button.text() == "Stop" and not view.stop_button.isEnabled()
+    assert "300" not in view.reason.text()
+
+
+def test_closing_during_a_stubborn_run_keeps_the_window_alive(qtbot, window, tmp_path,
+                                                              monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *args: QMessageBox.StandardButton.Yes)
+    assert window.open_file(write_job(tmp_path, IGNORES_STOP, stop_grace_seconds=60))
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.logs.combined.toPlainText().count("serving") == 2,
+                    timeout=30_000)
+    seen = []
+
+    def during_close() -> None:  # the window still answers: the countdown, Force stop
+        seen.append((view.running, view.stop_button.text(), view.reason.text()))
+        qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(1500, during_close)
+    run_dir = view.run_dir
+    window.close()
+    assert seen and seen[0][0] and seen[0][1] == "Force stop"
+    assert "then they are killed" in seen[0][2]
+    assert not view.running and not wait_no_leftovers(run_dir)

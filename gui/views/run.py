@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QEventLoop, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -80,6 +80,9 @@ class RunView(QWidget):
         self._parsers: dict[str, ProgressParser] = {}
         self._tail: MetricsTail | None = None
         self._tail_busy = False
+        self._grace = 0.0
+        #: When the tasks are killed if they have not exited (monotonic), while stopping.
+        self._kill_at: float | None = None
         #: Offered when a start failed on a node whose host key is not known yet.
         self.trust_dialogs: list[TrustDialog] = []
 
@@ -174,9 +177,30 @@ class RunView(QWidget):
         self.session.start(config_path, run_dir)
 
     def stop(self) -> None:
-        if self.session.running:
-            badge(self.status, "stopping")
-            self.session.stop()
+        """The first press asks the tasks to exit (a countdown to the kill shows); the second
+        ("Force stop") kills them at once."""
+        if not self.session.running:
+            return
+        if self._kill_at is None:
+            self._stopping()
+        else:
+            self._kill_at = time.monotonic()
+            self.stop_button.setEnabled(False)
+            self._set_reason(self.tr("Killing the tasks…"))
+        self.session.stop()
+
+    def _stopping(self) -> None:
+        badge(self.status, "stopping")
+        self._kill_at = time.monotonic() + self._grace
+        self.stop_button.setText(self.tr("Force stop"))
+        self._show_countdown()
+
+    def _show_countdown(self) -> None:
+        if self._kill_at is None or not self.stop_button.isEnabled():
+            return
+        left = max(0, round(self._kill_at - time.monotonic()))
+        self._set_reason(self.tr("Stopping: the tasks have {seconds} s to exit, then they are "
+                                 "killed. Force stop kills them now.").format(seconds=left))
 
     def open_run_folder(self) -> None:
         if self.run_dir:
@@ -194,6 +218,7 @@ class RunView(QWidget):
     @Slot(object)
     def _on_planned(self, plan) -> None:
         self.python = plan.python
+        self._grace = plan.config.stop_grace_seconds
         self.run_dir = plan.run_dir
         self.config_name = plan.config.name
         self.tasks.set_tasks(plan.tasks)
@@ -236,7 +261,8 @@ class RunView(QWidget):
                 logs.add_message(self.tr("{task} restarts in {delay:g} s").format(
                     task=task_name(event.task), delay=event.delay))
             elif isinstance(event, RunStopping):
-                badge(self.status, "stopping")
+                if self._kill_at is None:
+                    self._stopping()
                 logs.add_message(self.tr("stopping: {reason}").format(reason=event.reason))
             elif isinstance(event, RunStarted):
                 logs.add_message(self.tr("run folder {path}").format(path=event.run_dir))
@@ -267,8 +293,10 @@ class RunView(QWidget):
         self.reason.setVisible(bool(text))
 
     def _show_ended(self, status: str) -> None:
+        self._kill_at = None
         self.start_button.setEnabled(True)
         self.stop_button.setEnabled(False)
+        self.stop_button.setText(self.tr("Stop"))
         badge(self.status, status)
 
     @Slot(list)
@@ -302,6 +330,7 @@ class RunView(QWidget):
         if self.session.running:
             self.tasks.tick()
             self._poll_metrics()
+            self._show_countdown()
         self.gpu_charts.refresh()
         self.node_gpus.refresh()
 
@@ -323,12 +352,28 @@ class RunView(QWidget):
         run_in_background(tail.poll, show, failed)
 
     def shutdown(self, timeout: float = 30.0) -> None:
-        """Stop the run (if any) and wait for its tasks to end: called when the app closes."""
+        """Stop the run (if any) and wait for its tasks to end: called when the app closes.
+        The window keeps drawing meanwhile (the countdown; Force stop works); after
+        ``timeout`` seconds the tasks are killed."""
         self.tensorboard.stop()
         self.node_gpus.stop()
-        if self.session.running:
-            self.session.stop()
-            started = time.monotonic()
-            if not self.session.wait(timeout):
-                self.session.stop()  # a second request kills at once
-                self.session.wait(max(1.0, timeout - (time.monotonic() - started)))
+        if not self.session.running:
+            return
+        self.stop()
+        if not self._wait_finished(timeout):
+            self.session.stop()  # a second request kills at once
+            self._wait_finished(10.0)
+
+    def _wait_finished(self, seconds: float) -> bool:
+        """Process events until the run's ``finished`` (True) or ``seconds`` passed."""
+        if not self.session.running:
+            return True
+        loop = QEventLoop()
+        timer = QTimer(loop)
+        timer.setSingleShot(True)
+        timer.timeout.connect(loop.quit)
+        self.session.finished.connect(loop.quit)
+        timer.start(int(seconds * 1000))
+        loop.exec()
+        self.session.finished.disconnect(loop.quit)
+        return not self.session.running
