@@ -3,10 +3,15 @@
 A run folder is recognised by its ``summary.json`` (:mod:`core.summary`). A summary that says
 "running" while its launcher is gone is shown as ``abandoned``; one that cannot be read as a
 summary as ``unreadable``, with the reason: both are what the user needs to know.
+
+"Run again" runs what a run ran: the config its folder keeps (``config.json``), not the config
+file as it is now (:func:`write_rerun_config`), in a new run folder next to the others.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,3 +123,61 @@ def _children(folder: Path) -> list[Path]:
         return [p for p in folder.iterdir() if p.is_dir()]
     except OSError:
         return []
+
+
+class RerunError(Exception):
+    """The run folder's ``config.json`` cannot be read back as a config."""
+
+
+def _resolved(run_dir: Path) -> dict:
+    path = run_dir / "config.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+            raise ValueError("not a resolved config")
+    except (OSError, ValueError) as exc:
+        raise RerunError(f"{path}: {exc}") from exc
+    return data
+
+
+def stored_config(run_dir: str | Path) -> tuple[dict, Path]:
+    """The config a run ran, as a config file would hold it, and the file it came from.
+
+    Its script and interpreter are the ones that ran (absolute, as resolved then), so that the
+    config means the same wherever it is written; ``run_dir`` is dropped (a folder that was used
+    is not empty)."""
+    data = _resolved(Path(run_dir))
+    try:
+        config = {**data["config"], "script": str(data["script"]), "python": str(data["python"])}
+        source = Path(data["config_path"])
+    except (KeyError, TypeError) as exc:
+        raise RerunError(f"{Path(run_dir) / 'config.json'}: no {exc}") from exc
+    config.pop("run_dir", None)
+    return config, source
+
+
+def config_changed(run_dir: str | Path) -> bool:
+    """Whether the run's config file now says something else than the run ran (or is gone)."""
+    from core.config import ConfigError, config_to_json, load_config
+
+    try:
+        data = _resolved(Path(run_dir))
+        return config_to_json(load_config(data["config_path"])) != data["config"]
+    except (RerunError, ConfigError, OSError, KeyError, TypeError):
+        return True
+
+
+def write_rerun_config(run_dir: str | Path, folder: str | Path) -> tuple[Path, Path]:
+    """Write the config ``run_dir`` ran into ``folder`` (named after the run); returns it and
+    the new run's folder: beside the first run's (``<config folder>/runs/<stamp>-<name>``)."""
+    from core.topology import default_run_dir
+
+    run_dir = Path(run_dir)
+    config, source = stored_config(run_dir)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{run_dir.name}.json"
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    os.replace(tmp, target)
+    return target, default_run_dir(source, str(config.get("name") or run_dir.name))

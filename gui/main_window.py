@@ -343,9 +343,10 @@ class MainWindow(QMainWindow):
 
         run_in_background(check, show, failed)
 
-    def _rerun(self, config_path: str) -> None:
-        if self._confirm_discard() and self.open_file(config_path):
-            self.start_run()
+    def _rerun(self, config_path: str, run_dir: str) -> None:
+        """History's Run again: that run's own config (a copy), not the forms' file."""
+        self.show_page("run")
+        self.run_view.start(config_path, run_dir)
 
     def _on_run_finished(self, name: str, status: str, run_dir: str) -> None:
         if self.tray is None:

@@ -8,6 +8,7 @@ import os
 import sys
 
 import psutil
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
@@ -75,11 +76,47 @@ def test_history_lists_cli_runs_and_reruns_one(qtbot, window, tmp_path, job):
     assert history.table.item(0, 1).text() == "succeeded"
     qtbot.waitUntil(lambda: history.logs.count() == 1, timeout=10_000)
     assert "from history" in history.logs.widget(0).toPlainText()
-    with qtbot.waitSignal(history.rerun) as blocker:
-        history.rerun_button.click()
-    assert blocker.args == [str(path)]
+    assert "changed since" not in history.details.text()
+    with qtbot.waitSignal(history.rerun):
+        qtbot.mouseClick(history.rerun_button, Qt.MouseButton.LeftButton)
     assert window.current_page() == "run"
     assert wait_for_run(qtbot, window.run_view).status.value == "succeeded"
+
+
+def test_run_again_runs_that_runs_config_not_the_changed_file(qtbot, window, tmp_path, job):
+    """The file changed since (other arguments): Run again runs what that run ran, each time
+    in a new run folder beside the first, and says so; the open file is left as it is."""
+    path = job("import sys\nprint('args', sys.argv[1:])", strategy="single",
+               tasks=[{"role": "worker"}], args=["--lr", "0.1"])
+    assert tensordeck("--run", str(path), timeout=60).returncode == 0
+    (first,) = (tmp_path / "runs").iterdir()
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "args": ["--lr", "0.5"]}))
+    assert window.open_file(str(path))
+    history = window.history
+    nav = window.nav
+    qtbot.mouseClick(nav.viewport(), Qt.MouseButton.LeftButton,
+                     pos=nav.visualItemRect(nav.item(3)).center())  # History
+    qtbot.waitUntil(lambda: history.table.rowCount() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: "changed since this run" in history.details.text(), timeout=10_000)
+    folders = {first}
+    for _ in range(2):
+        qtbot.mouseClick(history.rerun_button, Qt.MouseButton.LeftButton)
+        assert window.current_page() == "run"
+        result = wait_for_run(qtbot, window.run_view)
+        assert result.status.value == "succeeded"
+        run_dir = window.run_view.run_dir
+        assert run_dir.parent == tmp_path / "runs" and run_dir not in folders
+        folders.add(run_dir)
+        log = (run_dir / "logs" / "worker-0.log").read_text()
+        assert "args ['--lr', '0.1']" in log
+        qtbot.mouseClick(nav.viewport(), Qt.MouseButton.LeftButton,
+                         pos=nav.visualItemRect(nav.item(3)).center())
+        runs = len(folders)
+        qtbot.waitUntil(lambda: history.table.rowCount() == runs, timeout=10_000)  # noqa: B023
+        history.table.selectRow(history.table.rowCount() - 1)  # the first run, the oldest
+    assert json.loads(path.read_text())["args"] == ["--lr", "0.5"]
+    assert window.cluster.path == path and not window.cluster.dirty
 
 
 def test_history_shows_a_garbage_summary_as_unreadable_and_a_live_run_as_running(

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -29,8 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.exitcodes import describe
-from core.history import RunRecord, list_runs
+from core.history import RerunError, RunRecord, config_changed, list_runs, write_rerun_config
 from core.output import plain
+from core.paths import user_data_dir
 from core.secrets import masked_env
 from gui.background import run_in_background
 from gui.i18n import state_label
@@ -69,9 +71,10 @@ def env_text(env: dict[str, str]) -> str:
 
 
 class HistoryView(QWidget):
-    """Signals: ``rerun(config_path)``."""
+    """Signals: ``rerun(config_path, run_dir)``: run that config file into that new folder
+    (a copy of the selected run's own config, see :func:`core.history.write_rerun_config`)."""
 
-    rerun = Signal(str)
+    rerun = Signal(str, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,6 +86,9 @@ class HistoryView(QWidget):
         self.folder_button = QPushButton(self.tr("Open run folder"))
         self.rerun_button = QPushButton(self.tr("Run again"))
         self.rerun_button.setObjectName("primary")
+        self.rerun_button.setToolTip(self.tr(
+            "Runs what this run ran (the config kept in its run folder, even if the config "
+            "file changed since), in a new run folder"))
         head = QHBoxLayout()
         head.addWidget(title)
         head.addStretch(1)
@@ -171,8 +177,8 @@ class HistoryView(QWidget):
     def _update_buttons(self) -> None:
         record = self.selected()
         self.folder_button.setEnabled(record is not None)
-        self.rerun_button.setEnabled(bool(record and record.config_path
-                                          and Path(record.config_path).is_file()))
+        self.rerun_button.setEnabled(
+            record is not None and (record.run_dir / "config.json").is_file())
 
     def _show_selected(self) -> None:
         self._update_buttons()
@@ -202,13 +208,17 @@ class HistoryView(QWidget):
             + tasks)
         logs = record.log_paths()
         run_in_background(lambda: ({key: read_tail(path) for key, path in logs.items()},
-                                   read_env(record.run_dir)),
+                                   read_env(record.run_dir), config_changed(record.run_dir)),
                           lambda found, r=record: self._show_logs(r, *found))
 
     def _show_logs(self, record: RunRecord, tails: dict[str, list[str]],
-                   env: dict[str, str]) -> None:
+                   env: dict[str, str], changed: bool) -> None:
         if record is not self.selected():
             return  # another run was selected meanwhile
+        if changed and self.rerun_button.isEnabled():
+            self.details.setText(self.details.text() + "<br><i>" + html.escape(self.tr(
+                "The config file changed since this run (or is gone): Run again runs what "
+                "this run ran.")) + "</i>")
         if env:
             self.environment.setText(self.tr("Environment: {variables}").format(
                 variables=plain(env_text(env))))
@@ -225,5 +235,11 @@ class HistoryView(QWidget):
 
     def _rerun(self) -> None:
         record = self.selected()
-        if record is not None and record.config_path:
-            self.rerun.emit(record.config_path)
+        if record is None:
+            return
+        try:
+            config, run_dir = write_rerun_config(record.run_dir, user_data_dir() / "reruns")
+        except (RerunError, OSError) as exc:
+            QMessageBox.warning(self, self.tr("Run again"), str(exc))
+            return
+        self.rerun.emit(str(config), str(run_dir))
