@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         self.run_view.start_requested.connect(self.start_run)
         self.cluster.preflight_requested.connect(self.preflight)
         self.run_view.run_finished.connect(self._on_run_finished)
+        self.run_view.progress_changed.connect(self._update_title)
         self.history.rerun.connect(self._rerun)
         self.history.set_folders(self._history_folders())
         self._restore_state()
@@ -278,7 +279,8 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         name = self.cluster.path.name if self.cluster.path else self.tr("new config")
-        self.setWindowTitle(f"{name}{' *' if self.cluster.dirty else ''} — TensorDeck")
+        progress = f"[{self.run_view.progress_text}] " if self.run_view.progress_text else ""
+        self.setWindowTitle(f"{progress}{name}{' *' if self.cluster.dirty else ''} — TensorDeck")
         self.run_view.set_config(str(self.cluster.path) if self.cluster.path else None)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

@@ -275,3 +275,28 @@ def test_closing_during_a_stubborn_run_keeps_the_window_alive(qtbot, window, tmp
     assert seen and seen[0][0] and seen[0][1] == "Force stop"
     assert "then they are killed" in seen[0][2]
     assert not view.running and not wait_no_leftovers(run_dir)
+
+
+SLOW_STEPS = """import time
+for i in range(1, 61):
+    print(f"step {i}/60", flush=True)
+    time.sleep(0.05)
+"""
+
+
+def test_progress_with_rate_and_eta_in_the_table_and_the_window_title(qtbot, window, tmp_path):
+    assert window.open_file(write_job(tmp_path, SLOW_STEPS))
+    view = window.run_view
+    column = 8  # progress
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.tasks.rowCount() == 2 and all(
+                                "steps/s" in view.tasks.item(r, column).text()
+                                and "ETA" in view.tasks.item(r, column).text()
+                                for r in range(2)), timeout=30_000)
+    qtbot.waitUntil(lambda: window.windowTitle().startswith("[")
+                    and "ETA" in window.windowTitle(), timeout=10_000)
+    assert "of 60 steps" in view.tasks.item(0, column).toolTip()
+    assert wait_for_run(qtbot, view).status.value == "succeeded"
+    assert [view.tasks.item(r, column).text().split(" · ")[0] for r in range(2)] == [
+        "100%", "100%"]
+    assert window.windowTitle() == "job.json — TensorDeck"  # no run: no progress

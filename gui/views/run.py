@@ -30,7 +30,7 @@ from core.events import (
     TaskStarted,
 )
 from core.exitcodes import describe
-from core.metrics import MetricsTail, ProgressParser
+from core.metrics import MetricsTail, ProgressParser, overall
 from gui.background import run_in_background
 from gui.i18n import state_label
 from gui.run_session import RunSession
@@ -57,10 +57,12 @@ def badge(label: QLabel, state: str) -> None:
 
 class RunView(QWidget):
     """Signals: ``start_requested()`` (the window saves the config, then calls :meth:`start`),
-    ``run_finished(name, status, run_dir)``."""
+    ``run_finished(name, status, run_dir)``, ``progress_changed(text)``: the run's progress
+    for the window title ("" when no run is going on)."""
 
     start_requested = Signal()
     run_finished = Signal(str, str, str)
+    progress_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,6 +82,7 @@ class RunView(QWidget):
         self._parsers: dict[str, ProgressParser] = {}
         self._tail: MetricsTail | None = None
         self._tail_busy = False
+        self.progress_text = ""
         self._grace = 0.0
         #: When the tasks are killed if they have not exited (monotonic), while stopping.
         self._kill_at: float | None = None
@@ -279,7 +282,7 @@ class RunView(QWidget):
         parser = self._parsers.get(event.task)
         if parser is None:
             return
-        texts = list(event.lines[-200:])  # a flood's tail is enough for a chart
+        texts = list(event.lines[-200:])  # a flood's tail is enough for a chart and progress
         if event.progress:
             texts.append(event.progress)
         for text in texts:
@@ -321,6 +324,7 @@ class RunView(QWidget):
         self.node_gpus.stop()
         status = result.status.value if result is not None else "failed"
         self._show_ended(status)
+        self._show_progress()
         self.tasks.tick()
         self._poll_metrics()
         if result is not None:
@@ -331,8 +335,22 @@ class RunView(QWidget):
             self.tasks.tick()
             self._poll_metrics()
             self._show_countdown()
+            self._show_progress()
         self.gpu_charts.refresh()
         self.node_gpus.refresh()
+
+    def _show_progress(self) -> None:
+        """Each task's progress in the table, the run's for the title (cheap: once a second)."""
+        found = []
+        for key, parser in self._parsers.items():
+            progress = parser.progress()
+            self.tasks.set_progress(key, progress)
+            if progress is not None:
+                found.append(progress)
+        text = self.tasks.progress_text(overall(found)) if self.session.running else ""
+        if text != self.progress_text:
+            self.progress_text = text
+            self.progress_changed.emit(text)
 
     def _poll_metrics(self) -> None:
         tail = self._tail

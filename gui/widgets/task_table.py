@@ -1,5 +1,6 @@
 """The run's task table: role, index, address, pid, state (coloured), restarts, exit code,
-uptime. Rows are keyed by task (``worker:1``) and updated from core events."""
+uptime, progress (percent, steps/s, ETA: :class:`core.metrics.Progress`). Rows are keyed by
+task (``worker:1``) and updated from core events."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from core.events import TaskState
 from core.exitcodes import describe, explain
+from core.metrics import Progress
 from gui.i18n import state_label
 from gui.style import status_color
 
-COLUMNS = ("role", "index", "host", "pid", "state", "restarts", "exit code", "uptime")
+COLUMNS = ("role", "index", "host", "pid", "state", "restarts", "exit code", "uptime",
+           "progress")
 
 
 def format_duration(seconds: float | None) -> str:
@@ -30,7 +33,7 @@ class TaskTable(QTableWidget):
         super().__init__(0, len(COLUMNS), parent)
         self.setHorizontalHeaderLabels([
             self.tr("Role"), self.tr("Index"), self.tr("Host"), self.tr("PID"), self.tr("State"),
-            self.tr("Restarts"), self.tr("Exit code"), self.tr("Uptime")])
+            self.tr("Restarts"), self.tr("Exit code"), self.tr("Uptime"), self.tr("Progress")])
         self.verticalHeader().hide()
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -53,7 +56,7 @@ class TaskTable(QTableWidget):
             self.insertRow(row)
             self._rows[task.key] = row
             address = task.address or task.host
-            for col, value in enumerate((task.role, task.index, address, "", "", 0, "", "")):
+            for col, value in enumerate((task.role, task.index, address, "", "", 0, "", "", "")):
                 item = QTableWidgetItem(str(value))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 self.setItem(row, col, item)
@@ -98,6 +101,22 @@ class TaskTable(QTableWidget):
     def task_restarting(self, key: str) -> None:
         """Scheduled, not done yet: the count goes up when the task starts again."""
         self.set_state(key, TaskState.RESTARTING)
+
+    def progress_text(self, progress: Progress | None) -> str:
+        """``17% · 52.1 steps/s · ETA 4:10`` (as much as is known); "" for None."""
+        if progress is None:
+            return ""
+        parts = [f"{progress.fraction * 100:.0f}%"]
+        if progress.rate is not None:
+            parts.append(self.tr("{rate:.3g} steps/s").format(rate=progress.rate))
+        if progress.eta is not None and progress.fraction < 1:
+            parts.append(self.tr("ETA {time}").format(time=format_duration(progress.eta)))
+        return " · ".join(parts)
+
+    def set_progress(self, key: str, progress: Progress | None) -> None:
+        tip = None if progress is None else self.tr("{done:g} of {total:g} steps").format(
+            done=progress.done, total=progress.total)
+        self._set(key, "progress", self.progress_text(progress), tip=tip)
 
     def tick(self) -> None:
         """Refresh the uptime column."""
