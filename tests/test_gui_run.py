@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -300,3 +301,36 @@ def test_progress_with_rate_and_eta_in_the_table_and_the_window_title(qtbot, win
     assert [view.tasks.item(r, column).text().split(" · ")[0] for r in range(2)] == [
         "100%", "100%"]
     assert window.windowTitle() == "job.json — TensorDeck"  # no run: no progress
+
+
+def noise_colored(pane, fragment: str) -> bool:
+    """Whether the pane draws the line holding ``fragment`` in the noise colour."""
+    from gui.style import NOISE_COLOR
+
+    doc = pane.document()
+    block = next(doc.findBlockByNumber(n) for n in range(doc.blockCount())
+                 if fragment in doc.findBlockByNumber(n).text())
+    return any(r.format.foreground().color().name() == NOISE_COLOR
+               for r in block.layout().formats())
+
+
+def test_tensorflows_known_noise_is_dimmed_with_the_raw_output_one_click_away(
+        qtbot, window, tmp_path):
+    """A task prints a recorded real start-up of TF 2.21 (tf-keras, no GPU) and trains."""
+    recorded = Path(__file__).parent / "data" / "keras" / "tf_keras_fit.txt"
+    script = f"import sys\nsys.stdout.write(open({str(recorded)!r}).read())\n"
+    assert window.open_file(write_job(tmp_path, script))
+    window.show_page("run")
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+    logs = view.logs
+    click_tab(qtbot, logs.tabs, "worker-0")
+    pane = logs.tabs.currentWidget()
+    for raw in (False, True, False):
+        for where in (pane, logs.combined):
+            assert noise_colored(where, "failed call to cuInit") is not raw
+            assert noise_colored(where, "oneDNN custom operations") is not raw
+            assert not noise_colored(where, "Epoch 1/3")
+            assert not noise_colored(where, "loss: 0.8365")
+        qtbot.mouseClick(logs.raw_output, Qt.MouseButton.LeftButton)

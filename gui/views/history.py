@@ -224,6 +224,7 @@ class HistoryView(QWidget):
                 variables=plain(env_text(env))))
         for key, lines in tails.items():
             view = LogView()
+            view.set_noise(True, any(t.gpus for t in record.tasks))
             self.logs.addTab(view, plain(key.replace(":", "-")))
             view.add_lines(lines)
             view.flush()

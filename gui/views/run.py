@@ -225,7 +225,8 @@ class RunView(QWidget):
         self.run_dir = plan.run_dir
         self.config_name = plan.config.name
         self.tasks.set_tasks(plan.tasks)
-        self.logs.set_tasks([t.name for t in plan.tasks])
+        self.logs.set_tasks([t.name for t in plan.tasks],
+                            gpus_expected=any(t.gpus for t in plan.tasks))
         self._parsers = {t.key: ProgressParser(t.key) for t in plan.tasks}
         self._tail = MetricsTail(plan.run_dir / "metrics")
         self.folder_button.setEnabled(True)
