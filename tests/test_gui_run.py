@@ -334,3 +334,71 @@ def test_tensorflows_known_noise_is_dimmed_with_the_raw_output_one_click_away(
             assert not noise_colored(where, "Epoch 1/3")
             assert not noise_colored(where, "loss: 0.8365")
         qtbot.mouseClick(logs.raw_output, Qt.MouseButton.LeftButton)
+
+
+HOLDS_MEMORY = """import time
+block = bytearray(80 * 1024 * 1024)
+print("holding", flush=True)
+time.sleep(60)
+"""
+
+
+def click_run_tab(qtbot, view, text: str) -> None:
+    click_tab(qtbot, view.tabs, text)
+    assert view.tabs.tabText(view.tabs.currentIndex()) == text
+
+
+def test_resources_show_cpu_memory_and_each_tasks_use_without_nvidia(qtbot, window, tmp_path):
+    """This machine has no NVIDIA GPU (and the window no GPU feed): no empty GPU charts."""
+    assert window.open_file(write_job(tmp_path, HOLDS_MEMORY))
+    window.show_page("run")
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    click_run_tab(qtbot, view, "Resources")
+    panel = view.resources
+    table = panel.table
+
+    def memory(row: int) -> float:
+        text = table.item(row, 3).text().replace(",", "").removesuffix(" MiB")
+        return float(text) if text else 0.0
+
+    qtbot.waitUntil(lambda: table.rowCount() == 2 and min(memory(0), memory(1)) >= 80,
+                    timeout=30_000)
+    assert [table.item(r, 0).text() for r in range(2)] == ["worker-0", "worker-1"]
+    assert table.item(0, 1).text() == view.tasks.item(0, 3).text()  # the task's pid
+    assert "MiB" in panel.summary.text() and panel.cpu_plot.isVisible()
+    assert not panel.gpu_charts.isVisible()
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+
+
+def test_resources_match_nvml_gpu_processes_to_their_tasks(qtbot, settings, tmp_path):
+    """NVML's process list, as recorded on an H200 (91,421,147,136 bytes used by one process);
+    the recorded pid is replaced by the pid of worker 0 here: which process it is, is ours."""
+    from gui.main_window import MainWindow
+    from tests.nvml_replay import ReplayNvml
+
+    nvml = ReplayNvml.load("h200x2_linux")
+    window = MainWindow(settings, nvml=nvml)
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        assert window.open_file(write_job(tmp_path, HOLDS_MEMORY))
+        window.show_page("run")
+        view = window.run_view
+        qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+        click_run_tab(qtbot, view, "Resources")
+        qtbot.waitUntil(lambda: view.tasks.rowCount() == 2
+                        and view.tasks.item(0, 3).text() != "", timeout=30_000)
+        recorded = nvml.recording["devices"][0]["nvmlDeviceGetComputeRunningProcesses_v3"][0]
+        recorded["pid"] = int(view.tasks.item(0, 3).text())
+        table = view.resources.table
+        qtbot.waitUntil(lambda: table.item(0, 4).text() == "87,186 MiB", timeout=30_000)
+        assert table.item(1, 4).text() == ""
+        assert view.resources.gpu_charts.isVisible()
+        qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+        wait_for_run(qtbot, view)
+    finally:
+        window.run_view.shutdown(timeout=10)
+        window.cluster.dirty = False
+        window.close()

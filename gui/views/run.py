@@ -32,14 +32,16 @@ from core.events import (
 from core.exitcodes import describe
 from core.metrics import MetricsTail, ProgressParser, overall
 from gui.background import run_in_background
+from gui.bridge import TelemetryFeed
 from gui.i18n import state_label
 from gui.run_session import RunSession
 from gui.style import status_color
 from gui.tensorboard import TensorBoard
 from gui.trust_dialog import TrustDialog, untrusted_hosts
-from gui.widgets.charts import GpuCharts, MetricCharts
+from gui.widgets.charts import MetricCharts
 from gui.widgets.log_view import LogPanel
 from gui.widgets.node_gpu_panel import NodeGpuPanel
+from gui.widgets.resources import ResourcePanel
 from gui.widgets.task_table import TaskTable
 
 #: Substrings a metric line must contain before it is worth a regex (floods stay cheap).
@@ -122,12 +124,17 @@ class RunView(QWidget):
 
         self.tasks = TaskTable()
         self.logs = LogPanel()
-        self.gpu_charts = GpuCharts()
+        self.resources = ResourcePanel()
+        self.gpu_charts = self.resources.gpu_charts
+        #: CPU and memory of the machine and of each task, sampled once a second while shown.
+        self.telemetry = TelemetryFeed(self)
+        self.telemetry.sample.connect(self.resources.add_sample)
+        self._pids: dict[str, int] = {}
         self.metric_charts = MetricCharts()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.logs, self.tr("Logs"))
         self.tabs.addTab(self.metric_charts, self.tr("Training metrics"))
-        self.tabs.addTab(self.gpu_charts, self.tr("GPUs"))
+        self.tabs.addTab(self.resources, self.tr("Resources"))
         self.node_gpus = NodeGpuPanel()
         self.tabs.addTab(self.node_gpus, self.tr("Node GPUs"))
         self.tabs.setTabVisible(self.tabs.indexOf(self.node_gpus), False)
@@ -214,7 +221,7 @@ class RunView(QWidget):
             self.tensorboard.start(self.python, str(self.run_dir))
 
     def show_gpu_sample(self, sample) -> None:
-        self.gpu_charts.add_sample(sample.time, sample.gpus)
+        self.resources.add_gpu_sample(sample.time, sample.gpus)
 
     # --- session signals ----------------------------------------------------------------------
 
@@ -225,6 +232,9 @@ class RunView(QWidget):
         self.run_dir = plan.run_dir
         self.config_name = plan.config.name
         self.tasks.set_tasks(plan.tasks)
+        self.resources.set_tasks([t.key for t in plan.tasks])
+        self._pids = {}
+        self.telemetry.watch({})
         self.logs.set_tasks([t.name for t in plan.tasks],
                             gpus_expected=any(t.gpus for t in plan.tasks))
         self._parsers = {t.key: ProgressParser(t.key) for t in plan.tasks}
@@ -252,6 +262,8 @@ class RunView(QWidget):
                 self._parse_metrics(event)
             elif isinstance(event, TaskStarted):
                 self.tasks.task_started(event.task, event.pid, event.attempt)
+                self._pids[event.task] = event.pid
+                self.telemetry.watch(self._pids)
                 logs.add_message(self.tr("{task} started (pid {pid})").format(
                     task=task_name(event.task), pid=event.pid))
             elif isinstance(event, TaskExited):
@@ -337,7 +349,7 @@ class RunView(QWidget):
             self._poll_metrics()
             self._show_countdown()
             self._show_progress()
-        self.gpu_charts.refresh()
+        self.resources.refresh()
         self.node_gpus.refresh()
 
     def _show_progress(self) -> None:
@@ -348,7 +360,9 @@ class RunView(QWidget):
             self.tasks.set_progress(key, progress)
             if progress is not None:
                 found.append(progress)
-        text = self.tasks.progress_text(overall(found)) if self.session.running else ""
+        # The run's rate would be in percent: the title says how far, and when it ends.
+        run = overall(found)
+        text = self.tasks.progress_text(run, rate=False) if self.session.running else ""
         if text != self.progress_text:
             self.progress_text = text
             self.progress_changed.emit(text)
@@ -370,12 +384,17 @@ class RunView(QWidget):
 
         run_in_background(tail.poll, show, failed)
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.telemetry.start()
+
     def shutdown(self, timeout: float = 30.0) -> None:
         """Stop the run (if any) and wait for its tasks to end: called when the app closes.
         The window keeps drawing meanwhile (the countdown; Force stop works); after
         ``timeout`` seconds the tasks are killed."""
         self.tensorboard.stop()
         self.node_gpus.stop()
+        self.telemetry.stop()
         if not self.session.running:
             return
         self.stop()

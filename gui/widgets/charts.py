@@ -73,7 +73,7 @@ class GrowingSeries:
         return self._x[:self.count], self._y[:self.count]
 
 
-def _plot(title: str, unit: str) -> pg.PlotWidget:
+def make_plot(title: str, unit: str) -> pg.PlotWidget:
     plot = pg.PlotWidget()
     plot.setTitle(title, size="10pt")
     plot.setLabel("left", unit)
@@ -86,7 +86,7 @@ def _plot(title: str, unit: str) -> pg.PlotWidget:
     return plot
 
 
-def _pen(i: int) -> pg.mkPen:
+def make_pen(i: int) -> pg.mkPen:
     return pg.mkPen(SERIES_COLORS[i % len(SERIES_COLORS)], width=1.5)
 
 
@@ -161,7 +161,7 @@ class GpuCharts(QWidget):
         grid = QGridLayout()
         self.plots: list[pg.PlotWidget] = []
         for i, (_attr, title, unit, y_range) in enumerate(GPU_METRICS):
-            plot = _plot(_tr(title), unit)
+            plot = make_plot(_tr(title), unit)
             plot.setAxisItems({"bottom": pg.DateAxisItem()})
             if y_range:
                 plot.setYRange(*y_range, padding=0.02)
@@ -180,7 +180,7 @@ class GpuCharts(QWidget):
         if index in self.series:
             return
         self.series[index] = [_GpuSeries() for _ in GPU_METRICS]
-        self.curves[index] = [plot.plot(pen=_pen(index), name=f"GPU {index}", connect="finite")
+        self.curves[index] = [plot.plot(pen=make_pen(index), name=f"GPU {index}", connect="finite")
                               for plot in self.plots]
         self.empty.hide()
         names = [f"<span style='color:{SERIES_COLORS[i % len(SERIES_COLORS)]}'>■</span> GPU {i}"
@@ -256,7 +256,7 @@ class MetricCharts(QWidget):
             if series is None:
                 series = self.series[key] = GrowingSeries()
                 self.curves[key] = self._plot_for(name).plot(
-                    pen=_pen(self._task_number(task)), symbol="o", symbolSize=4,
+                    pen=make_pen(self._task_number(task)), symbol="o", symbolSize=4,
                     symbolBrush=SERIES_COLORS[self._task_number(task) % len(SERIES_COLORS)],
                     name=task)
             series.append(step, value)
@@ -275,7 +275,7 @@ class MetricCharts(QWidget):
     def _plot_for(self, name: str) -> pg.PlotWidget:
         plot = self.plots.get(name)
         if plot is None:
-            plot = _plot(name, "")
+            plot = make_plot(name, "")
             plot.setLabel("bottom", QCoreApplication.translate("Charts", "step"))
             plot.addLegend(offset=(-10, 10))
             self.plots[name] = plot

@@ -38,7 +38,12 @@ class TaskTable(QTableWidget):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # "38% · 52.7 steps/s · ETA 1:02:03" and host:port are read whole, not cut.
+        for column in ("host", "progress"):
+            header.setSectionResizeMode(COLUMNS.index(column),
+                                        QHeaderView.ResizeMode.ResizeToContents)
         self._rows: dict[str, int] = {}
         self._started: dict[str, float] = {}
         self._ended: dict[str, float] = {}
@@ -102,12 +107,13 @@ class TaskTable(QTableWidget):
         """Scheduled, not done yet: the count goes up when the task starts again."""
         self.set_state(key, TaskState.RESTARTING)
 
-    def progress_text(self, progress: Progress | None) -> str:
-        """``17% · 52.1 steps/s · ETA 4:10`` (as much as is known); "" for None."""
+    def progress_text(self, progress: Progress | None, rate: bool = True) -> str:
+        """``17% · 52.1 steps/s · ETA 4:10`` (as much as is known; ``rate``: with the steps/s);
+        "" for None."""
         if progress is None:
             return ""
         parts = [f"{progress.fraction * 100:.0f}%"]
-        if progress.rate is not None:
+        if rate and progress.rate is not None:
             parts.append(self.tr("{rate:.3g} steps/s").format(rate=progress.rate))
         if progress.eta is not None and progress.fraction < 1:
             parts.append(self.tr("ETA {time}").format(time=format_duration(progress.eta)))
