@@ -268,3 +268,18 @@ def test_a_running_run_cannot_be_deleted(qtbot, window, job, tmp_path):
     with pytest.raises(DeleteRefused, match="going on"):
         delete_run(run_dir)
     assert run_dir.is_dir()
+
+
+def test_selecting_every_run_shows_one_set_of_log_tabs(qtbot, window, job):
+    from PySide6.QtCore import Qt
+
+    cli_run(job, "1.0")
+    path = cli_run(job, "2.0")
+    assert window.open_file(str(path))
+    history = show_history(qtbot, window, 2)
+    history.table.setFocus()
+    qtbot.keyClick(history.table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    assert len(history.selected_records()) == 2
+    qtbot.waitUntil(lambda: history.logs.count() == 4, timeout=10_000)
+    qtbot.wait(300)  # a second read of the same run would add its tabs again by now
+    assert history.logs.count() == 4

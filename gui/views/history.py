@@ -165,6 +165,7 @@ class HistoryView(QWidget):
         self.delete_button.clicked.connect(self.delete_selected)
         #: The open comparisons (each a window of its own).
         self.comparisons: list[CompareDialog] = []
+        self._shown = 0  # the selection whose logs are being read
         self.table.itemSelectionChanged.connect(self._show_selected)
         self._update_buttons()
 
@@ -235,10 +236,11 @@ class HistoryView(QWidget):
             return html.escape(plain(str(value)))
 
         restarts_word = self.tr("restarts")
+        by_key = {t.task: t for t in record.tasks}
         tasks = ", ".join(f"{shown(t.task)}: {shown(state_label(t.state.value))} "
                           f"({exit_word} {shown(describe(t.exit_code) or '?')}"
                           + (f", {restarts_word} {t.restarts}" if t.restarts else "") + ")"
-                          for t in record.tasks)
+                          for t in (by_key[key] for key in ordered_tasks(by_key)))
         self.details.setText(
             f"<b>{shown(record.run_dir)}</b><br>"
             + self.tr("Config: {path}").format(path=shown(record.config_path or "?")) + "<br>"
@@ -246,14 +248,15 @@ class HistoryView(QWidget):
                if record.reason else "")
             + tasks)
         logs = record.log_paths()
+        self._shown += 1  # a selection changes in steps (select all): only the last one shows
         run_in_background(lambda: ({key: read_tail(logs[key]) for key in ordered_tasks(logs)},
                                    read_env(record.run_dir), config_changed(record.run_dir),
                                    final_metrics(run_metrics(record.run_dir))),
-                          lambda found, r=record: self._show_logs(r, *found))
+                          lambda found, r=record, n=self._shown: self._show_logs(n, r, *found))
 
-    def _show_logs(self, record: RunRecord, tails: dict[str, list[str]],
+    def _show_logs(self, request: int, record: RunRecord, tails: dict[str, list[str]],
                    env: dict[str, str], changed: bool, final: dict[str, float]) -> None:
-        if record is not self.selected():
+        if request != self._shown or record is not self.selected():
             return  # another run was selected meanwhile
         if final:
             self.final.setText(self.tr("Final metrics: {metrics}").format(metrics=", ".join(
