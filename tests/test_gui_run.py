@@ -402,3 +402,84 @@ def test_resources_match_nvml_gpu_processes_to_their_tasks(qtbot, settings, tmp_
         window.run_view.shutdown(timeout=10)
         window.cluster.dirty = False
         window.close()
+
+
+def run_once(qtbot, window, tmp_path, **config) -> None:
+    assert window.open_file(write_job(tmp_path, LINES, **config))
+    window.show_page("run")
+    qtbot.mouseClick(window.run_view.start_button, Qt.MouseButton.LeftButton)
+    assert wait_for_run(qtbot, window.run_view).status.value == "succeeded"
+
+
+def test_a_training_interpreter_without_tensorboard_is_offered_the_install(
+        qtbot, window, tmp_path, monkeypatch):
+    """A fresh venv that sees this one's packages (TensorFlow, pip) but has no TensorBoard: the
+    offer, then the real pip install in that venv, its output streamed and its result said.
+    With no package index (PIP_NO_INDEX) the install fails the same way everywhere."""
+    import subprocess
+    import sys
+    import sysconfig
+
+    from PySide6.QtWidgets import QMessageBox
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path("
+                           "'purelib'))"], capture_output=True, text=True, check=True)
+    Path(site.stdout.strip(), "tensordeck-test.pth").write_text(sysconfig.get_path("purelib"))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    run_once(qtbot, window, tmp_path, python=str(python))
+    view = window.run_view
+    offers = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: offers.append(args[2])
+                        or QMessageBox.StandardButton.No)
+    qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(offers) == 1, timeout=30_000)
+    assert str(python) in offers[0] and "pip install tensorboard" in offers[0]
+    assert view.install_dialog is None  # declined: nothing installed
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: offers.append(args[2])
+                        or QMessageBox.StandardButton.Yes)
+    qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.install_dialog is not None, timeout=30_000)
+    dialog = view.install_dialog
+    qtbot.waitUntil(lambda: dialog.ok is not None, timeout=120_000)
+    assert dialog.ok is False
+    assert "No matching distribution found for tensorboard" in dialog.output.toPlainText()
+    assert dialog.result.text().startswith("The install failed (exit code 1)")
+    dialog.close()
+
+
+#: Prints TensorBoard's own banner (``TensorBoard 2.20.0 at URL (Press CTRL+C to quit)``) and
+#: serves that URL: a stand-in for the real package, which this machine's venv lacks.
+TENSORBOARD_STAND_IN = """import http.server, sys
+server = http.server.HTTPServer(("localhost", 0), http.server.SimpleHTTPRequestHandler)
+print(f"TensorBoard 2.20.0 at http://localhost:{server.server_port}/ (Press CTRL+C to quit)",
+      file=sys.stderr, flush=True)
+server.serve_forever()
+"""
+
+
+def test_open_tensorboard_shows_its_url_and_opens_the_browser(qtbot, window, tmp_path,
+                                                              monkeypatch):
+    import urllib.request
+
+    from PySide6.QtGui import QDesktopServices
+
+    package = tmp_path / "site" / "tensorboard"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "main.py").write_text(TENSORBOARD_STAND_IN)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    run_once(qtbot, window, tmp_path)
+    view = window.run_view
+    qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.tensorboard_url.isVisible(), timeout=30_000)
+    url = opened[0]
+    assert url.startswith("http://localhost:") and url in view.tensorboard_url.text()
+    with urllib.request.urlopen(url, timeout=10) as page:
+        assert page.status == 200
+    qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)  # open it again
+    assert opened == [url, url]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import html
 import time
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from gui.bridge import TelemetryFeed
 from gui.i18n import state_label
 from gui.run_session import RunSession
 from gui.style import status_color
-from gui.tensorboard import TensorBoard
+from gui.tensorboard import InstallDialog, TensorBoard
 from gui.trust_dialog import TrustDialog, untrusted_hosts
 from gui.widgets.charts import MetricCharts
 from gui.widgets.log_view import LogPanel
@@ -77,6 +78,9 @@ class RunView(QWidget):
         self.tensorboard = TensorBoard(self)
         self.tensorboard.failed.connect(
             lambda message: QMessageBox.warning(self, self.tr("TensorBoard"), message))
+        self.tensorboard.opened.connect(self._on_tensorboard_opened)
+        self.tensorboard.missing.connect(self._offer_tensorboard_install)
+        self.install_dialog: InstallDialog | None = None
         self.python: str | None = None
         self.run_dir: Path | None = None
         self.config_name = ""
@@ -114,10 +118,15 @@ class RunView(QWidget):
         self.folder_button.setEnabled(False)
         self.tensorboard_button = QPushButton(self.tr("Open TensorBoard"))
         self.tensorboard_button.setEnabled(False)
+        self.tensorboard_url = QLabel()
+        self.tensorboard_url.setOpenExternalLinks(True)
+        self.tensorboard_url.setTextFormat(Qt.TextFormat.RichText)
+        self.tensorboard_url.hide()
         head = QHBoxLayout()
         head.addWidget(title)
         head.addWidget(self.status)
         head.addStretch(1)
+        head.addWidget(self.tensorboard_url)
         for button in (self.folder_button, self.tensorboard_button, self.stop_button,
                        self.start_button):
             head.addWidget(button)
@@ -219,6 +228,31 @@ class RunView(QWidget):
     def open_tensorboard(self) -> None:
         if self.run_dir and self.python:
             self.tensorboard.start(self.python, str(self.run_dir))
+
+    @Slot(str)
+    def _on_tensorboard_opened(self, url: str) -> None:
+        escaped = html.escape(url)
+        self.tensorboard_url.setText(self.tr("TensorBoard: {link}").format(
+            link=f'<a href="{escaped}">{escaped}</a>'))
+        self.tensorboard_url.show()
+
+    @Slot(str)
+    def _offer_tensorboard_install(self, python: str) -> None:
+        answer = QMessageBox.question(
+            self, self.tr("TensorBoard is not installed"),
+            self.tr("TensorBoard is not installed in the training interpreter {python}. "
+                    "Install it there now (pip install tensorboard)?").format(python=python))
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self.install_dialog = InstallDialog(self.tensorboard, python, self)
+        self.tensorboard.installed.connect(self._on_tensorboard_installed)
+        self.install_dialog.show()
+
+    @Slot(bool, str)
+    def _on_tensorboard_installed(self, ok: bool, _message: str) -> None:
+        self.tensorboard.installed.disconnect(self._on_tensorboard_installed)
+        if ok:
+            self.open_tensorboard()
 
     def show_gpu_sample(self, sample) -> None:
         self.resources.add_gpu_sample(sample.time, sample.gpus)
