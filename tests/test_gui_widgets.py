@@ -250,3 +250,36 @@ def test_metric_charts_log_scale_smoothing_hover_and_zoom(qtbot):
     qtbot.mouseClick(charts.reset_zoom, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: plot.getPlotItem().vb.viewRange()[0][1]
                     - plot.getPlotItem().vb.viewRange()[0][0] >= before[1] - before[0] - 1e-9)
+
+
+def test_a_task_keeps_its_colour_across_runs_and_views(qtbot):
+    """worker-1 in a run of two and in a pane of its own (History, another run): one colour,
+    in the logs and in the charts; other tasks get other colours."""
+    from gui.widgets.log_view import LogPanel
+
+    def prefix_color(panel: LogPanel, name: str) -> str:
+        panel.add_output(name, ["step 1/2 loss=0.5"], None)
+        panel.flush()
+        doc = panel.combined.document()
+        block = next(doc.findBlockByNumber(n) for n in range(doc.blockCount())
+                     if doc.findBlockByNumber(n).text().startswith(f"[{name}]"))
+        ranges = block.layout().formats()  # kept: each range's format lives in the list
+        return ranges[0].format.foreground().color().name()
+
+    colors = []
+    for names in (["worker-0", "worker-1", "ps-0"], ["worker-1"], ["chief-0", "worker-1"]):
+        panel = LogPanel()
+        qtbot.addWidget(panel)
+        panel.show()
+        panel.set_tasks(names)
+        colors.append({name: prefix_color(panel, name) for name in names})
+    assert colors[0]["worker-1"] == colors[1]["worker-1"] == colors[2]["worker-1"]
+    assert len({*colors[0].values(), colors[2]["chief-0"]}) == 4
+    charts = []
+    for tasks in (["worker:0", "worker:1"], ["worker:1"]):
+        chart = MetricCharts()
+        qtbot.addWidget(chart)
+        for task in tasks:
+            chart.add_point(task, 1, {"loss": 0.5})
+        charts.append(chart.curves[("loss", "worker:1")].opts["pen"].color().name())
+    assert charts[0] == charts[1]
