@@ -22,6 +22,8 @@ SERIES_COLORS = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#bf3989
 ACCENT = "#0969da"
 #: TensorFlow's known-harmless messages in a log pane (core.tfnoise): readable, but quiet.
 NOISE_COLOR = "#6e7681"
+#: The ``[tensordeck]`` prefix of TensorDeck's own lines in the combined log.
+TENSORDECK_COLOR = "#c9d1d9"
 #: Where each role's colours start, so that ``worker-1`` has the same colour in every run.
 _ROLE_COLOR_START = {"chief": 0, "worker": 1, "ps": 5, "evaluator": 7}
 

@@ -34,7 +34,13 @@ from PySide6.QtWidgets import (
 
 from core.output import plain, plain_lines
 from core.tfnoise import classify
-from gui.style import NOISE_COLOR, TASK_COLORS, monospace_font, task_color_index
+from gui.style import (
+    NOISE_COLOR,
+    TASK_COLORS,
+    TENSORDECK_COLOR,
+    monospace_font,
+    task_color_index,
+)
 
 DEFAULT_MAX_LINES = 5000
 #: Under a flood, the tail is redrawn at most this often (seconds), and only its last
@@ -78,7 +84,10 @@ class _LogHighlighter(QSyntaxHighlighter):
         fmt = self._formats.get(name)
         if fmt is None:
             fmt = QTextCharFormat()
-            fmt.setForeground(QColor(TASK_COLORS[task_color_index(name)]))
+            # TensorDeck's own lines are no task's: a neutral colour, never a task's.
+            color = TENSORDECK_COLOR if name == "tensordeck" else TASK_COLORS[
+                task_color_index(name)]
+            fmt.setForeground(QColor(color))
             fmt.setFontWeight(600)
             self._formats[name] = fmt
         return fmt

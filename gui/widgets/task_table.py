@@ -40,8 +40,8 @@ class TaskTable(QTableWidget):
         self.setAlternatingRowColors(True)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        # "38% · 52.7 steps/s · ETA 1:02:03" and host:port are read whole, not cut.
-        for column in ("host", "progress"):
+        # host:port, the headers and "38% · 52.7 steps/s · ETA 1:02:03" are read whole.
+        for column in ("host", "restarts", "exit code", "progress"):
             header.setSectionResizeMode(COLUMNS.index(column),
                                         QHeaderView.ResizeMode.ResizeToContents)
         self._rows: dict[str, int] = {}
