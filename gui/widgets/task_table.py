@@ -112,7 +112,8 @@ class TaskTable(QTableWidget):
         "" for None."""
         if progress is None:
             return ""
-        parts = [f"{progress.fraction * 100:.0f}%"]
+        percent = progress.fraction * 100
+        parts = [f"{percent:.1f}%" if percent < 10 else f"{percent:.0f}%"]  # 0.1% is not 0%
         if rate and progress.rate is not None:
             parts.append(self.tr("{rate:.3g} steps/s").format(rate=progress.rate))
         if progress.eta is not None and progress.fraction < 1:
