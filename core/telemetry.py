@@ -3,8 +3,10 @@ and each task's CPU and memory (its whole process tree: a task's data loaders ar
 children), sampled with psutil on a background thread.
 
 Per-process CPU percent needs two readings of the same process, so the sampler keeps each
-``psutil.Process`` between ticks; a process that ended drops out. Percentages are of one core,
-as ``top`` shows them (a task using 4 cores fully is 400 %).
+``psutil.Process`` between ticks; a process that ended drops out. Finding a task's descendants
+scans every process of the machine, so the trees are found again only every
+:data:`TREE_INTERVAL` seconds (or when a task starts), not at every tick. Percentages are of
+one core, as ``top`` shows them (a task using 4 cores fully is 400 %).
 
 Callbacks run on the sampler thread: a GUI forwards the sample through a queued signal.
 """
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 import psutil
 
 MIB = 1024 * 1024
+TREE_INTERVAL = 5.0
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class TelemetrySampler:
         self._lock = threading.Lock()
         self._tasks: dict[str, int] = {}
         self._processes: dict[int, psutil.Process] = {}
+        self._trees: dict[str, list[int]] = {}
+        self._trees_at: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -63,6 +68,7 @@ class TelemetrySampler:
         """The tasks to report (key -> pid): replaces the last set (any thread)."""
         with self._lock:
             self._tasks = dict(tasks)
+            self._trees_at = None  # a new task: find the trees now
 
     def start(self) -> None:
         if self._thread is not None:
@@ -90,30 +96,42 @@ class TelemetrySampler:
         """One reading now (the sampler's thread calls it; tests may too)."""
         with self._lock:
             tasks = dict(self._tasks)
+            stale = self._trees_at is None or time.monotonic() - self._trees_at >= TREE_INTERVAL
+            if stale:
+                self._trees_at = time.monotonic()
+        if stale:
+            self._trees = {key: self._tree(pid) for key, pid in tasks.items()}
         memory = psutil.virtual_memory()
         seen: dict[int, psutil.Process] = {}
-        usage = {key: self._task_usage(pid, seen) for key, pid in tasks.items()}
+        usage = {key: self._task_usage(pid, self._trees.get(key, [pid]), seen)
+                 for key, pid in tasks.items()}
         self._processes = seen  # ended processes drop out
         return MachineSample(self._clock(), psutil.cpu_percent(None),
                              (memory.total - memory.available) / MIB, memory.total / MIB,
                              {key: u for key, u in usage.items() if u is not None})
 
-    def _task_usage(self, pid: int, seen: dict[int, psutil.Process]) -> TaskUsage | None:
+    @staticmethod
+    def _tree(pid: int) -> list[int]:
+        """``pid`` and its descendants (a scan of every process: not at every tick)."""
         try:
-            root = self._processes.get(pid) or psutil.Process(pid)
-            tree = [root, *root.children(recursive=True)]
+            return [pid, *(child.pid for child in psutil.Process(pid).children(recursive=True))]
         except psutil.Error:
-            return None  # it ended
+            return [pid]
+
+    def _task_usage(self, pid: int, tree: list[int],
+                    seen: dict[int, psutil.Process]) -> TaskUsage | None:
         cpu = memory = 0.0
         pids = set()
-        for process in tree:
-            process = self._processes.get(process.pid, process)  # keeps its last CPU reading
+        for member in tree:
             try:
+                process = self._processes.get(member) or psutil.Process(member)
                 with process.oneshot():
-                    cpu += process.cpu_percent(None)
+                    cpu += process.cpu_percent(None)  # since its last reading
                     memory += process.memory_info().rss
             except psutil.Error:
-                continue
-            seen[process.pid] = process
-            pids.add(process.pid)
+                continue  # it ended
+            seen[member] = process
+            pids.add(member)
+        if pid not in pids:
+            return None  # the task itself ended
         return TaskUsage(pid, frozenset(pids), cpu, memory / MIB)

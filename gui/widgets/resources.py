@@ -84,8 +84,14 @@ class ResourcePanel(QWidget):
         self._gpus = gpus
         self.gpu_charts.add_sample(wall_time, gpus)
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.refresh()
+
     def refresh(self, window_seconds: int = 300) -> None:
-        """Redraw (once a second)."""
+        """Redraw (once a second; a hidden tab waits until it is shown)."""
+        if not self.isVisible():
+            return
         self.gpu_charts.setVisible(bool(self.gpu_charts.series))
         self.gpu_charts.refresh()
         sample = self._last
