@@ -395,6 +395,13 @@ def test_resources_match_nvml_gpu_processes_to_their_tasks(qtbot, settings, tmp_
         table = view.resources.table
         qtbot.waitUntil(lambda: table.item(0, 4).text() == "87,186 MiB", timeout=30_000)
         assert table.item(1, 4).text() == ""
+        # Every GPU process, as nvitop lists them: ours named by task, the other one not.
+        processes = view.resources.gpu_processes
+        rows = [[processes.item(r, c).text() for c in range(5)]
+                for r in range(processes.rowCount())]
+        assert rows == [
+            ["0", str(recorded["pid"]), "", "87,186 MiB", "worker-0"],
+            ["1", "970554", "ray::MegatronTrainRayActor.train", "97,264 MiB", ""]]
         assert view.resources.gpu_charts.isVisible()
         qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
         wait_for_run(qtbot, view)

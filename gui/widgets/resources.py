@@ -19,10 +19,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.gpu.info import GpuInfo
+from core.output import plain
 from core.telemetry import MachineSample
 from gui.widgets.charts import FINE_SECONDS, GpuCharts, RingSeries, make_pen, make_plot
 
 TASK_COLUMNS = ("task", "pid", "cpu", "memory", "gpu memory")
+PROCESS_COLUMNS = ("gpu", "pid", "process", "gpu memory", "task")
 
 
 class ResourcePanel(QWidget):
@@ -47,6 +49,17 @@ class ResourcePanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumHeight(110)
+        #: Every compute process on the GPUs, this run's or not (as nvitop lists them).
+        self.gpu_processes = QTableWidget(0, len(PROCESS_COLUMNS))
+        self.gpu_processes.setHorizontalHeaderLabels([
+            self.tr("GPU"), self.tr("PID"), self.tr("Process"), self.tr("GPU memory"),
+            self.tr("Task")])
+        self.gpu_processes.verticalHeader().hide()
+        self.gpu_processes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.gpu_processes.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.Stretch)
+        self.gpu_processes.setMinimumHeight(90)
+        self.gpu_processes.hide()
         self.gpu_charts = GpuCharts()
         self.gpu_charts.hide()  # until a GPU sample arrives
         charts = QGridLayout()
@@ -57,6 +70,7 @@ class ResourcePanel(QWidget):
         layout.addWidget(self.summary)
         layout.addLayout(charts)
         layout.addWidget(self.table)
+        layout.addWidget(self.gpu_processes)
         layout.addWidget(self.gpu_charts, 2)
         self._rows: dict[str, int] = {}
         self._gpus: tuple[GpuInfo, ...] = ()
@@ -104,6 +118,7 @@ class ResourcePanel(QWidget):
         self.summary.setText(self.tr("CPU {cpu:.0f}% · memory {used:,.0f} of {total:,.0f} MiB")
                              .format(cpu=sample.cpu_percent, used=sample.memory_used_mib,
                                      total=sample.memory_total_mib))
+        self._show_gpu_processes(sample)
         gpu_memory = self._gpu_memory(sample)
         for key, row in self._rows.items():
             usage = sample.tasks.get(key)
@@ -113,6 +128,25 @@ class ResourcePanel(QWidget):
                 f"{gpu_memory[key]:,} MiB" if key in gpu_memory else "")
             for col, value in enumerate(values, start=1):
                 self.table.item(row, col).setText(value)
+
+    def _show_gpu_processes(self, sample: MachineSample) -> None:
+        owner = {pid: key for key, usage in sample.tasks.items() for pid in usage.pids}
+        rows = [(gpu.index, p) for gpu in self._gpus for p in gpu.processes or ()]
+        table = self.gpu_processes
+        table.setVisible(bool(self._gpus))
+        table.setRowCount(len(rows))
+        for row, (index, process) in enumerate(rows):
+            memory = ("" if process.used_memory_mib is None  # Windows WDDM: not reported
+                      else f"{process.used_memory_mib:,} MiB")
+            task = owner.get(process.pid)
+            values = (str(index), str(process.pid), plain(process.name or ""), memory,
+                      task.replace(":", "-") if task else "")
+            for col, value in enumerate(values):
+                item = table.item(row, col)
+                if item is None:
+                    item = QTableWidgetItem()
+                    table.setItem(row, col, item)
+                item.setText(value)
 
     def _gpu_memory(self, sample: MachineSample) -> dict[str, int]:
         """Task -> GPU memory of its processes, summed over the GPUs (NVML's process list)."""
