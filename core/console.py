@@ -3,12 +3,16 @@
 still arrives), and TensorDeck's own lifecycle messages.
 
 Task text passes as text and colours only (:func:`core.output.visible`): a task cannot move the
-cursor, erase or overwrite lines, set the clipboard or the title, or forge a prefix."""
+cursor, erase or overwrite lines, set the clipboard or the title, or forge a prefix.
+
+On a colour terminal TensorFlow's known-harmless start-up messages (:mod:`core.tfnoise`) are
+dimmed; files and pipes get every line as printed (the run folder's logs always do)."""
 
 from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Sequence
 from typing import TextIO
 
 from core.events import (
@@ -70,9 +74,17 @@ class ConsoleSink:
     """An event sink writing to a text stream; thread-safe."""
 
     def __init__(
-        self, stream: TextIO, task_keys: list[str] | tuple[str, ...], color: bool | None = None
+        self,
+        stream: TextIO,
+        task_keys: list[str] | tuple[str, ...],
+        color: bool | None = None,
+        *,
+        gpus_expected: bool = False,
     ) -> None:
+        """``gpus_expected``: the run should train on GPUs, so TensorFlow's no-GPU messages
+        are not dimmed (they are the problem there)."""
         self._out = stream
+        self._gpus_expected = gpus_expected
         tty = stream.isatty() if hasattr(stream, "isatty") else False
         # Colours and the in-place progress line are escapes: without VT (an old Windows
         # console) both fall back to what a pipe gets.
@@ -137,7 +149,10 @@ class ConsoleSink:
         prefix = self._prefix.get(event.task) or f"[{task_name(event.task)}] "
         text = ""
         if event.lines:
-            text = prefix + ("\n" + prefix).join(visible_lines(event.lines)) + "\n"
+            lines = visible_lines(event.lines)
+            if self._color:
+                lines = self._dim_noise(lines)
+            text = prefix + ("\n" + prefix).join(lines) + "\n"
             if self._progress_on_screen:
                 text = _CLEAR_LINE + text
                 self._progress_on_screen = False
@@ -145,3 +160,11 @@ class ConsoleSink:
             text += _CLEAR_LINE + prefix + visible(event.progress)
             self._progress_on_screen = True
         return text
+
+    def _dim_noise(self, lines: Sequence[str]) -> list[str]:
+        # Imported at the first output, after the tasks started: not on the launch path.
+        from core.tfnoise import classify
+
+        expected = self._gpus_expected
+        return [f"\x1b[2m{line}\x1b[0m" if classify(line, gpus_expected=expected) else line
+                for line in lines]

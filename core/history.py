@@ -3,15 +3,21 @@
 A run folder is recognised by its ``summary.json`` (:mod:`core.summary`). A summary that says
 "running" while its launcher is gone is shown as ``abandoned``; one that cannot be read as a
 summary as ``unreadable``, with the reason: both are what the user needs to know.
+
+"Run again" runs what a run ran: the config its folder keeps (``config.json``), not the config
+file as it is now (:func:`write_rerun_config`), in a new run folder next to the others.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.events import RunStatus
+from core.metrics import MetricPoint, MetricsTail, ProgressParser
 from core.summary import SUMMARY_FILE, RunSummary, SummaryError, observed_status, read_summary
 
 
@@ -118,3 +124,137 @@ def _children(folder: Path) -> list[Path]:
         return [p for p in folder.iterdir() if p.is_dir()]
     except OSError:
         return []
+
+
+class RerunError(Exception):
+    """The run folder's ``config.json`` cannot be read back as a config."""
+
+
+def _resolved(run_dir: Path) -> dict:
+    path = run_dir / "config.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+            raise ValueError("not a resolved config")
+    except (OSError, ValueError) as exc:
+        raise RerunError(f"{path}: {exc}") from exc
+    return data
+
+
+def stored_config(run_dir: str | Path) -> tuple[dict, Path]:
+    """The config a run ran, as a config file would hold it, and the file it came from.
+
+    Its script and interpreter are the ones that ran (absolute, as resolved then), so that the
+    config means the same wherever it is written; ``run_dir`` is dropped (a folder that was used
+    is not empty)."""
+    data = _resolved(Path(run_dir))
+    try:
+        config = {**data["config"], "script": str(data["script"]), "python": str(data["python"])}
+        source = Path(data["config_path"])
+    except (KeyError, TypeError) as exc:
+        raise RerunError(f"{Path(run_dir) / 'config.json'}: no {exc}") from exc
+    config.pop("run_dir", None)
+    return config, source
+
+
+def config_changed(run_dir: str | Path) -> bool:
+    """Whether the run's config file now says something else than the run ran (or is gone)."""
+    from core.config import ConfigError, config_to_json, load_config
+
+    try:
+        data = _resolved(Path(run_dir))
+        return config_to_json(load_config(data["config_path"])) != data["config"]
+    except (RerunError, ConfigError, OSError, KeyError, TypeError):
+        return True
+
+
+def write_rerun_config(run_dir: str | Path, folder: str | Path) -> tuple[Path, Path]:
+    """Write the config ``run_dir`` ran into ``folder`` (named after the run); returns it and
+    the new run's folder: beside the first run's (``<config folder>/runs/<stamp>-<name>``)."""
+    from core.topology import default_run_dir
+
+    run_dir = Path(run_dir)
+    config, source = stored_config(run_dir)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{run_dir.name}.json"
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    os.replace(tmp, target)
+    return target, default_run_dir(source, str(config.get("name") or run_dir.name))
+
+
+#: Log bytes read per task for its metrics (a log may be gigabytes; its head has the curve's
+#: start, and the runtime's metrics files, when there are any, are read whole).
+METRIC_LOG_BYTES = 64 * 1024 * 1024
+
+
+def run_metrics(run_dir: str | Path) -> list[MetricPoint]:
+    """Every metric point of a past run: what its tasks reported (``metrics/*.jsonl``, exact)
+    and, for the tasks that reported nothing, what their logs' progress lines say."""
+    run_dir = Path(run_dir)
+    reported = MetricsTail(run_dir / "metrics").poll()
+    have = {p.task for p in reported}
+    record = read_run(run_dir)
+    parsed: list[MetricPoint] = []
+    for task, path in (record.log_paths() if record else {}).items():
+        if task in have:
+            continue
+        parser = ProgressParser(task)
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read(METRIC_LOG_BYTES)
+        except OSError:
+            continue
+        for line in data.decode("utf-8", "replace").splitlines():
+            point = parser.feed(line.rsplit("\r", 1)[-1])
+            if point is not None:
+                parsed.append(point)
+    return reported + parsed
+
+
+def _task_order(task: str) -> tuple[int, str, int]:
+    """chief first, then workers, ps and the others, each by index."""
+    role, _, index = task.partition(":")
+    rank = {"chief": 0, "worker": 1, "ps": 2, "evaluator": 3}.get(role, 4)
+    return rank, role, int(index) if index.isdigit() else 0
+
+
+def ordered_tasks(tasks: Iterable[str]) -> list[str]:
+    """Task keys as History shows them: the chief first (it reports the run's result)."""
+    return sorted(tasks, key=_task_order)
+
+
+def final_metrics(points: Iterable[MetricPoint]) -> dict[str, float]:
+    """Each metric's last value, as the first task that has it says (the chief first)."""
+    last: dict[tuple[str, str], tuple[float, float]] = {}
+    for point in points:
+        for name, value in point.metrics.items():
+            key = (name, point.task)
+            if key not in last or point.step >= last[key][0]:
+                last[key] = (point.step, value)
+    out: dict[str, float] = {}
+    for name, task in sorted(last, key=lambda k: _task_order(k[1])):
+        out.setdefault(name, last[(name, task)][1])
+    return out
+
+
+class DeleteRefused(Exception):
+    """A folder History must not delete: not a TensorDeck run folder, or a run going on."""
+
+
+def delete_run(run_dir: str | Path) -> None:
+    """Delete a past run's folder. Only a TensorDeck run folder (it holds the claim marker,
+    ``.tensordeck-run``) that is not running: anything else raises DeleteRefused."""
+    import shutil
+
+    from core.run import MARKER
+
+    run_dir = Path(run_dir)
+    if run_dir.is_symlink() or not (run_dir / MARKER).is_file():
+        raise DeleteRefused(f"{run_dir} is not a TensorDeck run folder (no {MARKER}): "
+                            "not deleted")
+    record = read_run(run_dir)
+    if record is not None and record.status is RunStatus.RUNNING:
+        raise DeleteRefused(f"{run_dir} is a run going on: stop it first")
+    shutil.rmtree(run_dir)

@@ -2,13 +2,18 @@
 ``tensordeck_runtime.report`` (exact), and from the progress lines training scripts already
 print (Keras ``fit`` bars, ``step 100/300 loss=0.1234``) for scripts that do not report.
 
-Both produce :class:`MetricPoint` objects: one task, one step, a few named numbers.
+Both produce :class:`MetricPoint` objects: one task, one step, a few named numbers. The
+progress lines also say how far a task is (``step 1300/100000``, Keras' ``Epoch 2/5`` and
+batch counter): :meth:`ProgressParser.progress` gives it with the task's steps/s and ETA.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +28,9 @@ _KERAS_BAR = re.compile(r"^\s*(\d+)/(\d+)\s+(?:\[|━|- )")
 #: Keras metrics: " - loss: 0.6931" (value ends at a space or the end, so "ETA: 2s" is no metric).
 _KERAS_METRIC = re.compile(rf" - ([A-Za-z_][\w.]*): ({_NUMBER})(?=\s|$)")
 #: Hand-written loops: "step 100/300 loss=0.1234", "Step 5: loss: 0.3 acc=0.9".
-_STEP = re.compile(r"\bstep\b\s*[:=#]?\s*(\d+)(?:\s*/\s*\d+)?", re.IGNORECASE)
+_STEP = re.compile(r"\bstep\b\s*[:=#]?\s*(\d+)(?:\s*/\s*(\d+))?", re.IGNORECASE)
+#: The rate is measured over this many seconds of recent steps (a slow start is forgotten).
+RATE_WINDOW = 60.0
 _PAIR = re.compile(rf"\b([A-Za-z_][\w.]*)\s*[=:]\s*({_NUMBER})(?=[\s,;)]|$)")
 
 
@@ -35,6 +42,41 @@ class MetricPoint:
     step: float
     metrics: dict[str, float]
     time: float | None = None
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far one task is: ``done`` of ``total`` steps, at ``rate`` steps/s (None until two
+    steps were seen a moment apart)."""
+
+    done: float
+    total: float
+    rate: float | None = None
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.done / self.total) if self.total > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the current rate; None while the rate is unknown."""
+        if not self.rate:
+            return None
+        return max(0.0, self.total - self.done) / self.rate
+
+
+def overall(progress: list[Progress]) -> Progress | None:
+    """The run's progress from its tasks' (the slowest task sets the ETA): the mean fraction,
+    in percent steps, at the rate that leaves that ETA."""
+    if not progress:
+        return None
+    fraction = sum(p.fraction for p in progress) / len(progress)
+    etas = [p.eta for p in progress]
+    if any(e is None for e in etas):
+        return Progress(fraction * 100, 100.0)
+    eta = max(e for e in etas if e is not None)
+    rate = (100 - fraction * 100) / eta if eta > 0 else None
+    return Progress(fraction * 100, 100.0, rate)
 
 
 def strip_ansi(text: str) -> str:
@@ -60,30 +102,60 @@ class ProgressParser:
 
     _SKIP = frozenset({"step", "epoch", "eta"})
 
-    def __init__(self, task: str) -> None:
+    def __init__(self, task: str, clock: Callable[[], float] = time.monotonic) -> None:
         self.task = task
+        self._clock = clock
         self._epoch = 1
+        self._epochs: int | None = None
         self._last: tuple[float, frozenset[str]] | None = None
+        self._done: tuple[float, float] | None = None  # (step, total) as last printed
+        self._seen: deque[tuple[float, float]] = deque()  # (time, step), the rate's window
+
+    def progress(self) -> Progress | None:
+        """How far the task is, from the last progress line with a total; None before one."""
+        if self._done is None:
+            return None
+        seen = self._seen
+        rate = None
+        if len(seen) > 1 and seen[-1][0] - seen[0][0] >= 1.0:
+            rate = max(0.0, (seen[-1][1] - seen[0][1]) / (seen[-1][0] - seen[0][0]))
+        return Progress(*self._done, rate)
+
+    def _progressed(self, step: float, total: float) -> None:
+        if self._done is not None and step < self._done[0]:
+            self._seen.clear()  # a restart counts from 0 again
+        self._done = (step, total)
+        now = self._clock()
+        seen = self._seen
+        if seen and seen[-1][1] == step:
+            return
+        seen.append((now, step))
+        while len(seen) > 2 and now - seen[1][0] >= RATE_WINDOW:
+            seen.popleft()
 
     def feed(self, line: str) -> MetricPoint | None:
+        """A point for a line with metrics; any progress line also moves :meth:`progress`."""
         if ":" not in line and "=" not in line and "/" not in line:
             return None
         line = strip_ansi(line)
         if line.lstrip().startswith("Epoch "):
             match = _EPOCH.match(line)
             if match:
-                self._epoch = int(match.group(1))
+                self._epoch, self._epochs = int(match.group(1)), int(match.group(2))
             return None
         bar = _KERAS_BAR.match(line)
         if bar:
             batch, per_epoch = int(bar.group(1)), int(bar.group(2))
             step = float((self._epoch - 1) * per_epoch + batch)
+            self._progressed(step, float((self._epochs or self._epoch) * per_epoch))
             metrics = _floats(_KERAS_METRIC.findall(line))
         else:
             match = _STEP.search(line)
             if not match:
                 return None
             step = float(match.group(1))
+            if match.group(2):
+                self._progressed(step, float(match.group(2)))
             metrics = _floats(_PAIR.findall(line[match.end():]), self._SKIP)
         if not metrics:
             return None

@@ -156,7 +156,9 @@ def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -
             session.check_nodes()
             print(describe_plan(plan))
             return 0
-        run = session.open(ConsoleSink(sys.stdout, [t.key for t in plan.tasks]), watchdog=watchdog)
+        sink = ConsoleSink(sys.stdout, [t.key for t in plan.tasks],
+                           gpus_expected=any(t.gpus for t in plan.tasks))
+        run = session.open(sink, watchdog=watchdog)
     except ConfigError as exc:
         return _report_config_error(exc)
     except DoctorRefused as exc:

@@ -1,65 +1,95 @@
 """Slow work (probes, file scans, NVML) off the GUI thread: ``run_in_background(fn, done)``
-runs ``fn`` on Qt's thread pool and calls ``done(result)`` (or ``failed(exc)``) on the GUI
-thread, through a queued signal."""
+runs ``fn`` on a worker thread and calls ``done(result)`` (or ``failed(exc)``) on the GUI
+thread, through a queued signal.
+
+A worker never owns a Qt object, so none is ever freed on it: it is a plain Python thread (no
+QRunnable, whose wrapper the pool freed on its thread) and it emits a signal of one relay that
+lives as long as the application, with a job number; the callbacks wait in a dict on the GUI
+thread. (A relay per job and a QRunnable per job, freed on workers while the GUI thread still
+had their deletion queued, crashed the window with exit 139, "QObject: shared QObject was deleted
+directly".) A callback bound to a Qt object that was deleted meanwhile is not called.
+"""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QProcess, QRunnable, QThreadPool, Signal, Slot
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QProcess, Signal, Slot
 
 
 class _Relay(QObject):
     """Lives on the GUI thread: a signal emitted to it from a worker is queued to that thread."""
 
-    finished = Signal(object, object)  # result, exception
+    finished = Signal(int, object, object)  # job, result, exception
 
-    def __init__(self, done: Callable[[Any], None],
-                 failed: Callable[[BaseException], None] | None) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self._done = done
-        self._failed = failed
+        self._jobs: dict[int, tuple[Callable[[Any], None],
+                                    Callable[[BaseException], None] | None]] = {}
+        self._numbers = itertools.count()
         self.finished.connect(self._deliver)
 
-    @Slot(object, object)
-    def _deliver(self, result: object, error: object) -> None:
-        _pending.discard(self)
-        self.deleteLater()
+    def add(self, done: Callable[[Any], None],
+            failed: Callable[[BaseException], None] | None) -> int:
+        number = next(self._numbers)
+        self._jobs[number] = (done, failed)
+        return number
+
+    @Slot(int, object, object)
+    def _deliver(self, number: int, result: object, error: object) -> None:
+        done, failed = self._jobs.pop(number)
         if error is None:
-            self._done(result)
-        elif self._failed is not None:
-            self._failed(error)  # type: ignore[arg-type]
+            if _alive(done):
+                done(result)
+        elif failed is not None:
+            if _alive(failed):
+                failed(error)  # type: ignore[arg-type]
         else:
             raise error  # type: ignore[misc]
 
 
-class _Job(QRunnable):
-    def __init__(self, fn: Callable[[], Any], relay: _Relay) -> None:
-        super().__init__()
-        self.fn = fn
-        self.relay = relay
-
-    def run(self) -> None:
-        try:
-            result, error = self.fn(), None
-        except Exception as exc:  # delivered to the GUI thread, which shows it
-            result, error = None, exc
-        self.relay.finished.emit(result, error)
+def _alive(callback: Callable[..., Any]) -> bool:
+    """False for a method of a Qt object that was deleted while the job ran (a closed dialog)."""
+    owner = getattr(callback, "__self__", None)
+    return not isinstance(owner, QObject) or shiboken6.isValid(owner)
 
 
-_pending: set[_Relay] = set()  # keeps each relay alive until its result was delivered
+_relay: _Relay | None = None
+
+
+def _work(fn: Callable[[], Any], number: int) -> None:
+    try:
+        result, error = fn(), None
+    except Exception as exc:  # delivered to the GUI thread, which shows it
+        result, error = None, exc
+    del fn  # a closure's last reference goes here, not in the relay's queue
+    relay = _relay
+    try:
+        if relay is not None:
+            relay.finished.emit(number, result, error)
+    except RuntimeError:  # the application (and the relay with it) ended meanwhile
+        pass
 
 
 def run_in_background(fn: Callable[[], Any], done: Callable[[Any], None],
                       failed: Callable[[BaseException], None] | None = None) -> None:
     """Run ``fn()`` on a worker thread; ``done``/``failed`` run on the GUI thread."""
-    relay = _Relay(done, failed)
-    _pending.add(relay)
-    QThreadPool.globalInstance().start(_Job(fn, relay))
+    global _relay
+    if _relay is None or not shiboken6.isValid(_relay):
+        _relay = _Relay()
+        # Owned by the application, deleted with it on the GUI thread, never by Python.
+        _relay.setParent(QCoreApplication.instance())
+    number = _relay.add(done, failed)
+    # A daemon: a probe that hangs (a broken TensorFlow) must not hold the app's exit.
+    threading.Thread(target=_work, args=(fn, number), name="tensordeck-background",
+                     daemon=True).start()
 
 
 #: What Windows runs through cmd.exe even when started as a program, re-parsing the arguments

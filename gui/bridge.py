@@ -4,7 +4,8 @@ Core calls :meth:`EventBridge.sink` from any thread (the supervisor's loop and i
 threads); the sink only appends to a list under a lock. A GUI-thread timer swaps the list out
 every ``interval_ms`` and emits it as one ``batch`` signal, so a task printing 50,000 lines a
 second costs the GUI one signal per tick, not one per line. The GPU sampler's callback is
-forwarded the same way (:class:`GpuFeed`).
+forwarded the same way (:class:`GpuFeed`), and so are the CPU and memory samples
+(:class:`TelemetryFeed`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from core.events import Event
 from core.gpu.info import GpuState
 from core.gpu.sampler import GpuSampler
+from core.telemetry import TelemetrySampler
 
 DRAIN_INTERVAL_MS = 50
 
@@ -79,3 +81,23 @@ class GpuFeed(QObject):
         report = self.sampler.report
         if report is not None and report.state not in (GpuState.OK, GpuState.NO_GPU):
             self.unavailable.emit(message)
+
+
+class TelemetryFeed(QObject):
+    """Runs a :class:`TelemetrySampler` and re-emits on the GUI thread: ``sample(MachineSample)``.
+    :meth:`watch` names the tasks' pids (key -> pid)."""
+
+    sample = Signal(object)
+
+    def __init__(self, parent: QObject | None = None, *, interval: float = 1.0) -> None:
+        super().__init__(parent)
+        self.sampler = TelemetrySampler(self.sample.emit, interval=interval)
+
+    def start(self) -> None:
+        self.sampler.start()
+
+    def stop(self) -> None:
+        self.sampler.stop()
+
+    def watch(self, tasks: dict[str, int]) -> None:
+        self.sampler.watch(tasks)

@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         self.run_view.start_requested.connect(self.start_run)
         self.cluster.preflight_requested.connect(self.preflight)
         self.run_view.run_finished.connect(self._on_run_finished)
+        self.run_view.progress_changed.connect(self._update_title)
         self.history.rerun.connect(self._rerun)
         self.history.set_folders(self._history_folders())
         self._restore_state()
@@ -194,9 +195,13 @@ class MainWindow(QMainWindow):
             wizard.tasks_page.set_machine_gpus(
                 [(g.index, g.name or "GPU") for g in self.machine.report.gpus])
         self.settings.wizard_done = True
-        if wizard.exec() != ConfigWizard.DialogCode.Accepted:
-            return
-        self.apply_wizard(wizard)
+        try:
+            if wizard.exec() == ConfigWizard.DialogCode.Accepted:
+                self.apply_wizard(wizard)
+        finally:
+            # Deleted by Qt, on this thread: left to Python's garbage collector, the wizard's
+            # reference cycles freed widgets Qt still owned (exit 139, issue 12).
+            wizard.deleteLater()
 
     def apply_wizard(self, wizard) -> Path | None:
         """Load the wizard's config into the forms, save it, and run it if asked."""
@@ -274,7 +279,8 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         name = self.cluster.path.name if self.cluster.path else self.tr("new config")
-        self.setWindowTitle(f"{name}{' *' if self.cluster.dirty else ''} — TensorDeck")
+        progress = f"[{self.run_view.progress_text}] " if self.run_view.progress_text else ""
+        self.setWindowTitle(f"{progress}{name}{' *' if self.cluster.dirty else ''} — TensorDeck")
         self.run_view.set_config(str(self.cluster.path) if self.cluster.path else None)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -339,9 +345,10 @@ class MainWindow(QMainWindow):
 
         run_in_background(check, show, failed)
 
-    def _rerun(self, config_path: str) -> None:
-        if self._confirm_discard() and self.open_file(config_path):
-            self.start_run()
+    def _rerun(self, config_path: str, run_dir: str) -> None:
+        """History's Run again: that run's own config (a copy), not the forms' file."""
+        self.show_page("run")
+        self.run_view.start(config_path, run_dir)
 
     def _on_run_finished(self, name: str, status: str, run_dir: str) -> None:
         if self.tray is None:

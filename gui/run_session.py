@@ -58,8 +58,9 @@ class RunSession(QObject):
 
     @property
     def running(self) -> bool:
-        """A run's thread is alive (its ``finished`` may still be on its way)."""
-        return self._thread is not None and self._thread.is_alive()
+        """A run was started and its ``finished`` was not emitted yet (a new start before that
+        would be refused)."""
+        return self._thread is not None
 
     def start(self, config_path: str | Path, run_dir: str | Path | None = None) -> None:
         """Validate, plan and run ``config_path`` on a worker thread."""

@@ -20,6 +20,21 @@ SERIES_COLORS = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#bf3989
                  "#57606a")
 
 ACCENT = "#0969da"
+#: TensorFlow's known-harmless messages in a log pane (core.tfnoise): readable, but quiet.
+NOISE_COLOR = "#6e7681"
+#: The ``[tensordeck]`` prefix of TensorDeck's own lines in the combined log.
+TENSORDECK_COLOR = "#c9d1d9"
+#: Where each role's colours start, so that ``worker-1`` has the same colour in every run.
+_ROLE_COLOR_START = {"chief": 0, "worker": 1, "ps": 5, "evaluator": 7}
+
+
+def task_color_index(name: str) -> int:
+    """A task's colour (``worker-1``, ``worker:1``), the same in every run and every view."""
+    role, _, index = name.replace(":", "-").rpartition("-")
+    if not role or not index.isdigit():
+        role, index = name, "0"
+    start = _ROLE_COLOR_START.get(role, sum(map(ord, role)))
+    return (start + int(index)) % len(TASK_COLORS)
 
 STYLE_SHEET = """
 QMainWindow, QDialog, QWizard { background: #f6f8fa; }

@@ -104,3 +104,34 @@ def test_vt_processing_turns_on_in_a_windows_console(tmp_path):
     assert enabled == mode_set  # True exactly when the console now renders escapes
     if not is_wine:  # Windows 10+ consoles support it; Wine's console without a terminal not
         assert enabled
+
+
+CUINIT = ("E0000 00:00:1795987944.345425   17950 cuda_platform.cc:52] failed call to cuInit: "
+          "INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)")
+
+
+@pytest.mark.parametrize("gpus_expected", [False, True])
+def test_a_terminal_dims_tensorflows_known_noise_and_a_pipe_gets_it_as_printed(gpus_expected):
+    lines = (CUINIT, "step 1/5 loss=0.5")
+    terminal = FakeTerminal()
+    ConsoleSink(terminal, ["worker:0"], color=True, gpus_expected=gpus_expected)(
+        TaskOutput(0.0, "worker:0", lines))
+    shown = terminal.getvalue().splitlines()
+    dimmed = f"\x1b[2m{CUINIT}\x1b[0m"
+    # On a run that should use its GPU, the no-GPU message is the problem: not dimmed.
+    assert shown[0].endswith(CUINIT if gpus_expected else dimmed)
+    assert shown[1].endswith("step 1/5 loss=0.5") and "\x1b[2m" not in shown[1]
+    pipe = io.StringIO()
+    ConsoleSink(pipe, ["worker:0"], gpus_expected=gpus_expected)(
+        TaskOutput(0.0, "worker:0", lines))
+    assert pipe.getvalue().splitlines()[0].endswith(CUINIT)
+    assert "\x1b" not in pipe.getvalue()
+
+
+def test_the_noise_list_is_not_imported_before_a_task_prints():
+    code = ("import io, sys\nfrom core.console import ConsoleSink\n"
+            "ConsoleSink(io.StringIO(), ['worker:0'])\n"
+            "print('core.tfnoise' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert out.stdout.split() == ["False"], out.stderr

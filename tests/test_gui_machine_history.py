@@ -8,6 +8,7 @@ import os
 import sys
 
 import psutil
+import pytest
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
@@ -167,11 +168,47 @@ def test_history_lists_cli_runs_and_reruns_one(qtbot, window, tmp_path, job):
     assert history.table.item(0, 1).text() == "succeeded"
     qtbot.waitUntil(lambda: history.logs.count() == 1, timeout=10_000)
     assert "from history" in history.logs.widget(0).toPlainText()
-    with qtbot.waitSignal(history.rerun) as blocker:
-        history.rerun_button.click()
-    assert blocker.args == [str(path)]
+    assert "changed since" not in history.details.text()
+    with qtbot.waitSignal(history.rerun):
+        qtbot.mouseClick(history.rerun_button, Qt.MouseButton.LeftButton)
     assert window.current_page() == "run"
     assert wait_for_run(qtbot, window.run_view).status.value == "succeeded"
+
+
+def test_run_again_runs_that_runs_config_not_the_changed_file(qtbot, window, tmp_path, job):
+    """The file changed since (other arguments): Run again runs what that run ran, each time
+    in a new run folder beside the first, and says so; the open file is left as it is."""
+    path = job("import sys\nprint('args', sys.argv[1:])", strategy="single",
+               tasks=[{"role": "worker"}], args=["--lr", "0.1"])
+    assert tensordeck("--run", str(path), timeout=60).returncode == 0
+    (first,) = (tmp_path / "runs").iterdir()
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "args": ["--lr", "0.5"]}))
+    assert window.open_file(str(path))
+    history = window.history
+    nav = window.nav
+    qtbot.mouseClick(nav.viewport(), Qt.MouseButton.LeftButton,
+                     pos=nav.visualItemRect(nav.item(3)).center())  # History
+    qtbot.waitUntil(lambda: history.table.rowCount() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: "changed since this run" in history.details.text(), timeout=10_000)
+    folders = {first}
+    for _ in range(2):
+        qtbot.mouseClick(history.rerun_button, Qt.MouseButton.LeftButton)
+        assert window.current_page() == "run"
+        result = wait_for_run(qtbot, window.run_view)
+        assert result.status.value == "succeeded"
+        run_dir = window.run_view.run_dir
+        assert run_dir.parent == tmp_path / "runs" and run_dir not in folders
+        folders.add(run_dir)
+        log = (run_dir / "logs" / "worker-0.log").read_text()
+        assert "args ['--lr', '0.1']" in log
+        qtbot.mouseClick(nav.viewport(), Qt.MouseButton.LeftButton,
+                         pos=nav.visualItemRect(nav.item(3)).center())
+        runs = len(folders)
+        qtbot.waitUntil(lambda: history.table.rowCount() == runs, timeout=10_000)  # noqa: B023
+        history.table.selectRow(history.table.rowCount() - 1)  # the first run, the oldest
+    assert json.loads(path.read_text())["args"] == ["--lr", "0.5"]
+    assert window.cluster.path == path and not window.cluster.dirty
 
 
 def test_history_shows_a_garbage_summary_as_unreadable_and_a_live_run_as_running(
@@ -198,3 +235,142 @@ def test_history_shows_a_garbage_summary_as_unreadable_and_a_live_run_as_running
     assert "tasks: Input should be a valid list" in history.details.text()
     assert not history.rerun_button.isEnabled()
 
+
+
+LOSSES = """import json, os, sys
+role = json.loads(os.environ["TF_CONFIG"])["task"]["type"]
+scale = float(sys.argv[1])
+for step in (1, 2):
+    print(f"step {step}/2 loss={scale / step} accuracy={0.4 * step}", flush=True)
+if role == "ps":
+    import time
+    time.sleep(60)
+"""
+PS_TASKS = [{"role": "chief"}, {"role": "worker"}, {"role": "ps"}]
+
+
+def cli_run(job, scale: str):
+    path = job(LOSSES, strategy="parameter_server", tasks=PS_TASKS, args=[scale])
+    done = tensordeck("--run", str(path), timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return path
+
+
+def click_row(qtbot, table, row: int, modifier=None) -> None:
+    from PySide6.QtCore import Qt
+
+    rect = table.visualRect(table.model().index(row, 0))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     modifier or Qt.KeyboardModifier.NoModifier, rect.center())
+
+
+def show_history(qtbot, window, runs: int):
+    nav = window.nav
+    qtbot.mouseClick(nav.viewport(), Qt.MouseButton.LeftButton,
+                     pos=nav.visualItemRect(nav.item(3)).center())
+    history = window.history
+    qtbot.waitUntil(lambda: history.table.rowCount() == runs, timeout=10_000)
+    return history
+
+
+def test_history_logs_start_with_the_chief_and_have_all_tasks_and_final_metrics(
+        qtbot, window, job):
+    path = cli_run(job, "1.0")
+    assert window.open_file(str(path))
+    history = show_history(qtbot, window, 1)
+    qtbot.waitUntil(lambda: history.logs.count() == 4, timeout=10_000)
+    tabs = [history.logs.tabText(i) for i in range(4)]
+    assert tabs == ["chief-0", "worker-0", "ps-0", "All tasks"]
+    bar = history.logs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(3).center())
+    combined = history.logs.widget(3).toPlainText()
+    assert "[chief-0]  step 2/2" in combined and "[ps-0]     step 1/2" in combined
+    assert history.final.text() == "Final metrics: loss 0.5, accuracy 0.8"
+
+
+def test_compare_draws_the_selected_runs_in_one_chart(qtbot, window, job, tmp_path):
+    from PySide6.QtCore import Qt
+
+    cli_run(job, "1.0")
+    path = cli_run(job, "3.0")
+    assert window.open_file(str(path))
+    history = show_history(qtbot, window, 2)
+    click_row(qtbot, history.table, 0)
+    assert not history.compare_button.isEnabled()  # one run: nothing to compare with
+    click_row(qtbot, history.table, 1, Qt.KeyboardModifier.ControlModifier)
+    assert len(history.selected_records()) == 2 and history.compare_button.isEnabled()
+    qtbot.mouseClick(history.compare_button, Qt.MouseButton.LeftButton)
+    (dialog,) = history.comparisons
+    qtbot.waitUntil(lambda: "2 runs" in dialog.status.text(), timeout=10_000)
+    series = dialog.charts.series
+    chiefs = sorted(label for metric, label in series if metric == "loss"
+                    and label.endswith(" / chief:0"))
+    assert len(chiefs) == 2
+    finals = sorted(series[("loss", label)].data()[1][-1] for label in chiefs)
+    assert finals == [0.5, 1.5]
+    dialog.close()
+    assert history.comparisons == []
+
+
+def test_delete_removes_run_folders_after_confirmation_and_nothing_else(
+        qtbot, window, job, tmp_path, monkeypatch):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    from core.history import DeleteRefused, delete_run
+
+    path = cli_run(job, "1.0")
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert window.open_file(str(path))
+    history = show_history(qtbot, window, 1)
+    click_row(qtbot, history.table, 0)
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: asked.append(args[2]) or
+                        QMessageBox.StandardButton.No)
+    qtbot.mouseClick(history.delete_button, Qt.MouseButton.LeftButton)
+    assert run_dir.is_dir() and str(run_dir) in asked[0]  # declined: kept
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: QMessageBox.StandardButton.Yes)
+    qtbot.mouseClick(history.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: history.table.rowCount() == 0, timeout=10_000)
+    assert not run_dir.exists() and path.is_file()
+    # A folder that only looks like a run (no claim marker) is never deleted.
+    lookalike = tmp_path / "runs" / "mine"
+    lookalike.mkdir()
+    (lookalike / "summary.json").write_text("{}")
+    with pytest.raises(DeleteRefused, match=r"\.tensordeck-run"):
+        delete_run(lookalike)
+    assert lookalike.is_dir()
+
+
+def test_a_running_run_cannot_be_deleted(qtbot, window, job, tmp_path):
+    path = cli_run(job, "1.0")
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    me = {"pid": os.getpid(), "started_at": psutil.Process().create_time(), "host": None}
+    summary.update(status="running", exit_code=None, ended_at=None, launcher=me)
+    (run_dir / "summary.json").write_text(json.dumps(summary))  # as if this process ran it
+    assert window.open_file(str(path))
+    history = show_history(qtbot, window, 1)
+    click_row(qtbot, history.table, 0)
+    assert history.table.item(0, 1).text() == "running"
+    assert not history.delete_button.isEnabled()
+    from core.history import DeleteRefused, delete_run
+
+    with pytest.raises(DeleteRefused, match="going on"):
+        delete_run(run_dir)
+    assert run_dir.is_dir()
+
+
+def test_selecting_every_run_shows_one_set_of_log_tabs(qtbot, window, job):
+    from PySide6.QtCore import Qt
+
+    cli_run(job, "1.0")
+    path = cli_run(job, "2.0")
+    assert window.open_file(str(path))
+    history = show_history(qtbot, window, 2)
+    history.table.setFocus()
+    qtbot.keyClick(history.table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    assert len(history.selected_records()) == 2
+    qtbot.waitUntil(lambda: history.logs.count() == 4, timeout=10_000)
+    qtbot.wait(300)  # a second read of the same run would add its tabs again by now
+    assert history.logs.count() == 4

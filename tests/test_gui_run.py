@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -126,3 +128,365 @@ def test_quickstart_from_the_window(qtbot, window, tmp_path):
     assert "[chief-0]" in view.logs.combined.toPlainText()
     assert ("loss", "chief:0") in view.metric_charts.series
     assert not wait_no_leftovers(view.run_dir)
+
+
+def click_tab(qtbot, tabs, text: str) -> None:
+    bar = tabs.tabBar()
+    index = next(i for i in range(bar.count()) if bar.tabText(i) == text)
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+
+
+def test_only_matching_lines_shows_each_match_once_in_a_task_tab(qtbot, window, tmp_path):
+    assert window.open_file(write_job(tmp_path, LINES))
+    window.show_page("run")
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+    logs = view.logs
+    qtbot.keyClicks(logs.search, "step 3/5")
+    qtbot.mouseClick(logs.only_matching, Qt.MouseButton.LeftButton)
+    for name in ("worker-1", "All tasks", "worker-0", "worker-1"):  # and back again
+        click_tab(qtbot, logs.tabs, name)
+        pane = logs.tabs.currentWidget()
+        matches = [line for line in pane.toPlainText().splitlines() if "step 3/5" in line]
+        if name == "All tasks":
+            assert sorted(matches) == ["[worker-0] step 3/5 loss=0.333",
+                                       "[worker-1] step 3/5 loss=0.333"]
+        else:
+            assert matches == ["step 3/5 loss=0.333"]
+    qtbot.mouseClick(logs.only_matching, Qt.MouseButton.LeftButton)  # every line again
+    assert logs.tabs.currentWidget().toPlainText().splitlines()[-1] == "step 5/5 loss=0.200"
+    assert logs.tabs.currentWidget().toPlainText().count("step 3/5") == 1
+
+
+def test_a_failed_start_shows_failed_behind_its_dialog_and_keeps_the_reason(
+        qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    view = window.run_view
+    assert window.open_file(write_job(tmp_path, LINES))
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+    assert view.tasks.rowCount() == 2 and "completed" in view.reason.text()
+    seen = []  # what the view showed while the dialog was up
+    monkeypatch.setattr(QMessageBox, "warning", lambda *args: seen.append(
+        (view.status.text(), view.stop_button.isEnabled(), view.start_button.isEnabled(),
+         view.tasks.rowCount(), args[2])))
+    with socket.socket() as taken:  # the start finds the task's port in use
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert window.open_file(write_job(tmp_path, LINES, tasks=[
+            {"role": "worker", "count": 2, "port": port}]))
+        for _ in range(2):  # and once more: the same answer, nothing left over
+            qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+            assert wait_for_run(qtbot, view) is None
+            assert seen[-1][:4] == ("failed", False, True, 0)
+            assert str(port) in seen[-1][4]
+            assert view.status.text() == "failed" and view.tasks.rowCount() == 0
+            assert view.reason.isVisible() and str(port) in view.reason.text()
+    assert len(seen) == 2
+
+
+RESTARTS = """import json, os, sys, time
+index = json.loads(os.environ["TF_CONFIG"])["task"]["index"]
+marker = f"worker{index}.failed"
+print("step 1/1", flush=True)
+if index == 0 and not os.path.exists(marker):  # fails once, then works
+    open(marker, "w").close()
+    sys.exit(3)
+if index == 2:  # fails for good later, while worker 1's restart waits
+    time.sleep(3)
+    sys.exit(5)
+if index == 1:
+    sys.exit(4)
+time.sleep(30)
+"""
+
+
+def test_the_task_table_counts_restarts_as_the_summary_does(qtbot, window, tmp_path):
+    """worker 0 restarts; worker 1's restart is scheduled but the run ends first (called
+    off: not a restart)."""
+    quick = {"policy": "on_failure", "max_restarts": 2, "backoff_seconds": 0}
+    slow = {**quick, "backoff_seconds": 20}
+    assert window.open_file(write_job(tmp_path, RESTARTS, tasks=[
+        {"role": "worker", "restart": quick}, {"role": "worker", "restart": slow},
+        {"role": "worker"}]))
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    result = wait_for_run(qtbot, view)
+    assert result.status.value == "failed"
+    summary = json.loads((view.run_dir / "summary.json").read_text())
+    column = [view.tasks.item(r, 5).text() for r in range(view.tasks.rowCount())]
+    assert column == [str(t["restarts"]) for t in summary["tasks"]] == ["1", "0", "0"]
+    assert "worker-2" in view.reason.text() and "5" in view.reason.text()
+
+
+IGNORES_STOP = """import signal, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if hasattr(signal, "SIGBREAK"):  # what a stop sends on Windows
+    signal.signal(signal.SIGBREAK, signal.SIG_IGN)
+print("serving", flush=True)
+while True:
+    time.sleep(1)
+"""
+
+
+def test_stop_counts_down_and_force_stop_kills_at_once(qtbot, window, tmp_path):
+    assert window.open_file(write_job(tmp_path, IGNORES_STOP, stop_grace_seconds=300))
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.logs.combined.toPlainText().count("serving") == 2,
+                    timeout=30_000)
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    assert view.stop_button.text() == "Force stop" and view.stop_button.isEnabled()
+    assert view.status.text() == "stopping"
+    qtbot.waitUntil(lambda: "s to exit, then they are killed" in view.reason.text())
+    assert any(f"have {s} s" in view.reason.text() for s in (300, 299, 298))
+    run_dir = view.run_dir
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)  # Force stop
+    result = wait_for_run(qtbot, view)  # well before the 300 s of grace
+    assert result.status.value == "interrupted"
+    assert not wait_no_leftovers(run_dir)
+    assert view.stop_button.text() == "Stop" and not view.stop_button.isEnabled()
+    assert "300" not in view.reason.text()
+
+
+def test_closing_during_a_stubborn_run_keeps_the_window_alive(qtbot, window, tmp_path,
+                                                              monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *args: QMessageBox.StandardButton.Yes)
+    assert window.open_file(write_job(tmp_path, IGNORES_STOP, stop_grace_seconds=60))
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.logs.combined.toPlainText().count("serving") == 2,
+                    timeout=30_000)
+    seen = []
+
+    def during_close() -> None:  # the window still answers: the countdown, Force stop
+        seen.append((view.running, view.stop_button.text(), view.reason.text()))
+        qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(1500, during_close)
+    run_dir = view.run_dir
+    window.close()
+    assert seen and seen[0][0] and seen[0][1] == "Force stop"
+    assert "then they are killed" in seen[0][2]
+    assert not view.running and not wait_no_leftovers(run_dir)
+
+
+SLOW_STEPS = """import time
+for i in range(1, 61):
+    print(f"step {i}/60", flush=True)
+    time.sleep(0.05)
+"""
+
+
+def test_progress_with_rate_and_eta_in_the_table_and_the_window_title(qtbot, window, tmp_path):
+    assert window.open_file(write_job(tmp_path, SLOW_STEPS))
+    view = window.run_view
+    column = 8  # progress
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.tasks.rowCount() == 2 and all(
+                                "steps/s" in view.tasks.item(r, column).text()
+                                and "ETA" in view.tasks.item(r, column).text()
+                                for r in range(2)), timeout=30_000)
+    qtbot.waitUntil(lambda: window.windowTitle().startswith("[")
+                    and "ETA" in window.windowTitle(), timeout=10_000)
+    assert "of 60 steps" in view.tasks.item(0, column).toolTip()
+    assert wait_for_run(qtbot, view).status.value == "succeeded"
+    assert [view.tasks.item(r, column).text().split(" · ")[0] for r in range(2)] == [
+        "100%", "100%"]
+    assert window.windowTitle() == "job.json — TensorDeck"  # no run: no progress
+
+
+def noise_colored(pane, fragment: str) -> bool:
+    """Whether the pane draws the line holding ``fragment`` in the noise colour."""
+    from gui.style import NOISE_COLOR
+
+    doc = pane.document()
+    block = next(doc.findBlockByNumber(n) for n in range(doc.blockCount())
+                 if fragment in doc.findBlockByNumber(n).text())
+    return any(r.format.foreground().color().name() == NOISE_COLOR
+               for r in block.layout().formats())
+
+
+def test_tensorflows_known_noise_is_dimmed_with_the_raw_output_one_click_away(
+        qtbot, window, tmp_path):
+    """A task prints a recorded real start-up of TF 2.21 (tf-keras, no GPU) and trains."""
+    recorded = Path(__file__).parent / "data" / "keras" / "tf_keras_fit.txt"
+    script = f"import sys\nsys.stdout.write(open({str(recorded)!r}).read())\n"
+    assert window.open_file(write_job(tmp_path, script))
+    window.show_page("run")
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+    logs = view.logs
+    click_tab(qtbot, logs.tabs, "worker-0")
+    pane = logs.tabs.currentWidget()
+    for raw in (False, True, False):
+        for where in (pane, logs.combined):
+            assert noise_colored(where, "failed call to cuInit") is not raw
+            assert noise_colored(where, "oneDNN custom operations") is not raw
+            assert not noise_colored(where, "Epoch 1/3")
+            assert not noise_colored(where, "loss: 0.8365")
+        qtbot.mouseClick(logs.raw_output, Qt.MouseButton.LeftButton)
+
+
+HOLDS_MEMORY = """import time
+block = bytearray(80 * 1024 * 1024)
+print("holding", flush=True)
+time.sleep(60)
+"""
+
+
+def click_run_tab(qtbot, view, text: str) -> None:
+    click_tab(qtbot, view.tabs, text)
+    assert view.tabs.tabText(view.tabs.currentIndex()) == text
+
+
+def test_resources_show_cpu_memory_and_each_tasks_use_without_nvidia(qtbot, window, tmp_path):
+    """This machine has no NVIDIA GPU (and the window no GPU feed): no empty GPU charts."""
+    assert window.open_file(write_job(tmp_path, HOLDS_MEMORY))
+    window.show_page("run")
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    click_run_tab(qtbot, view, "Resources")
+    panel = view.resources
+    table = panel.table
+
+    def memory(row: int) -> float:
+        text = table.item(row, 3).text().replace(",", "").removesuffix(" MiB")
+        return float(text) if text else 0.0
+
+    qtbot.waitUntil(lambda: table.rowCount() == 2 and min(memory(0), memory(1)) >= 80,
+                    timeout=30_000)
+    assert [table.item(r, 0).text() for r in range(2)] == ["worker-0", "worker-1"]
+    assert table.item(0, 1).text() == view.tasks.item(0, 3).text()  # the task's pid
+    assert "MiB" in panel.summary.text() and panel.cpu_plot.isVisible()
+    assert not panel.gpu_charts.isVisible()
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+
+
+def test_resources_match_nvml_gpu_processes_to_their_tasks(qtbot, settings, tmp_path):
+    """NVML's process list, as recorded on an H200 (91,421,147,136 bytes used by one process);
+    the recorded pid is replaced by the pid of worker 0 here: which process it is, is ours."""
+    from gui.main_window import MainWindow
+    from tests.nvml_replay import ReplayNvml
+
+    nvml = ReplayNvml.load("h200x2_linux")
+    window = MainWindow(settings, nvml=nvml)
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        assert window.open_file(write_job(tmp_path, HOLDS_MEMORY))
+        window.show_page("run")
+        view = window.run_view
+        qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+        click_run_tab(qtbot, view, "Resources")
+        qtbot.waitUntil(lambda: view.tasks.rowCount() == 2
+                        and view.tasks.item(0, 3).text() != "", timeout=30_000)
+        recorded = nvml.recording["devices"][0]["nvmlDeviceGetComputeRunningProcesses_v3"][0]
+        recorded["pid"] = int(view.tasks.item(0, 3).text())
+        table = view.resources.table
+        qtbot.waitUntil(lambda: table.item(0, 4).text() == "87,186 MiB", timeout=30_000)
+        assert table.item(1, 4).text() == ""
+        # Every GPU process, as nvitop lists them: ours named by task, the other one not.
+        processes = view.resources.gpu_processes
+        rows = [[processes.item(r, c).text() for c in range(5)]
+                for r in range(processes.rowCount())]
+        assert rows == [
+            ["0", str(recorded["pid"]), "", "87,186 MiB", "worker-0"],
+            ["1", "970554", "ray::MegatronTrainRayActor.train", "97,264 MiB", ""]]
+        assert view.resources.gpu_charts.isVisible()
+        qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+        wait_for_run(qtbot, view)
+    finally:
+        window.run_view.shutdown(timeout=10)
+        window.cluster.dirty = False
+        window.close()
+
+
+def run_once(qtbot, window, tmp_path, **config) -> None:
+    assert window.open_file(write_job(tmp_path, LINES, **config))
+    window.show_page("run")
+    qtbot.mouseClick(window.run_view.start_button, Qt.MouseButton.LeftButton)
+    assert wait_for_run(qtbot, window.run_view).status.value == "succeeded"
+
+
+def test_a_training_interpreter_without_tensorboard_is_offered_the_install(
+        qtbot, window, tmp_path, monkeypatch):
+    """A fresh venv that sees this one's packages (TensorFlow, pip) but has no TensorBoard: the
+    offer, then the real pip install in that venv, its output streamed and its result said.
+    With no package index (PIP_NO_INDEX) the install fails the same way everywhere."""
+    import subprocess
+    import sys
+    import sysconfig
+
+    from PySide6.QtWidgets import QMessageBox
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path("
+                           "'purelib'))"], capture_output=True, text=True, check=True)
+    Path(site.stdout.strip(), "tensordeck-test.pth").write_text(sysconfig.get_path("purelib"))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    run_once(qtbot, window, tmp_path, python=str(python))
+    view = window.run_view
+    offers = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: offers.append(args[2])
+                        or QMessageBox.StandardButton.No)
+    qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(offers) == 1, timeout=30_000)
+    assert str(python) in offers[0] and "pip install tensorboard" in offers[0]
+    assert view.install_dialog is None  # declined: nothing installed
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: offers.append(args[2])
+                        or QMessageBox.StandardButton.Yes)
+    qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.install_dialog is not None, timeout=30_000)
+    dialog = view.install_dialog
+    qtbot.waitUntil(lambda: dialog.ok is not None, timeout=120_000)
+    assert dialog.ok is False
+    assert "No matching distribution found for tensorboard" in dialog.output.toPlainText()
+    assert dialog.result.text().startswith("The install failed (exit code 1)")
+    dialog.close()
+
+
+#: Prints TensorBoard's own banner (``TensorBoard 2.20.0 at URL (Press CTRL+C to quit)``) and
+#: serves that URL: a stand-in for the real package, which this machine's venv lacks.
+TENSORBOARD_STAND_IN = """import http.server, sys
+server = http.server.HTTPServer(("localhost", 0), http.server.SimpleHTTPRequestHandler)
+print(f"TensorBoard 2.20.0 at http://localhost:{server.server_port}/ (Press CTRL+C to quit)",
+      file=sys.stderr, flush=True)
+server.serve_forever()
+"""
+
+
+def test_open_tensorboard_shows_its_url_and_opens_the_browser(qtbot, window, tmp_path,
+                                                              monkeypatch):
+    import urllib.request
+
+    from PySide6.QtGui import QDesktopServices
+
+    package = tmp_path / "site" / "tensorboard"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "main.py").write_text(TENSORBOARD_STAND_IN)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    run_once(qtbot, window, tmp_path)
+    view = window.run_view
+    qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.tensorboard_url.isVisible(), timeout=30_000)
+    url = opened[0]
+    assert url.startswith("http://localhost:") and url in view.tensorboard_url.text()
+    with urllib.request.urlopen(url, timeout=10) as page:
+        assert page.status == 200
+    qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)  # open it again
+    assert opened == [url, url]

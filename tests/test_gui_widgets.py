@@ -199,3 +199,87 @@ def test_task_table_names_an_exit_code_and_explains_it(qtbot):
     assert "TensorDeck" in table.item(1, column).toolTip()
     table.task_started("worker:0", 101)  # a restart clears the old code and its tooltip
     assert table.item(0, column).text() == "" and table.item(0, column).toolTip() == ""
+
+
+def test_metric_charts_log_scale_smoothing_hover_and_zoom(qtbot):
+    from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent, QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    charts = MetricCharts()
+    qtbot.addWidget(charts)
+    charts.resize(900, 500)
+    charts.show()
+    losses = [1.0, 0.2, 0.9, 0.1, 0.8, 0.05]
+    for step, loss in enumerate(losses, start=1):
+        charts.add_point("worker:0", step * 10, {"loss": loss})
+        charts.add_point("worker:1", step * 10, {"loss": loss / 2})
+    charts.refresh()
+    curve = charts.curves[("loss", "worker:0")]
+    assert curve.getData()[1].tolist() == losses  # no smoothing: the values themselves
+    for _ in range(2):  # on and off again
+        qtbot.mouseClick(charts.log_scale, Qt.MouseButton.LeftButton)
+        assert charts.plots["loss"].getPlotItem().ctrl.logYCheck.isChecked() is \
+            charts.log_scale.isChecked()
+    charts.smoothing.setFocus()
+    for _ in range(6):
+        qtbot.keyClick(charts.smoothing, Qt.Key.Key_PageUp)  # 10 a page: 0.6
+    assert charts.smoothing_label.text() == "0.60"
+    drawn = curve.getData()[1]
+    assert drawn[0] == 1.0 and max(drawn[1:]) < 1.0 and min(drawn) > 0.05  # evened out
+    assert charts.raw_curves[("loss", "worker:0")].getData()[1].tolist() == losses
+    plot = charts.plots["loss"]
+    qtbot.waitExposed(plot)
+    qtbot.waitUntil(lambda: plot.getPlotItem().vb.viewRange()[0][1] > 60)  # ranged to the data
+    target = plot.getPlotItem().vb.mapViewToScene(QPointF(31, 0.5))
+    # The event a mouse moving there makes (QTest's mouseMove moves no cursor offscreen).
+    where = QPointF(plot.mapFromScene(target))
+    QApplication.sendEvent(plot.viewport(), QMouseEvent(
+        QEvent.Type.MouseMove, where, QPointF(plot.viewport().mapToGlobal(where)),
+        Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier))
+    qtbot.waitUntil(lambda: "step 30:" in charts.hover.text())
+    assert "worker:0" in charts.hover.text() and "worker:1" in charts.hover.text()
+    before = plot.getPlotItem().vb.viewRange()[0]
+    center = plot.viewport().rect().center()
+    wheel = QWheelEvent(QPointF(center), QPointF(plot.viewport().mapToGlobal(center)),
+                        QPoint(0, 0), QPoint(0, 240), Qt.MouseButton.NoButton,
+                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(plot.viewport(), wheel)
+    zoomed = plot.getPlotItem().vb.viewRange()[0]
+    assert zoomed[1] - zoomed[0] < before[1] - before[0]
+    qtbot.mouseClick(charts.reset_zoom, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: plot.getPlotItem().vb.viewRange()[0][1]
+                    - plot.getPlotItem().vb.viewRange()[0][0] >= before[1] - before[0] - 1e-9)
+
+
+def test_a_task_keeps_its_colour_across_runs_and_views(qtbot):
+    """worker-1 in a run of two and in a pane of its own (History, another run): one colour,
+    in the logs and in the charts; other tasks get other colours."""
+    from gui.widgets.log_view import LogPanel
+
+    def prefix_color(panel: LogPanel, name: str) -> str:
+        panel.add_output(name, ["step 1/2 loss=0.5"], None)
+        panel.flush()
+        doc = panel.combined.document()
+        block = next(doc.findBlockByNumber(n) for n in range(doc.blockCount())
+                     if doc.findBlockByNumber(n).text().startswith(f"[{name}]"))
+        ranges = block.layout().formats()  # kept: each range's format lives in the list
+        return ranges[0].format.foreground().color().name()
+
+    colors = []
+    for names in (["worker-0", "worker-1", "ps-0"], ["worker-1"], ["chief-0", "worker-1"]):
+        panel = LogPanel()
+        qtbot.addWidget(panel)
+        panel.show()
+        panel.set_tasks(names)
+        colors.append({name: prefix_color(panel, name) for name in names})
+    assert colors[0]["worker-1"] == colors[1]["worker-1"] == colors[2]["worker-1"]
+    assert len({*colors[0].values(), colors[2]["chief-0"]}) == 4
+    charts = []
+    for tasks in (["worker:0", "worker:1"], ["worker:1"]):
+        chart = MetricCharts()
+        qtbot.addWidget(chart)
+        for task in tasks:
+            chart.add_point(task, 1, {"loss": 0.5})
+        charts.append(chart.curves[("loss", "worker:1")].opts["pen"].color().name())
+    assert charts[0] == charts[1]

@@ -152,3 +152,48 @@ def test_keras_verbose_2_epoch_lines():
     keras3 = parser.feed("20/20 - 1s - 11ms/step - accuracy: 0.8047 - loss: 0.4890")
     assert keras3 is not None and keras3.step == 40
     assert keras3.metrics == {"accuracy": 0.8047, "loss": 0.4890}
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_step_lines_give_progress_steps_per_second_and_eta():
+    clock = FakeClock()
+    parser = ProgressParser("chief:0", clock=clock)
+    assert parser.feed("step 1300 loss=0.5") and parser.progress() is None  # no total
+    parser.feed("step 1300/100000")  # no metric: no point, but progress
+    first = parser.progress()
+    assert (first.done, first.total, first.rate, first.eta) == (1300, 100000, None, None)
+    clock.now += 4
+    parser.feed("step 1700/100000 loss=0.4")
+    progress = parser.progress()
+    assert progress.rate == 100 and progress.fraction == 0.017 and progress.eta == 983
+    clock.now += 1
+    parser.feed("step 100/100000")  # the task restarted: the rate starts over
+    assert parser.progress().done == 100 and parser.progress().rate is None
+
+
+def test_keras_epochs_and_batches_give_the_whole_fit_as_progress():
+    texts, _ = output_lines("keras3_fit.txt")
+    parser = ProgressParser("worker:0")
+    fractions = []
+    for text in texts:
+        parser.feed(text)
+        if parser.progress():
+            fractions.append(parser.progress().fraction)
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert parser.progress().total == 18  # 3 epochs of 6 batches
+
+
+def test_the_runs_progress_is_the_mean_with_the_slowest_tasks_eta():
+    from core.metrics import Progress, overall
+
+    assert overall([]) is None
+    run = overall([Progress(50, 100, 10.0), Progress(10, 100, 1.0)])
+    assert run.fraction == 0.3 and run.eta == 90
+    assert overall([Progress(50, 100, 10.0), Progress(10, 100)]).eta is None

@@ -71,7 +71,9 @@ def test_the_window_and_the_cli_refuse_the_same_doctor_error(
     starts = {
         "Start button": lambda: qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton),
         "F5": lambda: qtbot.keyClick(window, Qt.Key.Key_F5),
-        "Run again": lambda: window.history.rerun.emit(str(config)),
+        # History's Run again: a config file and a new run folder (see core.history).
+        "Run again": lambda: window.history.rerun.emit(str(config),
+                                                       str(tmp_path / "runs" / "again")),
     }
     for how, start in starts.items():
         warnings_shown.clear()

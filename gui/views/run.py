@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
+import html
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QEventLoop, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -30,16 +31,18 @@ from core.events import (
     TaskStarted,
 )
 from core.exitcodes import describe
-from core.metrics import MetricsTail, ProgressParser
+from core.metrics import MetricsTail, ProgressParser, overall
 from gui.background import run_in_background
+from gui.bridge import TelemetryFeed
 from gui.i18n import state_label
 from gui.run_session import RunSession
 from gui.style import status_color
-from gui.tensorboard import TensorBoard
+from gui.tensorboard import InstallDialog, TensorBoard
 from gui.trust_dialog import TrustDialog, untrusted_hosts
-from gui.widgets.charts import GpuCharts, MetricCharts
+from gui.widgets.charts import MetricCharts
 from gui.widgets.log_view import LogPanel
 from gui.widgets.node_gpu_panel import NodeGpuPanel
+from gui.widgets.resources import ResourcePanel
 from gui.widgets.task_table import TaskTable
 
 #: Substrings a metric line must contain before it is worth a regex (floods stay cheap).
@@ -57,10 +60,12 @@ def badge(label: QLabel, state: str) -> None:
 
 class RunView(QWidget):
     """Signals: ``start_requested()`` (the window saves the config, then calls :meth:`start`),
-    ``run_finished(name, status, run_dir)``."""
+    ``run_finished(name, status, run_dir)``, ``progress_changed(text)``: the run's progress
+    for the window title ("" when no run is going on)."""
 
     start_requested = Signal()
     run_finished = Signal(str, str, str)
+    progress_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,6 +78,9 @@ class RunView(QWidget):
         self.tensorboard = TensorBoard(self)
         self.tensorboard.failed.connect(
             lambda message: QMessageBox.warning(self, self.tr("TensorBoard"), message))
+        self.tensorboard.opened.connect(self._on_tensorboard_opened)
+        self.tensorboard.missing.connect(self._offer_tensorboard_install)
+        self.install_dialog: InstallDialog | None = None
         self.python: str | None = None
         self.run_dir: Path | None = None
         self.config_name = ""
@@ -80,6 +88,10 @@ class RunView(QWidget):
         self._parsers: dict[str, ProgressParser] = {}
         self._tail: MetricsTail | None = None
         self._tail_busy = False
+        self.progress_text = ""
+        self._grace = 0.0
+        #: When the tasks are killed if they have not exited (monotonic), while stopping.
+        self._kill_at: float | None = None
         #: Offered when a start failed on a node whose host key is not known yet.
         self.trust_dialogs: list[TrustDialog] = []
 
@@ -91,6 +103,12 @@ class RunView(QWidget):
         self.status = QLabel()
         self.status.setObjectName("badge")
         badge(self.status, "idle")
+        #: Why the last run ended, or why it did not start: stays after the dialog is closed.
+        self.reason = QLabel()
+        self.reason.setObjectName("muted")
+        self.reason.setWordWrap(True)
+        self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reason.hide()
         self.start_button = QPushButton(self.tr("Start"))
         self.start_button.setObjectName("primary")
         self.stop_button = QPushButton(self.tr("Stop"))
@@ -100,22 +118,32 @@ class RunView(QWidget):
         self.folder_button.setEnabled(False)
         self.tensorboard_button = QPushButton(self.tr("Open TensorBoard"))
         self.tensorboard_button.setEnabled(False)
+        self.tensorboard_url = QLabel()
+        self.tensorboard_url.setOpenExternalLinks(True)
+        self.tensorboard_url.setTextFormat(Qt.TextFormat.RichText)
+        self.tensorboard_url.hide()
         head = QHBoxLayout()
         head.addWidget(title)
         head.addWidget(self.status)
         head.addStretch(1)
+        head.addWidget(self.tensorboard_url)
         for button in (self.folder_button, self.tensorboard_button, self.stop_button,
                        self.start_button):
             head.addWidget(button)
 
         self.tasks = TaskTable()
         self.logs = LogPanel()
-        self.gpu_charts = GpuCharts()
+        self.resources = ResourcePanel()
+        self.gpu_charts = self.resources.gpu_charts
+        #: CPU and memory of the machine and of each task, sampled once a second while shown.
+        self.telemetry = TelemetryFeed(self)
+        self.telemetry.sample.connect(self.resources.add_sample)
+        self._pids: dict[str, int] = {}
         self.metric_charts = MetricCharts()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.logs, self.tr("Logs"))
         self.tabs.addTab(self.metric_charts, self.tr("Training metrics"))
-        self.tabs.addTab(self.gpu_charts, self.tr("GPUs"))
+        self.tabs.addTab(self.resources, self.tr("Resources"))
         self.node_gpus = NodeGpuPanel()
         self.tabs.addTab(self.node_gpus, self.tr("Node GPUs"))
         self.tabs.setTabVisible(self.tabs.indexOf(self.node_gpus), False)
@@ -129,6 +157,7 @@ class RunView(QWidget):
         layout.setContentsMargins(20, 16, 20, 16)
         layout.addLayout(head)
         layout.addWidget(self.config_label)
+        layout.addWidget(self.reason)
         layout.addWidget(splitter, 1)
 
         self.start_button.clicked.connect(self.start_requested)
@@ -155,6 +184,8 @@ class RunView(QWidget):
         if self.session.running:
             return
         self.logs.set_tasks([])
+        self.tasks.set_tasks([])  # the last run's rows are not this run's
+        self._set_reason("")
         self.metric_charts.clear()
         self._parsers.clear()
         self._tail = None
@@ -165,9 +196,30 @@ class RunView(QWidget):
         self.session.start(config_path, run_dir)
 
     def stop(self) -> None:
-        if self.session.running:
-            badge(self.status, "stopping")
-            self.session.stop()
+        """The first press asks the tasks to exit (a countdown to the kill shows); the second
+        ("Force stop") kills them at once."""
+        if not self.session.running:
+            return
+        if self._kill_at is None:
+            self._stopping()
+        else:
+            self._kill_at = time.monotonic()
+            self.stop_button.setEnabled(False)
+            self._set_reason(self.tr("Killing the tasks…"))
+        self.session.stop()
+
+    def _stopping(self) -> None:
+        badge(self.status, "stopping")
+        self._kill_at = time.monotonic() + self._grace
+        self.stop_button.setText(self.tr("Force stop"))
+        self._show_countdown()
+
+    def _show_countdown(self) -> None:
+        if self._kill_at is None or not self.stop_button.isEnabled():
+            return
+        left = max(0, round(self._kill_at - time.monotonic()))
+        self._set_reason(self.tr("Stopping: the tasks have {seconds} s to exit, then they are "
+                                 "killed. Force stop kills them now.").format(seconds=left))
 
     def open_run_folder(self) -> None:
         if self.run_dir:
@@ -177,18 +229,48 @@ class RunView(QWidget):
         if self.run_dir and self.python:
             self.tensorboard.start(self.python, str(self.run_dir))
 
+    @Slot(str)
+    def _on_tensorboard_opened(self, url: str) -> None:
+        escaped = html.escape(url)
+        self.tensorboard_url.setText(self.tr("TensorBoard: {link}").format(
+            link=f'<a href="{escaped}">{escaped}</a>'))
+        self.tensorboard_url.show()
+
+    @Slot(str)
+    def _offer_tensorboard_install(self, python: str) -> None:
+        answer = QMessageBox.question(
+            self, self.tr("TensorBoard is not installed"),
+            self.tr("TensorBoard is not installed in the training interpreter {python}. "
+                    "Install it there now (pip install tensorboard)?").format(python=python))
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self.install_dialog = InstallDialog(self.tensorboard, python, self)
+        self.tensorboard.installed.connect(self._on_tensorboard_installed)
+        self.install_dialog.show()
+
+    @Slot(bool, str)
+    def _on_tensorboard_installed(self, ok: bool, _message: str) -> None:
+        self.tensorboard.installed.disconnect(self._on_tensorboard_installed)
+        if ok:
+            self.open_tensorboard()
+
     def show_gpu_sample(self, sample) -> None:
-        self.gpu_charts.add_sample(sample.time, sample.gpus)
+        self.resources.add_gpu_sample(sample.time, sample.gpus)
 
     # --- session signals ----------------------------------------------------------------------
 
     @Slot(object)
     def _on_planned(self, plan) -> None:
         self.python = plan.python
+        self._grace = plan.config.stop_grace_seconds
         self.run_dir = plan.run_dir
         self.config_name = plan.config.name
         self.tasks.set_tasks(plan.tasks)
-        self.logs.set_tasks([t.name for t in plan.tasks])
+        self.resources.set_tasks([t.key for t in plan.tasks])
+        self._pids = {}
+        self.telemetry.watch({})
+        self.logs.set_tasks([t.name for t in plan.tasks],
+                            gpus_expected=any(t.gpus for t in plan.tasks))
         self._parsers = {t.key: ProgressParser(t.key) for t in plan.tasks}
         self._tail = MetricsTail(plan.run_dir / "metrics")
         self.folder_button.setEnabled(True)
@@ -213,7 +295,9 @@ class RunView(QWidget):
                 logs.add_output(name, event.lines, event.progress)
                 self._parse_metrics(event)
             elif isinstance(event, TaskStarted):
-                self.tasks.task_started(event.task, event.pid)
+                self.tasks.task_started(event.task, event.pid, event.attempt)
+                self._pids[event.task] = event.pid
+                self.telemetry.watch(self._pids)
                 logs.add_message(self.tr("{task} started (pid {pid})").format(
                     task=task_name(event.task), pid=event.pid))
             elif isinstance(event, TaskExited):
@@ -223,17 +307,21 @@ class RunView(QWidget):
                     task=task_name(event.task), code=describe(event.exit_code),
                     state=state_label(event.state.value)))
             elif isinstance(event, TaskRestarting):
-                self.tasks.task_restarting(event.task, event.attempt)
+                self.tasks.task_restarting(event.task)
                 logs.add_message(self.tr("{task} restarts in {delay:g} s").format(
                     task=task_name(event.task), delay=event.delay))
             elif isinstance(event, RunStopping):
-                badge(self.status, "stopping")
+                if self._kill_at is None:
+                    self._stopping()
                 logs.add_message(self.tr("stopping: {reason}").format(reason=event.reason))
             elif isinstance(event, RunStarted):
                 logs.add_message(self.tr("run folder {path}").format(path=event.run_dir))
             elif isinstance(event, RunFinished):
                 logs.add_message(self.tr("run {status} (exit code {code})").format(
                     status=state_label(event.status.value), code=describe(event.exit_code)))
+                if event.reason:
+                    self._set_reason(self.tr("The run {status}: {reason}").format(
+                        status=state_label(event.status.value), reason=event.reason))
         logs.flush()
         self.metric_charts.refresh()
 
@@ -241,7 +329,7 @@ class RunView(QWidget):
         parser = self._parsers.get(event.task)
         if parser is None:
             return
-        texts = list(event.lines[-200:])  # a flood's tail is enough for a chart
+        texts = list(event.lines[-200:])  # a flood's tail is enough for a chart and progress
         if event.progress:
             texts.append(event.progress)
         for text in texts:
@@ -250,8 +338,23 @@ class RunView(QWidget):
                 if point:
                     self.metric_charts.add_point(point.task, point.step, point.metrics)
 
+    def _set_reason(self, text: str) -> None:
+        self.reason.setText(text)
+        self.reason.setVisible(bool(text))
+
+    def _show_ended(self, status: str) -> None:
+        self._kill_at = None
+        self.start_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+        self.stop_button.setText(self.tr("Stop"))
+        badge(self.status, status)
+
     @Slot(list)
     def _on_failed(self, problems: list) -> None:
+        # The view says what happened before the dialog covers it, and keeps saying it after.
+        self._show_ended("failed")
+        self._set_reason(self.tr("The run did not start:") + " " + " ".join(
+            text.splitlines()[0] for text in problems if text))
         for text in problems:  # stays in the log once the message is closed
             for line in text.splitlines():
                 self.logs.add_message(line)
@@ -265,11 +368,10 @@ class RunView(QWidget):
 
     @Slot(object)
     def _on_finished(self, result) -> None:
-        self.start_button.setEnabled(True)
-        self.stop_button.setEnabled(False)
         self.node_gpus.stop()
         status = result.status.value if result is not None else "failed"
-        badge(self.status, status)
+        self._show_ended(status)
+        self._show_progress()
         self.tasks.tick()
         self._poll_metrics()
         if result is not None:
@@ -279,8 +381,25 @@ class RunView(QWidget):
         if self.session.running:
             self.tasks.tick()
             self._poll_metrics()
-        self.gpu_charts.refresh()
+            self._show_countdown()
+            self._show_progress()
+        self.resources.refresh()
         self.node_gpus.refresh()
+
+    def _show_progress(self) -> None:
+        """Each task's progress in the table, the run's for the title (cheap: once a second)."""
+        found = []
+        for key, parser in self._parsers.items():
+            progress = parser.progress()
+            self.tasks.set_progress(key, progress)
+            if progress is not None:
+                found.append(progress)
+        # The run's rate would be in percent: the title says how far, and when it ends.
+        run = overall(found)
+        text = self.tasks.progress_text(run, rate=False) if self.session.running else ""
+        if text != self.progress_text:
+            self.progress_text = text
+            self.progress_changed.emit(text)
 
     def _poll_metrics(self) -> None:
         tail = self._tail
@@ -299,13 +418,34 @@ class RunView(QWidget):
 
         run_in_background(tail.poll, show, failed)
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.telemetry.start()
+
     def shutdown(self, timeout: float = 30.0) -> None:
-        """Stop the run (if any) and wait for its tasks to end: called when the app closes."""
+        """Stop the run (if any) and wait for its tasks to end: called when the app closes.
+        The window keeps drawing meanwhile (the countdown; Force stop works); after
+        ``timeout`` seconds the tasks are killed."""
         self.tensorboard.stop()
         self.node_gpus.stop()
-        if self.session.running:
-            self.session.stop()
-            started = time.monotonic()
-            if not self.session.wait(timeout):
-                self.session.stop()  # a second request kills at once
-                self.session.wait(max(1.0, timeout - (time.monotonic() - started)))
+        self.telemetry.stop()
+        if not self.session.running:
+            return
+        self.stop()
+        if not self._wait_finished(timeout):
+            self.session.stop()  # a second request kills at once
+            self._wait_finished(10.0)
+
+    def _wait_finished(self, seconds: float) -> bool:
+        """Process events until the run's ``finished`` (True) or ``seconds`` passed."""
+        if not self.session.running:
+            return True
+        loop = QEventLoop()
+        timer = QTimer(loop)
+        timer.setSingleShot(True)
+        timer.timeout.connect(loop.quit)
+        self.session.finished.connect(loop.quit)
+        timer.start(int(seconds * 1000))
+        loop.exec()
+        self.session.finished.disconnect(loop.quit)
+        return not self.session.running

@@ -15,10 +15,20 @@ import time
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
 
-from gui.style import SERIES_COLORS
+from gui.style import SERIES_COLORS, task_color_index
 
 DAY = 24 * 3600
 pg.setConfigOptions(antialias=False, background="w", foreground="#57606a")
@@ -73,7 +83,7 @@ class GrowingSeries:
         return self._x[:self.count], self._y[:self.count]
 
 
-def _plot(title: str, unit: str) -> pg.PlotWidget:
+def make_plot(title: str, unit: str) -> pg.PlotWidget:
     plot = pg.PlotWidget()
     plot.setTitle(title, size="10pt")
     plot.setLabel("left", unit)
@@ -86,7 +96,7 @@ def _plot(title: str, unit: str) -> pg.PlotWidget:
     return plot
 
 
-def _pen(i: int) -> pg.mkPen:
+def make_pen(i: int) -> pg.mkPen:
     return pg.mkPen(SERIES_COLORS[i % len(SERIES_COLORS)], width=1.5)
 
 
@@ -161,7 +171,7 @@ class GpuCharts(QWidget):
         grid = QGridLayout()
         self.plots: list[pg.PlotWidget] = []
         for i, (_attr, title, unit, y_range) in enumerate(GPU_METRICS):
-            plot = _plot(_tr(title), unit)
+            plot = make_plot(_tr(title), unit)
             plot.setAxisItems({"bottom": pg.DateAxisItem()})
             if y_range:
                 plot.setYRange(*y_range, padding=0.02)
@@ -180,7 +190,7 @@ class GpuCharts(QWidget):
         if index in self.series:
             return
         self.series[index] = [_GpuSeries() for _ in GPU_METRICS]
-        self.curves[index] = [plot.plot(pen=_pen(index), name=f"GPU {index}", connect="finite")
+        self.curves[index] = [plot.plot(pen=make_pen(index), name=f"GPU {index}", connect="finite")
                               for plot in self.plots]
         self.empty.hide()
         names = [f"<span style='color:{SERIES_COLORS[i % len(SERIES_COLORS)]}'>■</span> GPU {i}"
@@ -213,8 +223,26 @@ class GpuCharts(QWidget):
         self.refresh()
 
 
+def smoothed(y: np.ndarray, weight: float) -> np.ndarray:
+    """TensorBoard's smoothing: an exponential moving average, debiased so that the first
+    points are not pulled towards 0. ``weight`` 0 gives ``y`` back."""
+    if weight <= 0 or len(y) == 0:
+        return y
+    out = np.empty_like(y)
+    last = 0.0
+    for i, value in enumerate(y.tolist()):
+        last = last * weight + (1 - weight) * value
+        out[i] = last / (1 - weight ** (i + 1))
+    return out
+
+
 class MetricCharts(QWidget):
-    """One chart per training metric (loss first), one curve per task, x = step."""
+    """One chart per training metric (loss first), one curve per series, x = step. A series is
+    a task of the run (``worker:0``), or ``run / task`` when runs are compared (History).
+
+    The toolbar: log scale, smoothing (the raw values stay as a faint curve behind), reset the
+    zoom (the mouse wheel zooms, dragging pans). Hovering a chart shows every curve's value at
+    that step."""
 
     COLUMNS = 2
 
@@ -227,15 +255,41 @@ class MetricCharts(QWidget):
             "script reports with tensordeck_runtime.report(step, loss=...)."))
         self.empty.setObjectName("muted")
         self.empty.setWordWrap(True)
+        self.log_scale = QCheckBox(QCoreApplication.translate("Charts", "Log scale"))
+        self.smoothing = QSlider(Qt.Orientation.Horizontal)
+        self.smoothing.setRange(0, 99)
+        self.smoothing.setFixedWidth(160)
+        self.smoothing_label = QLabel()
+        self.reset_zoom = QPushButton(QCoreApplication.translate("Charts", "Reset zoom"))
+        self.hover = QLabel()
+        self.hover.setObjectName("muted")
+        self.hover.setTextFormat(Qt.TextFormat.PlainText)
+        bar = QHBoxLayout()
+        bar.addWidget(self.log_scale)
+        bar.addWidget(QLabel(QCoreApplication.translate("Charts", "Smoothing")))
+        bar.addWidget(self.smoothing)
+        bar.addWidget(self.smoothing_label)
+        bar.addWidget(self.reset_zoom)
+        bar.addWidget(self.hover, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
         layout.addWidget(self.empty)
         layout.addLayout(self.grid, 1)
         self.plots: dict[str, pg.PlotWidget] = {}
         self.series: dict[tuple[str, str], GrowingSeries] = {}
         self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
-        self.tasks: list[str] = []
+        self.raw_curves: dict[tuple[str, str], pg.PlotDataItem] = {}
+        self._lines: dict[str, pg.InfiniteLine] = {}
         self._dirty: set[tuple[str, str]] = set()
+        self.log_scale.toggled.connect(self._on_log_scale)
+        self.smoothing.valueChanged.connect(self._on_smoothing)
+        self.reset_zoom.clicked.connect(self.auto_range)
+        self._on_smoothing()
+
+    @property
+    def weight(self) -> float:
+        return self.smoothing.value() / 100
 
     def clear(self) -> None:
         for plot in self.plots.values():
@@ -244,40 +298,97 @@ class MetricCharts(QWidget):
         self.plots.clear()
         self.series.clear()
         self.curves.clear()
-        self.tasks.clear()
+        self.raw_curves.clear()
+        self._lines.clear()
+        self.hover.clear()
         self.empty.show()
 
-    def add_point(self, task: str, step: float, metrics: dict[str, float]) -> None:
+    def add_point(self, label: str, step: float, metrics: dict[str, float],
+                  color: int | None = None) -> None:
+        """A point of series ``label`` (a task key, or ``run / task``); ``color``: its colour
+        number (default: the task's stable colour)."""
         for name, value in metrics.items():
             if not math.isfinite(value):
                 continue
-            key = (name, task)
+            key = (name, label)
             series = self.series.get(key)
             if series is None:
                 series = self.series[key] = GrowingSeries()
-                self.curves[key] = self._plot_for(name).plot(
-                    pen=_pen(self._task_number(task)), symbol="o", symbolSize=4,
-                    symbolBrush=SERIES_COLORS[self._task_number(task) % len(SERIES_COLORS)],
-                    name=task)
+                number = task_color_index(label.rpartition(" / ")[2]) if color is None else color
+                plot = self._plot_for(name)
+                color_name = SERIES_COLORS[number % len(SERIES_COLORS)]
+                faint = pg.mkColor(color_name)
+                faint.setAlpha(60)
+                self.raw_curves[key] = plot.plot(pen=pg.mkPen(faint, width=1))
+                self.curves[key] = plot.plot(pen=make_pen(number), symbol="o", symbolSize=4,
+                                             symbolBrush=color_name, name=label)
             series.append(step, value)
             self._dirty.add(key)
 
     def refresh(self) -> None:
+        weight = self.weight
         for key in self._dirty:
-            self.curves[key].setData(*self.series[key].data())
+            x, y = self.series[key].data()
+            self.curves[key].setData(x, smoothed(y, weight))
+            self.raw_curves[key].setData(x, y if weight > 0 else y[:0])
         self._dirty.clear()
 
-    def _task_number(self, task: str) -> int:
-        if task not in self.tasks:
-            self.tasks.append(task)
-        return self.tasks.index(task)
+    def auto_range(self) -> None:
+        for plot in self.plots.values():
+            plot.getPlotItem().enableAutoRange()
+
+    def values_at(self, name: str, step: float) -> list[tuple[str, float, float]]:
+        """(series, step, value as drawn) of every curve of chart ``name`` at the point
+        nearest ``step``: what the hover line says."""
+        out = []
+        for (metric, label), curve in self.curves.items():
+            if metric != name:
+                continue
+            x, y = curve.getData()
+            if x is None or not len(x):
+                continue
+            i = int(np.clip(np.searchsorted(x, step), 0, len(x) - 1))
+            if i > 0 and abs(x[i - 1] - step) < abs(x[i] - step):
+                i -= 1
+            out.append((label, float(x[i]), float(y[i])))
+        return out
+
+    def _on_log_scale(self, on: bool) -> None:
+        for plot in self.plots.values():
+            plot.setLogMode(y=on)
+
+    def _on_smoothing(self) -> None:
+        self.smoothing_label.setText(f"{self.weight:.2f}")
+        self._dirty.update(self.series)
+        self.refresh()
+
+    def _on_hover(self, name: str, position) -> None:
+        plot = self.plots[name]
+        if not plot.sceneBoundingRect().contains(position):
+            return
+        step = plot.getPlotItem().vb.mapSceneToView(position).x()
+        values = self.values_at(name, step)
+        if not values:
+            return
+        line = self._lines[name]
+        line.setPos(values[0][1])
+        line.show()
+        step_word = QCoreApplication.translate("Charts", "step")
+        self.hover.setText(f"{name} · {step_word} {values[0][1]:g}: " + ", ".join(
+            f"{label} {value:.4g}" for label, _, value in values))
 
     def _plot_for(self, name: str) -> pg.PlotWidget:
         plot = self.plots.get(name)
         if plot is None:
-            plot = _plot(name, "")
+            plot = make_plot(name, "")
             plot.setLabel("bottom", QCoreApplication.translate("Charts", "step"))
             plot.addLegend(offset=(-10, 10))
+            plot.setLogMode(y=self.log_scale.isChecked())
+            line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#8c959f", width=1))
+            line.hide()
+            plot.addItem(line, ignoreBounds=True)
+            self._lines[name] = line
+            plot.scene().sigMouseMoved.connect(lambda pos, n=name: self._on_hover(n, pos))
             self.plots[name] = plot
             # "loss" first, then the others in order of appearance.
             order = sorted(self.plots, key=lambda n: (n != "loss", list(self.plots).index(n)))

@@ -4,7 +4,8 @@ A pane holds a bounded tail (``max_lines``); the complete log is the task's file
 folder. Lines are queued by :meth:`LogView.add_lines` and drawn by :meth:`LogView.flush` in one
 batch (per-line appends are ~150x slower). A batch longer than the pane is drawn by replacing
 the text with its tail, which is ~7x faster than appending and trimming. ``\\r`` progress lines
-(one per task) are trailing lines updated in place.
+(one per task) are trailing lines updated in place. TensorFlow's known-harmless start-up
+messages (:mod:`core.tfnoise`) are drawn dimmed, unless the panel shows the raw output.
 
 Task text is shown, never obeyed: colours (SGR) are dropped and every other control character is
 shown as an escape (``\\x1b``, ``\\u2028``: Qt would break a line at a CR or U+2028, letting a
@@ -32,7 +33,14 @@ from PySide6.QtWidgets import (
 )
 
 from core.output import plain, plain_lines
-from gui.style import TASK_COLORS, monospace_font
+from core.tfnoise import classify
+from gui.style import (
+    NOISE_COLOR,
+    TASK_COLORS,
+    TENSORDECK_COLOR,
+    monospace_font,
+    task_color_index,
+)
 
 DEFAULT_MAX_LINES = 5000
 #: Under a flood, the tail is redrawn at most this often (seconds), and only its last
@@ -59,27 +67,42 @@ def shown_lines(lines: list[str] | tuple[str, ...]) -> list[str] | tuple[str, ..
     return lines
 
 
-class _PrefixHighlighter(QSyntaxHighlighter):
-    """Colours the ``[worker-1]`` prefix of each line, one colour per task."""
+class _LogHighlighter(QSyntaxHighlighter):
+    """Colours the ``[worker-1]`` prefix of each line (``prefixes``), one stable colour per
+    task, and dims TensorFlow's known-harmless messages (``dim_noise``)."""
 
-    def __init__(self, document: QTextDocument) -> None:
+    def __init__(self, document: QTextDocument, prefixes: bool) -> None:
         super().__init__(document)
+        self.prefixes = prefixes
+        self.dim_noise = True
+        self.gpus_expected = False
         self._formats: dict[str, QTextCharFormat] = {}
+        self._noise = QTextCharFormat()
+        self._noise.setForeground(QColor(NOISE_COLOR))
 
     def format_for(self, name: str) -> QTextCharFormat:
         fmt = self._formats.get(name)
         if fmt is None:
             fmt = QTextCharFormat()
-            fmt.setForeground(QColor(TASK_COLORS[len(self._formats) % len(TASK_COLORS)]))
+            # TensorDeck's own lines are no task's: a neutral colour, never a task's.
+            color = TENSORDECK_COLOR if name == "tensordeck" else TASK_COLORS[
+                task_color_index(name)]
+            fmt.setForeground(QColor(color))
             fmt.setFontWeight(600)
             self._formats[name] = fmt
         return fmt
 
     def highlightBlock(self, text: str) -> None:
-        if text.startswith("["):
+        start = 0
+        if self.prefixes and text.startswith("["):
             match = _PREFIX.match(text)
             if match:
                 self.setFormat(0, match.end(), self.format_for(match.group(1)))
+                start = match.end()
+        if self.dim_noise:
+            line = text[start:].lstrip(" ")
+            if classify(line, gpus_expected=self.gpus_expected):
+                self.setFormat(len(text) - len(line), len(line), self._noise)
 
 
 class LogView(QPlainTextEdit):
@@ -105,7 +128,7 @@ class LogView(QPlainTextEdit):
         self._last_redraw = 0.0
         self._cut_short = False
         self._flush_scheduled = False
-        self.highlighter = _PrefixHighlighter(self.document()) if colored_prefixes else None
+        self.highlighter = _LogHighlighter(self.document(), colored_prefixes)
 
     # --- feeding ------------------------------------------------------------------------------
 
@@ -129,6 +152,13 @@ class LogView(QPlainTextEdit):
         """Show only lines containing ``text`` (case-insensitive); "" shows every line."""
         self._filter = text.lower()
         self._render_all()
+
+    def set_noise(self, dim: bool, gpus_expected: bool) -> None:
+        """Dim TensorFlow's known-harmless messages (``dim``) or show the raw output."""
+        highlighter = self.highlighter
+        if (highlighter.dim_noise, highlighter.gpus_expected) != (dim, gpus_expected):
+            highlighter.dim_noise, highlighter.gpus_expected = dim, gpus_expected
+            highlighter.rehighlight()
 
     def clear_log(self) -> None:
         self._lines.clear()
@@ -195,6 +225,9 @@ class LogView(QPlainTextEdit):
     def _render_all(self, limit: int | None = None) -> None:
         """Replace the text with the (filtered) tail: ``limit`` lines, or all the pane holds."""
         self._last_redraw = time.monotonic()
+        # The tail holds the queued lines too: drawn now, they must not be appended again.
+        self._pending.clear()
+        self._pending_count = 0
         lines = self._lines if not self._filter else [
             line for line in self._lines if self._filter in line.lower()]
         limit = min(limit or self.max_lines, self.max_lines)
@@ -240,6 +273,11 @@ class LogPanel(QWidget):
         self.search.setPlaceholderText(self.tr("Search the logs (Enter: next match)"))
         self.search.setClearButtonEnabled(True)
         self.only_matching = QCheckBox(self.tr("Only matching lines"))
+        self.raw_output = QCheckBox(self.tr("Raw output"))
+        self.raw_output.setToolTip(self.tr(
+            "Show TensorFlow's known-harmless start-up messages (such as \"failed call to "
+            "cuInit\" on a CPU run) like every other line instead of dimmed"))
+        self._gpus_expected = False
         self.previous_button = QPushButton(self.tr("Previous"))
         self.next_button = QPushButton(self.tr("Next"))
         bar = QHBoxLayout()
@@ -247,6 +285,7 @@ class LogPanel(QWidget):
         bar.addWidget(self.previous_button)
         bar.addWidget(self.next_button)
         bar.addWidget(self.only_matching)
+        bar.addWidget(self.raw_output)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.combined = LogView(max_lines, colored_prefixes=True)
@@ -261,10 +300,14 @@ class LogPanel(QWidget):
         self.next_button.clicked.connect(self.find_next)
         self.previous_button.clicked.connect(lambda: self.find_next(backward=True))
         self.only_matching.toggled.connect(self._apply_filter)
+        self.raw_output.toggled.connect(self._apply_noise)
         self.search.textChanged.connect(self._on_search_changed)
 
-    def set_tasks(self, names: list[str]) -> None:
-        """Start over with one pane per task (``worker-0`` names)."""
+    def set_tasks(self, names: list[str], gpus_expected: bool | None = None) -> None:
+        """Start over with one pane per task (``worker-0`` names). ``gpus_expected``: the run
+        should train on GPUs (TensorFlow's no-GPU messages are not harmless then)."""
+        if gpus_expected is not None:
+            self._gpus_expected = gpus_expected
         while self.tabs.count() > 1:
             widget = self.tabs.widget(1)
             self.tabs.removeTab(1)
@@ -277,6 +320,7 @@ class LogPanel(QWidget):
             view = LogView(self.max_lines)
             self.views[name] = view
             self.tabs.addTab(view, name)
+        self._apply_noise()
         self._apply_filter()
 
     def add_output(self, name: str, lines: list[str] | tuple[str, ...],
@@ -320,6 +364,10 @@ class LogPanel(QWidget):
     def _on_search_changed(self, _text: str) -> None:
         if self.only_matching.isChecked():
             self._apply_filter()
+
+    def _apply_noise(self) -> None:
+        for view in (self.combined, *self.views.values()):
+            view.set_noise(not self.raw_output.isChecked(), self._gpus_expected)
 
     def _apply_filter(self) -> None:
         text = self.search.text() if self.only_matching.isChecked() else ""

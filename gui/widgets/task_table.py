@@ -1,5 +1,6 @@
 """The run's task table: role, index, address, pid, state (coloured), restarts, exit code,
-uptime. Rows are keyed by task (``worker:1``) and updated from core events."""
+uptime, progress (percent, steps/s, ETA: :class:`core.metrics.Progress`). Rows are keyed by
+task (``worker:1``) and updated from core events."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from core.events import TaskState
 from core.exitcodes import describe, explain
+from core.metrics import Progress
 from gui.i18n import state_label
 from gui.style import status_color
 
-COLUMNS = ("role", "index", "host", "pid", "state", "restarts", "exit code", "uptime")
+COLUMNS = ("role", "index", "host", "pid", "state", "restarts", "exit code", "uptime",
+           "progress")
 
 
 def format_duration(seconds: float | None) -> str:
@@ -30,12 +33,17 @@ class TaskTable(QTableWidget):
         super().__init__(0, len(COLUMNS), parent)
         self.setHorizontalHeaderLabels([
             self.tr("Role"), self.tr("Index"), self.tr("Host"), self.tr("PID"), self.tr("State"),
-            self.tr("Restarts"), self.tr("Exit code"), self.tr("Uptime")])
+            self.tr("Restarts"), self.tr("Exit code"), self.tr("Uptime"), self.tr("Progress")])
         self.verticalHeader().hide()
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # host:port, the headers and "38% · 52.7 steps/s · ETA 1:02:03" are read whole.
+        for column in ("host", "restarts", "exit code", "progress"):
+            header.setSectionResizeMode(COLUMNS.index(column),
+                                        QHeaderView.ResizeMode.ResizeToContents)
         self._rows: dict[str, int] = {}
         self._started: dict[str, float] = {}
         self._ended: dict[str, float] = {}
@@ -53,7 +61,7 @@ class TaskTable(QTableWidget):
             self.insertRow(row)
             self._rows[task.key] = row
             address = task.address or task.host
-            for col, value in enumerate((task.role, task.index, address, "", "", 0, "", "")):
+            for col, value in enumerate((task.role, task.index, address, "", "", 0, "", "", "")):
                 item = QTableWidgetItem(str(value))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 self.setItem(row, col, item)
@@ -79,8 +87,10 @@ class TaskTable(QTableWidget):
         font.setBold(True)
         item.setFont(font)
 
-    def task_started(self, key: str, pid: int) -> None:
+    def task_started(self, key: str, pid: int, attempt: int = 1) -> None:
+        """A restart counts when it happens (attempt 2 is the first), as in the summary."""
         self._started[key] = time.time()
+        self._set(key, "restarts", attempt - 1)
         self._ended.pop(key, None)
         self._set(key, "pid", pid)
         self._set(key, "exit code", "", tip="")
@@ -93,9 +103,27 @@ class TaskTable(QTableWidget):
         self.set_state(key, state)
         self.tick()
 
-    def task_restarting(self, key: str, attempt: int) -> None:
-        self._set(key, "restarts", attempt - 1)
+    def task_restarting(self, key: str) -> None:
+        """Scheduled, not done yet: the count goes up when the task starts again."""
         self.set_state(key, TaskState.RESTARTING)
+
+    def progress_text(self, progress: Progress | None, rate: bool = True) -> str:
+        """``17% · 52.1 steps/s · ETA 4:10`` (as much as is known; ``rate``: with the steps/s);
+        "" for None."""
+        if progress is None:
+            return ""
+        percent = progress.fraction * 100
+        parts = [f"{percent:.1f}%" if percent < 10 else f"{percent:.0f}%"]  # 0.1% is not 0%
+        if rate and progress.rate is not None:
+            parts.append(self.tr("{rate:.3g} steps/s").format(rate=progress.rate))
+        if progress.eta is not None and progress.fraction < 1:
+            parts.append(self.tr("ETA {time}").format(time=format_duration(progress.eta)))
+        return " · ".join(parts)
+
+    def set_progress(self, key: str, progress: Progress | None) -> None:
+        tip = None if progress is None else self.tr("{done:g} of {total:g} steps").format(
+            done=progress.done, total=progress.total)
+        self._set(key, "progress", self.progress_text(progress), tip=tip)
 
     def tick(self) -> None:
         """Refresh the uptime column."""
