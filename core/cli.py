@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Sequence
 
@@ -131,13 +132,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     p.set_defaults(handler="core.remote.commands:login_cli")
 
-    p = sub.add_parser("gui", help="open the window (also: tensordeck with no arguments)")
-    p.add_argument("gui_args", nargs=argparse.REMAINDER, help="[FILE] [--no-wizard]")
+    p = sub.add_parser(
+        "gui", help="open the window (also: tensordeck with no arguments, or tensordeck FILE)"
+    )
+    p.add_argument("file", metavar="FILE", nargs="?", help="config file to open")
+    p.add_argument("--no-wizard", action="store_true", help="do not open the first-start wizard")
     p.set_defaults(handler="core.cli:gui_cli")
-
-    p = sub.add_parser("_remote-task")  # internal: the local stand-in of a node's task
-    p.set_defaults(handler="core.remote.run_task:run_task_cli")
+    parser.set_defaults(commands=tuple(sub.choices))
     return parser
+
+
+#: Commands TensorDeck starts itself (never typed): kept out of the usage and of the list of
+#: commands an error shows.
+INTERNAL = {"_remote-task": "core.remote.run_task:run_task_cli"}
+
+
+def _run_internal(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog=f"tensordeck {argv[0]}", description="internal: started by TensorDeck itself"
+    )
+    parser.parse_args(argv[1:])
+    return _call(INTERNAL[argv[0]], argparse.Namespace())
+
+
+def _call(handler: str, args: argparse.Namespace) -> int:
+    module, function = handler.split(":")
+    return importlib.import_module(module).__dict__[function](args)
+
+
+def _names_a_file(argv: list[str], parser: argparse.ArgumentParser) -> bool:
+    """``tensordeck FILE [--no-wizard]`` (what "Open with" and a double-click on a config
+    give): the first word is no command, no option, and names a file."""
+    first = argv[0]
+    commands = parser.get_default("commands")
+    return not first.startswith("-") and first not in commands and os.path.isfile(first)
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -158,8 +186,12 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
-        return gui_cli(argparse.Namespace(gui_args=[]))  # a double-click: the window
+        return gui_cli(argparse.Namespace(file=None, no_wizard=False))  # a double-click
+    if argv[0] in INTERNAL:
+        return _run_internal(argv)
     parser = build_parser()
+    if _names_a_file(argv, parser):
+        argv = ["gui", *argv]
     args = parser.parse_args(argv)
     if args.run and args.command:
         parser.error("--run FILE cannot be combined with a command")
@@ -173,8 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             check=not args.no_doctor,
         )
     if args.handler:
-        module, function = args.handler.split(":")
-        return importlib.import_module(module).__dict__[function](args)
+        return _call(args.handler, args)
     parser.print_help()  # options without a command or --run
     return 0
 
@@ -190,7 +221,8 @@ def gui_cli(args: argparse.Namespace) -> int:
         print('tensordeck: the window needs PySide6: pip install "tensordeck[gui]". '
               "Command line help: tensordeck --help", file=sys.stderr)
         return 2
-    return importlib.import_module("gui.app").main(args.gui_args)
+    gui_args = ([args.file] if args.file else []) + (["--no-wizard"] if args.no_wizard else [])
+    return importlib.import_module("gui.app").main(gui_args)
 
 
 if __name__ == "__main__":
