@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from core.gpu import read_gpus
 from tests.conftest import EXAMPLES, tensordeck
+from tests.gui_fixtures import retype
 
 pytest_plugins = ["tests.gui_fixtures"]
 
@@ -55,7 +56,7 @@ def test_task_problems_name_the_row(qtbot, window):
     qtbot.waitUntil(lambda: not cluster.problem_labels["tasks"].isHidden())
     text = cluster.problem_labels["tasks"].text()
     assert "Row 1 (count): a cluster has at most one chief" in text
-    cluster.tasks.cell(0, 1).setValue(1)
+    retype(qtbot, cluster.tasks.cell(0, 1), "1")
     qtbot.waitUntil(lambda: cluster.problem_labels["tasks"].isHidden())
 
 

@@ -6,6 +6,7 @@ import json
 import shutil
 
 from tests.conftest import EXAMPLES
+from tests.gui_fixtures import retype
 
 pytest_plugins = ["tests.gui_fixtures"]
 
@@ -24,7 +25,7 @@ def test_wizard_answers_give_the_quickstart_config(qtbot, window, tmp_path):
     wizard.next()
     editor = wizard.tasks_page.editor
     assert [editor.cell(r, 0).currentText() for r in range(3)] == ["chief", "worker", "ps"]
-    editor.cell(2, 3).setValue(23100)  # the ps listens on a fixed port
+    retype(qtbot, editor.cell(2, 3), "23100")  # the ps listens on a fixed port
     wizard.next()
     wizard.script_page.script.setText(str(tmp_path / "train_ps.py"))
     wizard.script_page.args.setText("--steps 300")
