@@ -243,3 +243,23 @@ def test_a_config_of_wrong_shapes_opens_with_core_s_problems_and_saves_unchanged
     assert cluster.strategy.currentText() == ""  # the file names none
     cluster.save()
     assert json.loads(path.read_text()) == data
+
+
+def test_visiting_the_machine_view_changes_nothing_in_the_config(qtbot, window, tmp_path):
+    (tmp_path / "train.py").write_text("print('x')\n")
+    path = tmp_path / "job.json"
+    data = {"name": "t", "strategy": "parameter_server", "script": "train.py",
+            "tasks": [{"role": "chief", "gpus": [1]}, {"role": "worker", "count": 2},
+                      {"role": "ps", "gpus": []}]}
+    path.write_text(json.dumps(data))
+    assert window.open_file(str(path))
+    nav = window.nav
+    for _ in range(2):  # twice: the second visit finds the report made
+        qtbot.mouseClick(nav.viewport(), Qt.MouseButton.LeftButton,
+                         pos=nav.visualItemRect(nav.item(0)).center())
+        assert window.current_page() == "machine"
+        qtbot.waitUntil(lambda: window.machine.report is not None, timeout=60_000)
+        qtbot.mouseClick(nav.viewport(), Qt.MouseButton.LeftButton,
+                         pos=nav.visualItemRect(nav.item(1)).center())
+        assert not window.cluster.dirty and "*" not in window.windowTitle()
+    assert json.loads(window.cluster.to_json()) == data
