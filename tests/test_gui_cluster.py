@@ -263,3 +263,53 @@ def test_visiting_the_machine_view_changes_nothing_in_the_config(qtbot, window, 
                          pos=nav.visualItemRect(nav.item(1)).center())
         assert not window.cluster.dirty and "*" not in window.windowTitle()
     assert json.loads(window.cluster.to_json()) == data
+
+
+def _validate_lines(path) -> list[str]:
+    """The problems ``tensordeck validate`` prints for ``path``, as one line each."""
+    result = tensordeck("validate", str(path), timeout=120)
+    return [line.split(": ", 1)[1] for line in result.stderr.splitlines()
+            if line.startswith(str(path))]
+
+
+def test_the_status_says_what_validate_says_about_interpreters_and_ports(qtbot, window,
+                                                                        tmp_path):
+    import socket
+    import sys
+
+    (tmp_path / "train.py").write_text("print('x')\n")
+    not_python = tmp_path / "python.txt"
+    not_python.write_text("print('I am text')\n")
+    not_python.chmod(0o755)
+    taken = socket.socket()
+    taken.bind(("", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({
+        "name": "t", "strategy": "parameter_server", "script": "train.py", "python": "/bin/ls",
+        "tasks": [{"role": "chief", "port": port}, {"role": "worker"}, {"role": "ps"}]}))
+    cluster = window.cluster
+    with qtbot.waitSignal(cluster.checked, timeout=60_000):
+        assert window.open_file(str(path))
+    label = cluster.problem_labels["python"]
+    assert label.isVisible() and "/bin/ls does not run as a Python" in label.text()
+    assert "\n" not in label.text() and "import" not in label.text()  # not the probe's code
+    assert not cluster.status.text().startswith("Valid")
+    assert [str(p) for p in cluster.problems] == _validate_lines(path)
+    edit = cluster.python.lineEdit()
+    for python in (str(not_python), sys.executable, "/bin/ls", sys.executable):
+        with qtbot.waitSignal(cluster.checked, timeout=60_000):
+            retype(qtbot, edit, python)
+        qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+        assert json.loads(path.read_text())["python"] == python
+        assert [str(p) for p in cluster.problems] == _validate_lines(path), python
+        shown = cluster.problem_labels["python"].text()
+        assert (python in shown) == (python != sys.executable)
+    # With a Python, the port in use is what is left, as the command line says it.
+    assert [p.where for p in cluster.problems] == ["tasks[0].port"]
+    assert str(port) in cluster.problem_labels["tasks"].text()
+    taken.close()
+    with qtbot.waitSignal(cluster.checked, timeout=60_000):
+        retype(qtbot, cluster.name, "t2")
+    assert cluster.problems == [] and cluster.status.text().startswith("Valid")
