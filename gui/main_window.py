@@ -191,22 +191,26 @@ class MainWindow(QMainWindow):
 
         wizard = ConfigWizard(self)
         if self.machine.report is not None:
-            wizard.tasks_page.set_machine_gpus(
-                [(g.index, g.name or "GPU") for g in self.machine.report.gpus])
+            wizard.set_machine_gpus([(g.index, g.name or "GPU") for g in self.machine.report.gpus])
         self.settings.wizard_done = True
         if wizard.exec() != ConfigWizard.DialogCode.Accepted:
             return
         self.apply_wizard(wizard)
 
     def apply_wizard(self, wizard) -> Path | None:
-        """Load the wizard's config into the forms, save it, and run it if asked."""
+        """Load the wizard's config into the forms, save it where the review page says (its
+        folder made if needed; an existing file was confirmed there), and run it if asked."""
         self.cluster.load(wizard.config(), None)
-        path = wizard.review_page.path.text().strip()
+        target = wizard.review_page.target()
         try:
-            saved = self.cluster.save(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            saved = self.cluster.save(target)
         except OSError as exc:
-            QMessageBox.warning(self, self.tr("Not saved"), str(exc))
             self.show_page("cluster")
+            QMessageBox.warning(self, self.tr("Not saved"), self.tr(
+                "{path} could not be saved ({error}); nothing was started. The config is in "
+                "the Cluster view: save it elsewhere with File > Save as.").format(
+                path=target, error=exc.strerror or exc))
             return None
         self._remember(saved)
         if wizard.review_page.run_now.isChecked():
@@ -301,15 +305,25 @@ class MainWindow(QMainWindow):
         self.run_view.start(self.cluster.path)
 
     def _saved_valid_config(self) -> bool:
-        """Whether the forms are valid and saved (saving them if needed): runs and preflight
-        read the file, as the CLI would."""
+        """Whether the forms are valid and saved: runs and preflight read the file, as the CLI
+        would. Unsaved edits are saved over the file only when the user says so."""
         problems = self.cluster.validate()
         if problems:
             self.show_page("cluster")
             QMessageBox.warning(self, self.tr("Fix the config first"),
                                 "\n".join(str(p) for p in problems))
             return False
-        return not ((self.cluster.dirty or self.cluster.path is None) and not self.save())
+        if self.cluster.path is None:
+            return self.save_as()
+        if not self.cluster.dirty:
+            return True
+        answer = QMessageBox.question(
+            self, self.tr("Save the changes?"),
+            self.tr("The run reads the config file. Save your changes to {path} first?").format(
+                path=self.cluster.path),
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save)
+        return answer == QMessageBox.StandardButton.Save and self.save()
 
     def preflight(self) -> None:
         """Check the config's machines off the GUI thread, then show the report."""

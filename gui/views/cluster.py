@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -468,8 +469,13 @@ class ClusterView(QWidget):
             with contextlib.suppress(ValueError):  # another drive on Windows: keep it absolute
                 self.script.setText(os.path.relpath(script, target.parent))
         tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        os.replace(tmp, target)
+        try:  # through a temporary file: a failed write leaves the old file whole
+            tmp.write_text(self.to_json(), encoding="utf-8")
+            os.replace(tmp, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
         self.path = target
         self.dirty = False
         self._update_path_label()
@@ -516,8 +522,8 @@ class ClusterView(QWidget):
         path = self.path or Path.cwd() / "untitled.json"
 
         def show(result: tuple[list[ConfigProblem], list]) -> None:
-            if generation != self._generation:
-                return
+            if not shiboken6.isValid(self) or generation != self._generation:
+                return  # the view closed, or the document changed, meanwhile
             problems, warnings = result
             self._show_problems(problems, None, warnings)
             self.checked.emit()
