@@ -37,6 +37,7 @@ from core.jobfile import STARTER_TASKS, STRATEGIES, new_job
 from core.paths import resource
 from core.remote.connect import ENABLE_WINDOWS_SSHD
 from gui.background import run_in_background
+from gui.i18n import core_text
 from gui.style import monospace_font
 from gui.views.cluster import strategy_help
 from gui.widgets.args_edit import ArgsEdit
@@ -198,7 +199,7 @@ class InterpreterPage(QWizardPage):
         if not shiboken6.isValid(self) or python != self._asked:
             return  # the wizard closed, or another interpreter was chosen, meanwhile
         if problem:
-            self.status.setText(problem)
+            self.status.setText(core_text(problem))
         else:
             self._proved = python
             if not probe.tf_version:

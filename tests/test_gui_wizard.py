@@ -302,3 +302,21 @@ def test_every_strategy_core_accepts_is_offered_and_gives_a_config_core_runs(qtb
         assert cfg.strategy == strategy
         data, dumped = json.loads(saved.read_text()), config_to_json(cfg)
         assert [key for key in data if key in dumped] == list(dumped)
+
+
+def test_what_the_core_says_shows_in_the_ui_language(qtbot, wizard):
+    from gui.i18n import install_translators, kind_label
+
+    app = QApplication.instance()
+    install_translators(app, "zh_CN")
+    try:
+        assert kind_label("current") == "当前" and kind_label("unknown-kind") == "unknown-kind"
+        edit = wizard.interpreter_page.python.lineEdit()
+        retype(qtbot, edit, "/bin/ls")
+        qtbot.keyClick(edit, Qt.Key.Key_Return)
+        status = wizard.interpreter_page.status
+        qtbot.waitUntil(lambda: "不能作为 Python 解释器运行" in status.text(), timeout=60_000)
+        assert status.text().startswith("/bin/ls ")
+    finally:
+        install_translators(app, "en")
+    assert kind_label("current") == "current"

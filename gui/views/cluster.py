@@ -51,6 +51,7 @@ from core.jobfile import (
 )
 from core.remote.connect import ENABLE_WINDOWS_SSHD
 from gui.background import run_in_background
+from gui.i18n import core_text
 from gui.style import monospace_font
 from gui.widgets.args_edit import ArgsEdit
 from gui.widgets.env_editor import EnvEditor
@@ -598,7 +599,7 @@ class ClusterView(QWidget):
         if head in ("cluster_spec", "cross_device_ops", "run_dir"):
             return "advanced", f"{head}: {problem.message}"
         if head in self.problem_labels and head:
-            return head, problem.message
+            return head, core_text(problem.message)
         return "", str(problem)
 
     # --- editing ------------------------------------------------------------------------------
