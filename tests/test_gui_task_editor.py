@@ -146,3 +146,35 @@ def _problems(data: dict) -> list:
     except ConfigError as exc:
         return exc.problems
     return []
+
+
+def test_nodes_and_env_keep_the_files_values_until_their_cell_is_edited(qtbot, window,
+                                                                        tmp_path):
+    (tmp_path / "train.py").write_text("print('x')\n")
+    path = tmp_path / "job.json"
+    data = {"name": "t", "strategy": "parameter_server", "script": "train.py",
+            "tasks": [{"role": "chief"}, {"role": "worker", "node": "a"}, {"role": "ps"}],
+            "nodes": {"a": {"host": "10.0.0.2", "python": "python3", "port": "2222",
+                            "password": "yes", "shell": "posix"},
+                      "b": {"host": 7, "python": "python3"}},
+            "env": {"SEED": 5, "MODE": None, "PLAIN": "x"}}
+    path.write_text(json.dumps(data))
+    assert window.open_file(str(path))
+    window.activateWindow()
+    cluster = window.cluster
+    nodes, env = cluster.nodes, cluster.env
+    assert nodes.cell(1, 1).text() == "7" and env.table.item(0, 1).text() == "5"
+    retype(qtbot, cluster.name, "t2")  # an edit elsewhere changes none of them
+    saved = _save(qtbot, window)
+    assert saved["nodes"] == data["nodes"] and saved["env"] == data["env"]
+    retype(qtbot, nodes.cell(1, 1), "10.0.0.3")  # one cell: its key only
+    env.table.item(0, 1).setText("6")  # what typing into the cell ends with
+    saved = _save(qtbot, window)
+    assert saved["nodes"]["b"] == {"host": "10.0.0.3", "python": "python3"}
+    assert saved["nodes"]["a"] == data["nodes"]["a"]
+    assert saved["env"] == {"SEED": "6", "MODE": None, "PLAIN": "x"}
+    retype(qtbot, nodes.cell(0, 5), "/srv/runs")  # the work folder of a
+    nodes.password_box(0).click()  # shown unticked ("yes" is not true): ticked now
+    saved = _save(qtbot, window)
+    assert saved["nodes"]["a"] == {**data["nodes"]["a"], "workdir": "/srv/runs",
+                                   "password": True}
