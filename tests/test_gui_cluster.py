@@ -304,7 +304,8 @@ def test_the_status_says_what_validate_says_about_interpreters_and_ports(qtbot, 
     for python in (str(not_python), sys.executable, "/bin/ls", sys.executable):
         with qtbot.waitSignal(cluster.checked, timeout=60_000):
             retype(qtbot, edit, python)
-        qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+        with qtbot.waitSignal(cluster.checked, timeout=60_000):  # checked again once saved
+            qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
         assert json.loads(path.read_text())["python"] == python
         assert [str(p) for p in cluster.problems] == _validate_lines(path), python
         shown = cluster.problem_labels["python"].text()

@@ -480,6 +480,7 @@ class ClusterView(QWidget):
         self.path = target
         self.dirty = False
         self._update_path_label()
+        self.validate()  # a new folder: the script, the run folder and the checks may differ
         return target
 
     # --- validation ---------------------------------------------------------------------------
@@ -513,14 +514,12 @@ class ClusterView(QWidget):
         return problems
 
     def _deep_check(self) -> None:
-        if self.path is None and not self._script_is_absolute():
-            # A relative script is found from the file's folder: an unsaved one has none.
+        if self.path is None:  # its script and run folder are found from the file's folder
             self._show_problems([], self.tr("No problem in the fields. Saved, the file is "
                                             "also checked as `tensordeck validate` does."))
             self.checked.emit()
             return
-        generation, data = self._generation, self.to_dict()
-        path = self.path or Path.cwd() / "untitled.json"
+        generation, data, path = self._generation, self.to_dict(), self.path
 
         def show(result: tuple[list[ConfigProblem], list]) -> None:
             if not shiboken6.isValid(self) or generation != self._generation:
@@ -530,9 +529,6 @@ class ClusterView(QWidget):
             self.checked.emit()
 
         run_in_background(lambda: run_problems(data, path), show)
-
-    def _script_is_absolute(self) -> bool:
-        return os.path.isabs(os.path.expanduser(self.script.text().strip()))
 
     def _show_problems(self, problems: list[ConfigProblem], pending: str | None,
                        warnings: list | None = None) -> None:
