@@ -530,7 +530,7 @@ class ReviewPage(QWizardPage):
 
     def _update(self) -> None:
         _show(self.path_problem, self._path_problem())
-        self.path_note.setText(self._path_note())
+        _show(self.path_note, self._path_note())
         self.preview.setPlainText(json.dumps(self._wizard.config(), indent=2,
                                              ensure_ascii=False))
         self.completeChanged.emit()

@@ -110,6 +110,9 @@ class RestartPicker(QWidget):
         # From 0 whatever core's bound: 0 with on_failure is shown, and validation explains.
         self.max_restarts.setRange(0, int(bounds(RestartPolicy, "max_restarts")[1] or 2**31 - 1))
         self.max_restarts.setSuffix(self.tr(" times"))
+        # Sized for 4 digits, not for the largest number it takes (2**31 - 1, unbounded).
+        self.max_restarts.setFixedWidth(
+            self.max_restarts.fontMetrics().horizontalAdvance("9999" + self.tr(" times")) + 36)
         self._backoff: object = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -189,8 +192,16 @@ class TaskEditor(RowTable):
                                               self.tr("Port"), self.tr("GPUs"), self.tr("Node"),
                                               self.tr("Restart")])
         header = self.table.horizontalHeader()
-        for col in (0, 1, 3):  # short values: the host and the pickers get the room
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setMinimumSectionSize(0)
+        # The host takes the room left; numbers get what 5 digits need, the rest their text.
+        digits = self.fontMetrics().horizontalAdvance("65535") + 24
+        for col in range(self.table.columnCount()):
+            mode = (QHeaderView.ResizeMode.Stretch if col == 2 else
+                    QHeaderView.ResizeMode.Fixed if col in (1, 3) else
+                    QHeaderView.ResizeMode.ResizeToContents)
+            header.setSectionResizeMode(col, mode)
+        for col in (1, 3):
+            self.table.setColumnWidth(col, digits)
         self.add_button.setText(self.tr("Add task"))
 
     def set_machine_gpus(self, gpus: list[tuple[int, str]]) -> None:
