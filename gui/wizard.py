@@ -50,17 +50,20 @@ NEEDS_GPUS = ("mirrored",)
 INTERPRETER, STRATEGY, MACHINES, TASKS, SCRIPT, REVIEW = range(6)
 
 
-def _muted(text: str) -> QLabel:
+def _muted(text: str, rich: bool = False) -> QLabel:
+    """A note. Plain text unless ``rich``: a path or a program's words in it (``<b>`` in a
+    folder name) are shown as they are, never as markup."""
     label = QLabel(text)
     label.setObjectName("muted")
     label.setWordWrap(True)
+    if not rich:
+        label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 
 
 def _problem() -> QLabel:
-    label = QLabel()
+    label = _muted("")
     label.setObjectName("problem")
-    label.setWordWrap(True)
     label.hide()
     return label
 
@@ -291,7 +294,7 @@ class MachinesPage(QWizardPage):
         self.problem = _problem()
         hint = _muted(self.tr("Each machine needs an SSH server. On Windows 10/11, in an "
                               "administrator PowerShell:") + f"<br><code>{ENABLE_WINDOWS_SSHD}"
-                      "</code>")
+                      "</code>", rich=True)
         hint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.addWidget(self.editor, 1)

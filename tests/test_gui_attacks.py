@@ -166,3 +166,40 @@ def test_batch_files_are_never_started_as_programs(tmp_path):
         resolve_program(str(bat), platform="win32")
     assert resolve_program(str(bat), platform="linux") == str(bat)
     assert Path(resolve_program(sys.executable)).samefile(sys.executable)
+
+
+def test_a_hostile_interpreter_path_is_run_as_one_argument_and_shown_as_text(qtbot, window,
+                                                                            tmp_path,
+                                                                            monkeypatch):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QWizard
+
+    from gui.wizard import ConfigWizard
+    from tests.gui_fixtures import retype
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "x$(touch PWN); `touch PWN2` <b>bold <img src=y>"
+    folder.mkdir()
+    fake = folder / "python"
+    fake.write_text("#!/bin/sh\ntouch PWN3\n")  # runs if started: it must only fail the check
+    fake.chmod(0o644)  # not executable: the check says so, nothing is started
+    wizard = ConfigWizard(window, look=False)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    page = wizard.interpreter_page
+    retype(qtbot, page.python.lineEdit(), str(fake))
+    qtbot.keyClick(page.python.lineEdit(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: str(fake) in page.status.text(), timeout=60_000)
+    assert page.status.textFormat() == Qt.TextFormat.PlainText
+    assert not wizard.button(QWizard.WizardButton.NextButton).isEnabled()
+    # The same path in a config, in the Cluster view.
+    config = tmp_path / "job.json"
+    (tmp_path / "t.py").write_text("print('x')\n")
+    config.write_text(f'{{"name": "t", "strategy": "single", "script": "t.py", '
+                      f'"python": {str(fake)!r}}}'.replace("'", '"'))
+    cluster = window.cluster
+    with qtbot.waitSignal(cluster.checked, timeout=60_000):
+        assert window.open_file(str(config))
+    label = cluster.problem_labels["python"]
+    assert str(fake) in label.text() and label.textFormat() == Qt.TextFormat.PlainText
+    assert not any(p.name.startswith("PWN") for p in [*tmp_path.iterdir(), *folder.iterdir()])

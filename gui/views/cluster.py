@@ -91,6 +91,7 @@ def _problem_label() -> QLabel:
     label = QLabel()
     label.setObjectName("problem")
     label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes the file: no markup from there
     label.hide()
     return label
 
@@ -281,6 +282,7 @@ class ClusterView(QWidget):
         self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.preview.setFont(monospace_font())
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # the doctor's titles quote paths
         self.status.setWordWrap(True)
         preview_box = QGroupBox(self.tr("The config file (read-only)"))
         preview_layout = QVBoxLayout(preview_box)
