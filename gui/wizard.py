@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
     QWizard,
@@ -243,7 +244,17 @@ class StrategyPage(QWizardPage):
         self.setTitle(self.tr("How should it train?"))
         self.setSubTitle(self.tr("Pick the simplest that fits; you can change it later."))
         self.group = QButtonGroup(self)
-        layout = QVBoxLayout(self)
+        # The choices scroll on a small screen instead of squeezing their help text.
+        content = QWidget()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(content)
+        scroll.viewport().setAutoFillBackground(False)  # the page's own background
+        content.setAutoFillBackground(False)
+        QVBoxLayout(self).addWidget(scroll)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
         labels = {
             "single": self.tr("One GPU (or the CPU)"),
             "mirrored": self.tr("All GPUs of this machine"),
@@ -547,7 +558,10 @@ class ConfigWizard(QWizard):
         super().__init__(parent)
         self.setWindowTitle(self.tr("New TensorDeck job"))
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
-        self.setMinimumSize(640, 480)
+        # 640x480 where the screen has room; on a small or scaled screen (1024x700 at 150% is
+        # 683x467) less, so that Next and Finish stay on it.
+        area = self.screen().availableGeometry()
+        self.setMinimumSize(min(640, int(area.width() * 0.95)), min(480, int(area.height() * 0.9)))
         self.interpreter_page = InterpreterPage(look)
         self.strategy_page = StrategyPage()
         self.machines_page = MachinesPage()

@@ -86,7 +86,7 @@ SMALL_SCALES = ("1", "1.5")
 def shoot(app: QApplication, language: str, out: Path, folder: Path, prefix: str = "",
           *, small: bool = False) -> None:
     """Every view to ``out/<language>-<prefix><view>.png``; ``small``: each view once, as the
-    first start sizes the window on this screen, without the wizard."""
+    first start sizes the window on this screen, and the wizard's first two pages."""
     from gui.main_window import MainWindow
 
     install_translators(app, language)
@@ -137,9 +137,8 @@ def shoot(app: QApplication, language: str, out: Path, folder: Path, prefix: str
     window.show_page("history")
     settle(app, 1.0)
     save(window, out / f"{name}history.png")
-    if not small:
-        shoot_wizard(app, window, [(g.index, g.name or "GPU") for g in report.gpus],
-                     out / f"{name}wizard", folder)
+    shoot_wizard(app, window, [(g.index, g.name or "GPU") for g in report.gpus],
+                 out / f"{name}wizard", folder, pages=2 if small else None)
     window.cluster.dirty = False
     window.close()
     window.deleteLater()
@@ -147,19 +146,21 @@ def shoot(app: QApplication, language: str, out: Path, folder: Path, prefix: str
 
 
 def shoot_wizard(app: QApplication, window: QWidget, gpus: list[tuple[int, str]],
-                 stem: Path, folder: Path) -> None:
-    """The wizard's pages, answered for the quickstart job; the interpreter is really checked
-    (TensorDeck's own Python)."""
+                 stem: Path, folder: Path, pages: int | None = None) -> None:
+    """The wizard's pages (the first ``pages``; None: all, at 820x620), answered for the
+    quickstart job; the interpreter is really checked (TensorDeck's own Python)."""
     from gui.wizard import ConfigWizard
 
     (folder / "train_ps.py").write_text((REPO / "resources/examples/train_ps.py").read_text())
     wizard = ConfigWizard(window, look=False)
     wizard.set_machine_gpus(gpus)
     wizard.interpreter_page.set_interpreters([sys.executable])
-    wizard.resize(820, 620)
+    if pages is None:
+        wizard.resize(820, 620)
     wizard.show()
-    pages = ("1-interpreter", "2-strategy", "3-machines", "4-tasks", "5-script", "6-review")
-    for index, page in enumerate(pages):
+    names = ("1-interpreter", "2-strategy", "3-machines", "4-tasks", "5-script",
+             "6-review")[:pages]
+    for index, page in enumerate(names):
         if page == "2-strategy":
             wizard.strategy_page.buttons["parameter_server"].setChecked(True)
         elif page == "5-script":
@@ -171,7 +172,7 @@ def shoot_wizard(app: QApplication, window: QWidget, gpus: list[tuple[int, str]]
             settle(app, 0.2)
         settle(app)
         save(wizard, Path(f"{stem}-{page}.png"))
-        if index < len(pages) - 1:
+        if index < len(names) - 1:
             wizard.next()
     wizard.close()
 

@@ -74,9 +74,18 @@ FIT_SCRIPT = textwrap.dedent("""
         return [r.x(), r.y(), r.width(), r.height()]
     start = window.run_view.start_button
     corner = start.mapToGlobal(start.rect().bottomRight())
+    from PySide6.QtWidgets import QWizard
+    from gui.wizard import ConfigWizard
+    wizard = ConfigWizard(window, look=False)
+    wizard.show()
+    app.processEvents()
+    next_button = wizard.button(QWizard.WizardButton.NextButton)
+    next_corner = next_button.mapToGlobal(next_button.rect().bottomRight())
     print(json.dumps({"area": rect(window.screen().availableGeometry()),
                       "window": rect(window.geometry()), "start": [corner.x(), corner.y()],
-                      "start_visible": not start.visibleRegion().isEmpty()}))
+                      "start_visible": not start.visibleRegion().isEmpty(),
+                      "wizard": rect(wizard.geometry()),
+                      "next": [next_corner.x(), next_corner.y()]}))
 """)
 
 
@@ -105,7 +114,7 @@ def _fitted(tmp_path, scale: str, remembered: tuple[int, int] | None = None) -> 
     return json.loads(result.stdout.splitlines()[-1])
 
 
-def test_the_window_fits_a_small_scaled_screen_with_start_on_it(qtbot, tmp_path):
+def test_the_windows_fit_a_small_scaled_screen_with_start_and_next_on_it(qtbot, tmp_path):
     for scale, remembered in (("1.5", None), ("1", None), ("1.5", (1900, 1200))):
         seen = _fitted(tmp_path, scale, remembered)
         ax, ay, aw, ah = seen["area"]
@@ -113,6 +122,10 @@ def test_the_window_fits_a_small_scaled_screen_with_start_on_it(qtbot, tmp_path)
         assert ax <= x and ay <= y and x + w <= ax + aw and y + h <= ay + ah, (scale, seen)
         sx, sy = seen["start"]
         assert seen["start_visible"] and sx <= ax + aw and sy <= ay + ah, (scale, seen)
+        x, y, w, h = seen["wizard"]  # the first start's other window
+        nx, ny = seen["next"]
+        assert y + h <= ay + ah and x + w <= ax + aw, (scale, seen)
+        assert nx <= ax + aw and ny <= ay + ah, (scale, seen)
 
 
 def shortcut(qtbot, window, key: Qt.Key) -> None:
