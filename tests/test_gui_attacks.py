@@ -4,6 +4,7 @@ else; admin steps never one click; texts from logs never rendered as HTML."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -178,7 +179,8 @@ def test_a_hostile_interpreter_path_is_run_as_one_argument_and_shown_as_text(qtb
     from tests.gui_fixtures import retype
 
     monkeypatch.chdir(tmp_path)
-    folder = tmp_path / "x$(touch PWN); `touch PWN2` <b>bold <img src=y>"
+    # Shell syntax, and an entity that rich text would turn into "&" (a name Windows allows).
+    folder = tmp_path / "x$(touch PWN); `touch PWN2` &amp; %PATH% ^&"
     folder.mkdir()
     fake = folder / "python"
     fake.write_text("#!/bin/sh\ntouch PWN3\n")  # runs if started: it must only fail the check
@@ -195,8 +197,8 @@ def test_a_hostile_interpreter_path_is_run_as_one_argument_and_shown_as_text(qtb
     # The same path in a config, in the Cluster view.
     config = tmp_path / "job.json"
     (tmp_path / "t.py").write_text("print('x')\n")
-    config.write_text(f'{{"name": "t", "strategy": "single", "script": "t.py", '
-                      f'"python": {str(fake)!r}}}'.replace("'", '"'))
+    config.write_text(json.dumps({"name": "t", "strategy": "single", "script": "t.py",
+                                  "python": str(fake)}))
     cluster = window.cluster
     with qtbot.waitSignal(cluster.checked, timeout=60_000):
         assert window.open_file(str(config))
