@@ -68,278 +68,278 @@
 <context>
     <name>ClusterView</name>
     <message>
-        <location filename="../views/cluster.py" line="160"/>
+        <location filename="../views/cluster.py" line="161"/>
         <source>train.py (relative to the config file&apos;s folder)</source>
         <translation>train.py（相对于配置文件所在的文件夹）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="161"/>
-        <location filename="../views/cluster.py" line="169"/>
+        <location filename="../views/cluster.py" line="162"/>
+        <location filename="../views/cluster.py" line="170"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="163"/>
+        <location filename="../views/cluster.py" line="164"/>
         <source>--epochs 5 --data {run_dir}/data</source>
         <translation>--epochs 5 --data {run_dir}/data</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="164"/>
+        <location filename="../views/cluster.py" line="165"/>
         <source>Add file…</source>
         <translation>添加文件…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="168"/>
+        <location filename="../views/cluster.py" line="169"/>
         <source>Default: the Python running TensorDeck</source>
         <translation>默认：运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="171"/>
+        <location filename="../views/cluster.py" line="172"/>
         <source>No NVIDIA GPU was found on this machine: tasks run on the CPU.</source>
         <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="189"/>
+        <location filename="../views/cluster.py" line="190"/>
         <source>Never: the first failure fails the run</source>
         <translation>从不：任一任务失败即整个运行失败</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="190"/>
+        <location filename="../views/cluster.py" line="191"/>
         <source>On failure: restart the task</source>
         <translation>失败时：重启该任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="202"/>
+        <location filename="../views/cluster.py" line="203"/>
         <source>Default for the strategy</source>
         <translation>按策略默认</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="203"/>
+        <location filename="../views/cluster.py" line="204"/>
         <source>TF_CONFIG variable</source>
         <translation>TF_CONFIG 环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="204"/>
+        <location filename="../views/cluster.py" line="205"/>
         <source>--job_name/--task_index flags</source>
         <translation>--job_name/--task_index 命令行参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="204"/>
+        <location filename="../views/cluster.py" line="205"/>
         <source>Both</source>
         <translation>两者都用</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="208"/>
+        <location filename="../views/cluster.py" line="209"/>
         <source>auto (hierarchical copy on Windows)</source>
         <translation>自动（Windows 上为 hierarchical copy）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="214"/>
+        <location filename="../views/cluster.py" line="215"/>
         <source>Default: runs/&lt;time&gt;-&lt;name&gt; next to the config</source>
         <translation>默认：配置文件旁的 runs/&lt;时间&gt;-&lt;名称&gt;</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="221"/>
+        <location filename="../views/cluster.py" line="222"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="224"/>
+        <location filename="../views/cluster.py" line="225"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="225"/>
+        <location filename="../views/cluster.py" line="226"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="227"/>
+        <location filename="../views/cluster.py" line="228"/>
         <source>Script</source>
         <translation>脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="229"/>
+        <location filename="../views/cluster.py" line="230"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="231"/>
+        <location filename="../views/cluster.py" line="232"/>
         <source>Interpreter</source>
         <translation>解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="233"/>
+        <location filename="../views/cluster.py" line="234"/>
         <source>Tasks</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="250"/>
+        <location filename="../views/cluster.py" line="251"/>
         <source>Environment variables</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="254"/>
+        <location filename="../views/cluster.py" line="255"/>
         <source>Failures and stopping</source>
         <translation>失败与停止</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="256"/>
+        <location filename="../views/cluster.py" line="257"/>
         <source>Restart policy</source>
         <translation>重启策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="257"/>
+        <location filename="../views/cluster.py" line="258"/>
         <source>Max restarts per task</source>
         <translation>每个任务最多重启次数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="258"/>
+        <location filename="../views/cluster.py" line="259"/>
         <source>First restart after</source>
         <translation>首次重启等待</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="260"/>
+        <location filename="../views/cluster.py" line="261"/>
         <source>Stop grace period</source>
         <translation>停止宽限时间</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="262"/>
+        <location filename="../views/cluster.py" line="263"/>
         <source>Advanced</source>
         <translation>高级</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="264"/>
+        <location filename="../views/cluster.py" line="265"/>
         <source>Cluster description</source>
         <translation>集群描述方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="265"/>
+        <location filename="../views/cluster.py" line="266"/>
         <source>All-reduce</source>
         <translation>All-reduce 方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="266"/>
+        <location filename="../views/cluster.py" line="267"/>
         <source>Run folder</source>
         <translation>运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="285"/>
+        <location filename="../views/cluster.py" line="287"/>
         <source>The config file (read-only)</source>
         <translation>配置文件（只读）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="295"/>
+        <location filename="../views/cluster.py" line="297"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="507"/>
+        <location filename="../views/cluster.py" line="510"/>
         <source>Checking the interpreter, the ports and the doctor&apos;s pre-run checks…</source>
         <translation>正在检查解释器、端口和诊断的运行前检查…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="518"/>
+        <location filename="../views/cluster.py" line="520"/>
         <source>No problem in the fields. Saved, the file is also checked as `tensordeck validate` does.</source>
         <translation>各字段没有问题。保存后，文件还会像 `tensordeck validate` 那样被完整检查。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="556"/>
+        <location filename="../views/cluster.py" line="554"/>
         <source>{n} problem(s) to fix before this config can run.</source>
         <translation>还有 {n} 个问题需要修正，之后才能运行此配置。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="563"/>
+        <location filename="../views/cluster.py" line="561"/>
         <source>Valid: this is exactly the file `tensordeck --run` reads.</source>
         <translation>有效：这正是 `tensordeck --run` 读取的文件。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="565"/>
+        <location filename="../views/cluster.py" line="563"/>
         <source>The doctor warns: {titles}</source>
         <translation>诊断提醒：{titles}</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="583"/>
+        <location filename="../views/cluster.py" line="581"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="593"/>
+        <location filename="../views/cluster.py" line="591"/>
         <source>Row {row}</source>
         <translation>第 {row} 行</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="628"/>
+        <location filename="../views/cluster.py" line="626"/>
         <source>Not saved yet</source>
         <translation>尚未保存</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="633"/>
+        <location filename="../views/cluster.py" line="631"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="634"/>
+        <location filename="../views/cluster.py" line="632"/>
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="640"/>
+        <location filename="../views/cluster.py" line="638"/>
         <source>File argument</source>
         <translation>文件参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="646"/>
+        <location filename="../views/cluster.py" line="644"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="647"/>
+        <location filename="../views/cluster.py" line="645"/>
         <source>Python ({pattern});;All files (*)</source>
         <translation>Python ({pattern});;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="177"/>
+        <location filename="../views/cluster.py" line="178"/>
         <source>Only when tasks run on other machines too, e.g. 192.168.1.10</source>
         <translation>仅当任务也在其他机器上运行时填写，例如 192.168.1.10</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="179"/>
+        <location filename="../views/cluster.py" line="180"/>
         <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
         <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="185"/>
+        <location filename="../views/cluster.py" line="186"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="186"/>
+        <location filename="../views/cluster.py" line="187"/>
         <source>Check every machine and the connections between them before a run</source>
         <translation>运行前检查每台机器及它们之间的连接</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="238"/>
+        <location filename="../views/cluster.py" line="239"/>
         <source>Machines</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="240"/>
+        <location filename="../views/cluster.py" line="241"/>
         <source>Other machines of the LAN that run tasks (choose them in the tasks&apos; Node column).</source>
         <translation>局域网中运行任务的其他机器（在任务的“节点”列中选择）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="245"/>
+        <location filename="../views/cluster.py" line="246"/>
         <source>This machine&apos;s address</source>
         <translation>本机地址</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="503"/>
+        <location filename="../views/cluster.py" line="506"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="504"/>
+        <location filename="../views/cluster.py" line="507"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -347,7 +347,7 @@
 <context>
     <name>ConfigWizard</name>
     <message>
-        <location filename="../wizard.py" line="545"/>
+        <location filename="../wizard.py" line="559"/>
         <source>New TensorDeck job</source>
         <translation>新建 TensorDeck 作业</translation>
     </message>
@@ -355,17 +355,17 @@
 <context>
     <name>EnvEditor</name>
     <message>
-        <location filename="../widgets/env_editor.py" line="13"/>
+        <location filename="../widgets/env_editor.py" line="18"/>
         <source>Variable</source>
         <translation>变量</translation>
     </message>
     <message>
-        <location filename="../widgets/env_editor.py" line="13"/>
+        <location filename="../widgets/env_editor.py" line="18"/>
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../widgets/env_editor.py" line="14"/>
+        <location filename="../widgets/env_editor.py" line="19"/>
         <source>Add variable</source>
         <translation>添加变量</translation>
     </message>
@@ -552,64 +552,64 @@
 <context>
     <name>InterpreterPage</name>
     <message>
-        <location filename="../wizard.py" line="96"/>
+        <location filename="../wizard.py" line="100"/>
         <source>Welcome to TensorDeck</source>
         <extracomment>Strategies that need NVIDIA GPUs to mean anything: not offered on a machine without one. Page ids: the machines page is skipped for the strategies that run one process. The machine&apos;s GPUs, when the search (``look``) has read them: list[(index, name)].</extracomment>
         <translation>欢迎使用 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="97"/>
+        <location filename="../wizard.py" line="101"/>
         <source>First, the Python that will run your training. It needs TensorFlow; TensorDeck itself does not.</source>
         <translation>首先选择运行训练的 Python。它需要安装 TensorFlow；TensorDeck 本身不需要。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="101"/>
+        <location filename="../wizard.py" line="105"/>
         <source>The Python running TensorDeck</source>
         <translation>运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="148"/>
+        <location filename="../wizard.py" line="152"/>
         <source>Looking for Python installations…</source>
         <translation>正在查找已安装的 Python…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="104"/>
+        <location filename="../wizard.py" line="108"/>
         <source>Full check (imports TensorFlow)</source>
         <translation>完整检查（导入 TensorFlow）</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="107"/>
+        <location filename="../wizard.py" line="111"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="138"/>
-        <location filename="../wizard.py" line="188"/>
+        <location filename="../wizard.py" line="142"/>
+        <location filename="../wizard.py" line="192"/>
         <source>Checking {python}…</source>
         <translation>正在检查 {python}…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="206"/>
+        <location filename="../wizard.py" line="210"/>
         <source>Python {version}: TensorFlow is not installed. Install it, or choose another Python.</source>
         <translation>Python {version}：未安装 TensorFlow。请安装它，或选择其他 Python。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="210"/>
+        <location filename="../wizard.py" line="214"/>
         <source>Python {version} with TensorFlow {tf}.</source>
         <translation>Python {version}，已安装 TensorFlow {tf}。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="217"/>
+        <location filename="../wizard.py" line="221"/>
         <source>Importing TensorFlow in {python}…</source>
         <translation>正在 {python} 中导入 TensorFlow…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="229"/>
+        <location filename="../wizard.py" line="233"/>
         <source>No problem found.</source>
         <translation>未发现问题。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="232"/>
+        <location filename="../wizard.py" line="236"/>
         <source>The Machine view shows each fix.</source>
         <translation>“本机”页面列出了每个问题的修复方法。</translation>
     </message>
@@ -778,27 +778,27 @@ It may change your system. Continue?</source>
 <context>
     <name>MachinesPage</name>
     <message>
-        <location filename="../wizard.py" line="287"/>
+        <location filename="../wizard.py" line="301"/>
         <source>Other machines of the LAN</source>
         <translation>局域网中的其他机器</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="288"/>
+        <location filename="../wizard.py" line="302"/>
         <source>Only if some tasks should run on other computers. Leave it empty to run everything on this machine.</source>
         <translation>仅当部分任务要在其他电脑上运行时填写。留空则所有任务都在本机运行。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="292"/>
+        <location filename="../wizard.py" line="306"/>
         <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
         <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="305"/>
+        <location filename="../wizard.py" line="319"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="306"/>
+        <location filename="../wizard.py" line="320"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -1016,73 +1016,73 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>NodeEditor</name>
     <message>
-        <location filename="../widgets/node_editor.py" line="36"/>
+        <location filename="../widgets/node_editor.py" line="40"/>
         <source>Name</source>
         <extracomment>The columns edited as text: column -&gt; config key.</extracomment>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="36"/>
+        <location filename="../widgets/node_editor.py" line="40"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="36"/>
+        <location filename="../widgets/node_editor.py" line="40"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="36"/>
+        <location filename="../widgets/node_editor.py" line="40"/>
         <source>SSH port</source>
         <translation>SSH 端口</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="37"/>
+        <location filename="../widgets/node_editor.py" line="41"/>
         <source>Python</source>
         <translation>Python</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="37"/>
+        <location filename="../widgets/node_editor.py" line="41"/>
         <source>Work folder</source>
         <translation>工作目录</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="37"/>
+        <location filename="../widgets/node_editor.py" line="41"/>
         <source>Address</source>
         <translation>地址</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="37"/>
+        <location filename="../widgets/node_editor.py" line="41"/>
         <source>Key file</source>
         <translation>密钥文件</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="38"/>
+        <location filename="../widgets/node_editor.py" line="42"/>
         <source>Password</source>
         <translation>密码</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="40"/>
+        <location filename="../widgets/node_editor.py" line="44"/>
         <source>Log in with the password stored in the system keyring (tensordeck login CONFIG NODE stores it; it never goes into the file).</source>
         <translation>使用保存在系统密钥环中的密码登录（由 tensordeck login CONFIG NODE 保存；密码绝不写入文件）。</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="42"/>
+        <location filename="../widgets/node_editor.py" line="46"/>
         <source>Add machine</source>
         <translation>添加机器</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="57"/>
+        <location filename="../widgets/node_editor.py" line="62"/>
         <source>your user name</source>
         <translation>你的用户名</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="59"/>
+        <location filename="../widgets/node_editor.py" line="64"/>
         <source>same as host</source>
         <translation>与主机相同</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="61"/>
+        <location filename="../widgets/node_editor.py" line="66"/>
         <source>agent, ~/.ssh</source>
         <translation>agent、~/.ssh</translation>
     </message>
@@ -1162,6 +1162,7 @@ Launch, watch and diagnose TensorFlow training.</source>
     </message>
     <message>
         <location filename="../widgets/task_editor.py" line="112"/>
+        <location filename="../widgets/task_editor.py" line="115"/>
         <source> times</source>
         <translation> 次</translation>
     </message>
@@ -1174,72 +1175,72 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>ReviewPage</name>
     <message>
-        <location filename="../wizard.py" line="447"/>
+        <location filename="../wizard.py" line="461"/>
         <source>Review and save</source>
         <translation>检查并保存</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="448"/>
+        <location filename="../wizard.py" line="462"/>
         <source>This is the config file TensorDeck will save. The command line runs the same file: tensordeck --run FILE</source>
         <translation>这是 TensorDeck 将要保存的配置文件。命令行运行的也是同一个文件：tensordeck --run 文件</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="453"/>
+        <location filename="../wizard.py" line="467"/>
         <source>Save as…</source>
         <translation>另存为…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="459"/>
+        <location filename="../wizard.py" line="473"/>
         <source>Start the run when I press Finish</source>
         <translation>点击“完成”后立即开始运行</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="464"/>
+        <location filename="../wizard.py" line="478"/>
         <source>Job name</source>
         <translation>作业名称</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="465"/>
+        <location filename="../wizard.py" line="479"/>
         <source>Config file</source>
         <translation>配置文件</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="491"/>
+        <location filename="../wizard.py" line="505"/>
         <source>{path} is a folder: add a file name, e.g. job.json</source>
         <translation>{path} 是一个文件夹：请加上文件名，例如 job.json</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="495"/>
+        <location filename="../wizard.py" line="509"/>
         <source>{path} is a file, not a folder</source>
         <translation>{path} 是文件，不是文件夹</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="503"/>
+        <location filename="../wizard.py" line="517"/>
         <source>{path} exists: Finish asks before replacing it.</source>
         <translation>{path} 已存在：点击“完成”时会先询问是否替换。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="506"/>
+        <location filename="../wizard.py" line="520"/>
         <source>Finish creates the folder {folder}.</source>
         <translation>点击“完成”时会创建文件夹 {folder}。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="519"/>
+        <location filename="../wizard.py" line="533"/>
         <source>Replace the file?</source>
         <translation>替换文件？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="520"/>
+        <location filename="../wizard.py" line="534"/>
         <source>{path} exists. Replace it with this config?</source>
         <translation>{path} 已存在。要用这个配置替换它吗？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="526"/>
+        <location filename="../wizard.py" line="540"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="527"/>
+        <location filename="../wizard.py" line="541"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
@@ -1356,62 +1357,62 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>ScriptPage</name>
     <message>
-        <location filename="../wizard.py" line="351"/>
+        <location filename="../wizard.py" line="365"/>
         <source>The training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="352"/>
+        <location filename="../wizard.py" line="366"/>
         <source>The Python file to run, and its arguments.</source>
         <translation>要运行的 Python 文件及其参数。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="355"/>
+        <location filename="../wizard.py" line="369"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="356"/>
+        <location filename="../wizard.py" line="370"/>
         <source>Use the bundled example</source>
         <translation>使用自带示例</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="357"/>
+        <location filename="../wizard.py" line="371"/>
         <source>A small script that ships with TensorDeck and trains on made-up data with the chosen strategy</source>
         <translation>TensorDeck 自带的小脚本，用所选策略在合成数据上训练</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="363"/>
+        <location filename="../wizard.py" line="377"/>
         <source>Hide TensorFlow&apos;s information messages (TF_CPP_MIN_LOG_LEVEL=1)</source>
         <translation>隐藏 TensorFlow 的提示信息（TF_CPP_MIN_LOG_LEVEL=1）</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="371"/>
+        <location filename="../wizard.py" line="385"/>
         <source>Script</source>
         <translation>脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="373"/>
+        <location filename="../wizard.py" line="387"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="391"/>
+        <location filename="../wizard.py" line="405"/>
         <source>{path} is a folder: choose the training script in it</source>
         <translation>{path} 是一个文件夹：请选择其中的训练脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="394"/>
+        <location filename="../wizard.py" line="408"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="417"/>
+        <location filename="../wizard.py" line="431"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="418"/>
+        <location filename="../wizard.py" line="432"/>
         <source>Python scripts (*.py)</source>
         <translation>Python 脚本 (*.py)</translation>
     </message>
@@ -1507,42 +1508,42 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>StrategyPage</name>
     <message>
-        <location filename="../wizard.py" line="240"/>
+        <location filename="../wizard.py" line="244"/>
         <source>How should it train?</source>
         <translation>如何训练？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="241"/>
+        <location filename="../wizard.py" line="245"/>
         <source>Pick the simplest that fits; you can change it later.</source>
         <translation>选择能满足需要的最简单方式；以后还可以修改。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="245"/>
+        <location filename="../wizard.py" line="259"/>
         <source>One GPU (or the CPU)</source>
         <translation>一块 GPU（或 CPU）</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="246"/>
+        <location filename="../wizard.py" line="260"/>
         <source>All GPUs of this machine</source>
         <translation>本机的所有 GPU</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="247"/>
+        <location filename="../wizard.py" line="261"/>
         <source>Several processes, all GPUs in step</source>
         <translation>多个进程，所有 GPU 同步训练</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="248"/>
+        <location filename="../wizard.py" line="262"/>
         <source>Several processes with parameter servers</source>
         <translation>多个进程，使用参数服务器</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="249"/>
+        <location filename="../wizard.py" line="263"/>
         <source>A TensorFlow 1 cluster script</source>
         <translation>TensorFlow 1 集群脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="269"/>
+        <location filename="../wizard.py" line="283"/>
         <source>Needs NVIDIA GPUs: none was found on this machine.</source>
         <translation>需要 NVIDIA GPU：本机没有找到。</translation>
     </message>
@@ -1550,57 +1551,57 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TaskEditor</name>
     <message>
-        <location filename="../widgets/task_editor.py" line="190"/>
+        <location filename="../widgets/task_editor.py" line="193"/>
         <source>Restart</source>
         <translation>重启</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="188"/>
+        <location filename="../widgets/task_editor.py" line="191"/>
         <source>Role</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="188"/>
+        <location filename="../widgets/task_editor.py" line="191"/>
         <source>Count</source>
         <translation>数量</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="188"/>
+        <location filename="../widgets/task_editor.py" line="191"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="189"/>
+        <location filename="../widgets/task_editor.py" line="192"/>
         <source>Port</source>
         <translation>端口</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="189"/>
+        <location filename="../widgets/task_editor.py" line="192"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="194"/>
+        <location filename="../widgets/task_editor.py" line="205"/>
         <source>Add task</source>
         <translation>添加任务</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="242"/>
+        <location filename="../widgets/task_editor.py" line="253"/>
         <source>A port from {low} to {high}, or empty: a free one is picked at each start</source>
         <translation>{low} 到 {high} 之间的端口；留空则每次启动时自动选择空闲端口</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="241"/>
+        <location filename="../widgets/task_editor.py" line="252"/>
         <source>auto</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="189"/>
+        <location filename="../widgets/task_editor.py" line="192"/>
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="212"/>
+        <location filename="../widgets/task_editor.py" line="223"/>
         <source>this machine</source>
         <translation>本机</translation>
     </message>
@@ -1651,22 +1652,22 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TasksPage</name>
     <message>
-        <location filename="../wizard.py" line="316"/>
+        <location filename="../wizard.py" line="330"/>
         <source>Tasks and GPUs</source>
         <translation>任务与 GPU</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="322"/>
+        <location filename="../wizard.py" line="336"/>
         <source>No NVIDIA GPU was found on this machine: the tasks will run on the CPU.</source>
         <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="342"/>
+        <location filename="../wizard.py" line="356"/>
         <source>One process. Choose the GPUs it may use.</source>
         <translation>一个进程。选择它可以使用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="343"/>
+        <location filename="../wizard.py" line="357"/>
         <source>Each row is one kind of process. Ports: empty (&apos;auto&apos;) picks a free one at each start.</source>
         <translation>每一行是一类进程。端口：留空（“自动”）则每次启动时选择空闲端口。</translation>
     </message>
