@@ -130,9 +130,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password-stdin", action="store_true", help=tr("cli.login.stdin"))
     p.set_defaults(handler="core.remote.commands:login_cli")
 
-    p = sub.add_parser(
-        "gui", help=tr("cli.gui")
-    )
+    p = sub.add_parser("env", help=tr("cli.env"))
+    p.add_argument("action", choices=["create"], help=tr("cli.env.create"))
+    p.add_argument("--path", metavar="DIR", help=tr("cli.env.path"))
+    p.add_argument("--cpu", action="store_true", help=tr("cli.env.cpu"))
+    p.add_argument("--python", metavar="PATH", help=tr("cli.env.python"))
+    p.add_argument("--yes", action="store_true", help=tr("cli.env.yes"))
+    p.add_argument("--dry-run", action="store_true", help=tr("cli.env.dry_run"))
+    p.set_defaults(handler="core.envcreate.command:env_command")
+
+    p = sub.add_parser("gui", help=tr("cli.gui"))
     p.add_argument("file", metavar="FILE", nargs="?", help=tr("cli.gui.file"))
     p.add_argument("--no-wizard", action="store_true", help=tr("cli.gui.no_wizard"))
     p.set_defaults(handler="core.cli:gui_cli")

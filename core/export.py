@@ -109,7 +109,20 @@ def tfjob(cfg: JobConfig, *, image: str = DEFAULT_IMAGE) -> TfJobExport:
         )
     if any("{run_dir}" in a for a in cfg.args):
         notes.append(f"{{run_dir}} is {POD_RUN_DIR} in the pods; mount a volume there to keep it.")
-    if cfg.restart.policy == "on_failure":
+    # Per replica type, as TensorDeck decides per task (tasks[].restart, the ps-worker default).
+    policies = {
+        role: [cfg.restart_for(role, i) for i in range(cfg.role_count(role))]
+        for role in REPLICA_TYPES
+    }
+    chosen = {role: p[0] for role, p in policies.items() if p}
+    for role, each in policies.items():
+        if len({p.policy for p in each}) > 1:
+            notes.append(
+                f"{REPLICA_TYPES[role]}: its tasks have different restart policies; a TFJob has "
+                f"one per replica type: {_RESTART_POLICIES[chosen[role].policy]} is used."
+            )
+    restarting = [p for p in chosen.values() if p.policy == "on_failure"]
+    if restarting:
         notes.append(
             "restart.backoff_seconds has no TFJob field: Kubernetes applies its own restart "
             "back-off."
@@ -136,7 +149,7 @@ def tfjob(cfg: JobConfig, *, image: str = DEFAULT_IMAGE) -> TfJobExport:
             no_gpus.append(replica_type)
         replica_specs[replica_type] = {
             "replicas": count,
-            "restartPolicy": _RESTART_POLICIES[cfg.restart.policy],
+            "restartPolicy": _RESTART_POLICIES[chosen[role].policy],
             "template": {
                 "spec": {
                     "containers": [container],
@@ -156,7 +169,11 @@ def tfjob(cfg: JobConfig, *, image: str = DEFAULT_IMAGE) -> TfJobExport:
         "metadata": {"name": kubernetes_name(cfg.name)},
         "spec": {
             # Running: the ps tasks (and TF2 workers) never exit; delete them once the job ends.
-            "runPolicy": {"backoffLimit": cfg.restart.max_restarts, "cleanPodPolicy": "Running"},
+            # One limit for the whole job: the largest any replica type may use.
+            "runPolicy": {
+                "backoffLimit": max((p.max_restarts for p in restarting), default=0),
+                "cleanPodPolicy": "Running",
+            },
             "tfReplicaSpecs": replica_specs,
         },
     }

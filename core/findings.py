@@ -46,6 +46,9 @@ class Finding:
     title: str
     evidence: str
     steps: tuple[FixStep, ...] = field(default_factory=tuple)
+    #: The interpreter (its path) this finding is about; None for the machine or a pasted
+    #: output. The window shows the finding's severity on that interpreter's card.
+    subject: str | None = None
 
     @property
     def fix(self) -> str:
@@ -65,6 +68,7 @@ class Finding:
             "evidence": self.evidence,
             "fix": self.fix,
             "steps": [s.to_json() for s in self.steps],
+            **({"subject": self.subject} if self.subject else {}),
         }
 
 

@@ -24,7 +24,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 
-from core.wintree import IS_WINDOWS, STOP_EVENT_VARIABLE, WindowsTree
+IS_WINDOWS = sys.platform.startswith("win")
+if IS_WINDOWS:  # ctypes structures and uuid: not worth importing where they are never used
+    from core.wintree import STOP_EVENT_VARIABLE, WindowsTree
 
 
 def exit_status(returncode: int) -> int:
@@ -176,6 +178,8 @@ def kill_escaped(run_dir: str, task: str | None = None) -> int:
     many. Windows needs none of this: nothing leaves a Job Object."""
     if IS_WINDOWS:
         return 0
+    if os.path.isdir("/proc"):
+        return _kill_escaped_proc(run_dir, task)
     import psutil
 
     killed = 0
@@ -188,6 +192,26 @@ def kill_escaped(run_dir: str, task: str | None = None) -> int:
                 proc.kill()
                 killed += 1
         except (psutil.Error, OSError):
+            continue
+    return killed
+
+
+def _kill_escaped_proc(run_dir: str, task: str | None) -> int:
+    """kill_escaped from /proc's environ files: at the end of every run, so without the cost
+    of importing psutil and of its per-process objects."""
+    wanted = {f"TENSORDECK_RUN_DIR={run_dir}".encode()}
+    if task is not None:
+        wanted.add(f"TENSORDECK_TASK={task}".encode())
+    me, killed = os.getpid(), 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as file:
+                if wanted <= set(file.read().split(b"\0")):
+                    os.kill(int(entry), signal.SIGKILL)
+                    killed += 1
+        except OSError:  # gone meanwhile, or another user's
             continue
     return killed
 

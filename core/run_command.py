@@ -91,6 +91,12 @@ def describe_plan(plan: RunPlan) -> str:
         out.append(f"[{task.name}]" + (f" listens on {task.address}" if task.address else ""))
         where = f" (on node {task.node})" if task.node else ""
         out.append(f"  command{where}: " + " ".join(shlex.quote(a) for a in task.command))
+        restart = plan.config.restart_for(task.role, task.index)
+        out.append(
+            "  restart: never" if restart.policy == "never" else
+            f"  restart: on failure, up to {restart.max_restarts} times "
+            f"({restart.backoff_seconds:g} s back-off, doubling)"
+        )
         env = masked_env(task.env)
         for key in sorted(env):
             out.append(f"  {key}={env[key]}")

@@ -4,13 +4,14 @@
 #
 #   scripts/windows_lane.sh            set up (cached), then run every check below
 #   scripts/windows_lane.sh setup      only set up the Windows Python(s)
-#   scripts/windows_lane.sh STAGE      one of: tests, doctor, frozen, installer
+#   scripts/windows_lane.sh STAGE      one of: tests, doctor, cudawheels, frozen, installer
 #   scripts/windows_lane.sh shell CMD  run CMD with the lane's environment (wine, $WINPY ...)
 #
 # Checks, in order: the test suite under Windows CPython (pytest's own pass/fail/skip line;
 # every skip says why), the launcher end to end (windows_lane_e2e.py), the doctor against the
 # real TensorFlow 2.10.1 Windows wheel (healthy, VCRUNTIME140_1.dll missing, MSVCP140_1.dll
-# missing), the PyInstaller build of build_installer.spec and its tensordeck.exe, and the Inno
+# missing), the env-create pip-wheel plan (cudart64_110.dll from nvidia-cuda-runtime-cu11 for
+# TF 2.10), the PyInstaller build of build_installer.spec and its tensordeck.exe, and the Inno
 # Setup compile where its 32-bit compiler can run (it says so when it cannot).
 #
 # Wine's own gaps are worked around here, never in the product (facts and sources:
@@ -173,6 +174,68 @@ stage_doctor() {
   scripts/windows_lane_doctor.sh
 }
 
+# The native-Windows pip-wheel plan of `tensordeck env create` (core/envcreate/plan.py):
+# every CUDA 11 wheel it names exists as a win_amd64 wheel (an index query: the large cuDNN and
+# cuBLAS wheels are not downloaded), and the 1 MB nvidia-cuda-runtime-cu11 wheel in a venv of
+# the TF 2.10.1 interpreter makes TF open cudart64_110.dll through the PATH TensorDeck gives
+# that venv's tasks (site-packages\nvidia\*\bin). Without a GPU driver TF still logs the
+# library it opened: the proof needs no GPU.
+stage_cudawheels() {
+  local venv=$drive_c/tfvenv wheel name versions failed=0
+  local -a wheels
+  read -r -a wheels < <(python3 -c "from core.envcreate.plan import CUDA11_WHEELS; print(*CUDA11_WHEELS)")
+  for wheel in "${wheels[@]}"; do
+    name=${wheel%%==*}
+    versions=$(python3 -m pip index versions "$name" --platform win_amd64 --only-binary=:all: \
+      --python-version "$py_version" --implementation cp 2>/dev/null | sed -n 's/^Available versions: //p')
+    # A pin such as ==8.9.* must match a listed version: the newest match is reported.
+    if [ "$wheel" != "$name" ]; then
+      local pin=${wheel#*==}
+      versions=$(tr ',' '\n' <<<"$versions" | sed 's/^ *//' \
+        | awk -v p="${pin%\*}" 'index($0, p) == 1' | head -n 1)
+    fi
+    if [ -n "$versions" ]; then
+      say "PASS: $wheel has win_amd64 wheels (${versions%%,*} newest)"
+    else
+      say "FAIL: no win_amd64 wheel of $wheel"; failed=1
+    fi
+  done
+  # A venv as `python -m venv --copies` lays it out on Windows (the embeddable build has no venv
+  # module): the interpreter's files in Scripts, pyvenv.cfg naming its home; TF 2.10.1 comes
+  # from the base through a .pth file, the CUDA runtime wheel into the venv's own site-packages.
+  rm -rf "$venv"
+  mkdir -p "$venv/Scripts" "$venv/Lib/site-packages"
+  find "$tfpy_dir" -maxdepth 1 -type f -exec cp {} "$venv/Scripts/" \;
+  printf 'home = C:\\tf310\r\ninclude-system-site-packages = false\r\nversion = 3.10.0\r\n' \
+    >"$venv/pyvenv.cfg"
+  echo 'C:\tf310\Lib\site-packages' >"$venv/Lib/site-packages/tf310.pth"
+  windows_pip "$venv" nvidia-cuda-runtime-cu11
+  local verdict
+  verdict=$(wpy - 'C:\tfvenv\Scripts\python.exe' <<'PY'
+import sys
+from core.interpreters.activation import dll_search_dirs
+from core.interpreters.probe import probe_interpreter
+
+python = sys.argv[1]
+probe = probe_interpreter(python)
+dirs = [str(d) for d in dll_search_dirs(python)]
+problems = []
+if not probe.is_venv or not probe.import_ok or probe.tf_version != "2.10.1":
+    problems.append(f"TF 2.10.1 did not import in the venv: {probe.error}")
+if not any(d.lower().endswith("nvidia\\cuda_runtime\\bin") for d in dirs):
+    problems.append(f"the wheel's bin folder is not on the tasks' PATH: {dirs}")
+if "Successfully opened dynamic library cudart64_110.dll" not in probe.import_stderr:
+    missing = [ln for ln in probe.import_stderr.splitlines() if "cudart64_110" in ln]
+    problems.append(f"TF did not open cudart64_110.dll: {missing[:1]}")
+print("FAIL " + "; ".join(problems) if problems else "PASS TF 2.10.1 opened cudart64_110.dll "
+      "from the nvidia-cuda-runtime-cu11 wheel")
+PY
+) || true
+  say "${verdict##*$'\n'}"
+  case "${verdict##*$'\n'}" in PASS*) ;; *) failed=1 ;; esac
+  return $failed
+}
+
 stage_frozen() {
   local dist=$lane_home/dist work=$lane_home/build
   say "PyInstaller build of build_installer.spec (tensordeck-gui.exe is built without Qt here: PySide6 is not installed in the lane, see the GUI note above)"
@@ -256,7 +319,7 @@ run_all() {
   local t0 failed=() stage
   t0=$(now)
   setup
-  for stage in tests doctor frozen installer; do
+  for stage in tests doctor cudawheels frozen installer; do
     local s0
     s0=$(now)
     "stage_$stage" || failed+=("$stage")
@@ -276,6 +339,6 @@ case "${1:-all}" in
   setup) setup ;;
   shell) shift; setup >/dev/null; "$@" ;;
   all) run_all ;;
-  tests|doctor|frozen|installer) setup; "stage_$1" ;;
-  *) echo "usage: scripts/windows_lane.sh [setup | tests | doctor | frozen | installer | shell CMD...]" >&2; exit 2 ;;
+  tests|doctor|cudawheels|frozen|installer) setup; "stage_$1" ;;
+  *) echo "usage: scripts/windows_lane.sh [setup | tests | doctor | cudawheels | frozen | installer | shell CMD...]" >&2; exit 2 ;;
 esac

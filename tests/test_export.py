@@ -83,12 +83,17 @@ def test_examples_export_valid_tfjobs(path: Path) -> None:
         "mirrored": {"Worker": 1},
     }[path.stem]
     assert {k: v["replicas"] for k, v in specs.items()} == expected
+    # As a local run restarts: parameter_server workers on failure, everything else never.
+    restarts = {k: v["restartPolicy"] for k, v in specs.items()}
+    ps_workers = "OnFailure" if cfg.strategy == "parameter_server" else "Never"
+    assert restarts == {k: ps_workers if k == "Worker" else "Never" for k in expected}
+    limit = manifest["spec"]["runPolicy"]["backoffLimit"]
+    assert limit == (cfg.restart_for("worker", 0).max_restarts if ps_workers == "OnFailure" else 0)
     for spec in specs.values():
         (container,) = spec["template"]["spec"]["containers"]
         assert container["name"] == "tensorflow"
         assert container["command"] == ["python", cfg.script]
         assert container["ports"] == [{"name": "tfjob-port", "containerPort": 2222}]
-        assert spec["restartPolicy"] == "Never"
         env = {e["name"]: e["value"] for e in container["env"]}
         assert cfg.env.items() <= env.items()
 
@@ -544,3 +549,21 @@ def test_commands_not_written_leave_no_run_folder(tmp_path: Path, capsys) -> Non
     assert export(job, commands=str(blocked / "commands.md")) == 1
     assert "cannot write" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()  # the folder made for it went with it
+
+
+def test_per_role_restarts_become_each_replicas_policy() -> None:
+    cfg = config(
+        strategy="parameter_server",
+        tasks=[
+            {"role": "chief", "restart": {"policy": "on_failure", "max_restarts": 5}},
+            {"role": "worker", "count": 1, "restart": {"policy": "never"}},
+            {"role": "worker", "count": 1},
+            {"role": "ps"},
+        ],
+    )
+    out = tfjob(cfg)
+    specs = out.manifest["spec"]["tfReplicaSpecs"]
+    assert {k: v["restartPolicy"] for k, v in specs.items()} == {
+        "Chief": "OnFailure", "Worker": "Never", "PS": "Never"}
+    assert out.manifest["spec"]["runPolicy"]["backoffLimit"] == 5
+    assert any("Worker: its tasks have different restart policies" in n for n in out.notes)

@@ -8,12 +8,13 @@ import os
 import sys
 
 import psutil
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
 from core.findings import Finding, FixStep
 from core.gpu import read_gpus
-from gui.views.machine import FindingCard, MachineView, fix_programs
+from gui.views.machine import FindingCard, InterpreterCard, MachineView, fix_programs
 from tests.conftest import tensordeck
 from tests.gui_fixtures import wait_for_run
 from tests.nvml_replay import ReplayNvml
@@ -55,6 +56,97 @@ def test_finding_card_copies_and_runs_a_fix_after_confirmation(qtbot, monkeypatc
     run.click()
     qtbot.waitUntil(lambda: "[exit code 0]" in view.fix_output.toPlainText(), timeout=10_000)
     assert "hello from the fix" in view.fix_output.toPlainText()
+
+
+def test_check_again_lists_each_interpreter_once_in_its_findings_colour(qtbot, h200_nvml):
+    """A real check of this machine (discovery, probes, diagnosis) on two recorded H200s, driven
+    by clicks: it shows that it ran and when, one card per interpreter, a card never greener
+    than the findings about it, and "Use for this job" hands over the interpreter's path."""
+    from core.doctor.machine import same_interpreter  # the identity the child reports
+    from core.interpreters.probe import cached_probe
+
+    view = MachineView(nvml=h200_nvml)
+    qtbot.addWidget(view)
+    view.show()
+    assert view.checked_label.text() == "Not checked yet"
+    for _ in range(2):  # the second check answers from the probe cache: it must still show
+        qtbot.mouseClick(view.refresh_button, Qt.MouseButton.LeftButton)
+        assert view.checked_label.text().startswith("Checking… (started ")
+        assert not view.refresh_button.isEnabled()
+        qtbot.waitUntil(lambda: not view.checking, timeout=240_000)
+        assert view.checked_label.text().startswith("Checked at "), view.checked_label.text()
+        assert view.refresh_button.isEnabled()
+    cards = view.findChildren(InterpreterCard)
+    identities = [same_interpreter(cached_probe(c.path)) for c in cards]
+    assert len(set(identities)) == len(cards) and sys.executable in [c.path for c in cards]
+    rank = {"ok": 2, "warning": 1, "error": 0}
+    for finding in view.findings:
+        if finding.subject:
+            [card] = [c for c in cards if c.path == finding.subject]
+            assert rank[card.state] <= rank[{"info": "ok"}.get(finding.severity,
+                                                               finding.severity)]
+    # TF here sees neither of the two GPUs: never a green card, in the doctor's own words.
+    [mine] = [c for c in cards if c.path == sys.executable]
+    assert mine.state in ("error", "warning")
+    assert mine.summary.text().endswith(("sees no GPU: trains on the CPU",
+                                         "CPU-only build: trains on the CPU"))
+    with qtbot.waitSignal(view.use_interpreter) as blocker:
+        qtbot.mouseClick(mine.use_button, Qt.MouseButton.LeftButton)
+    assert blocker.args == [sys.executable]
+
+
+def test_make_environment_button_plans_builds_streams_and_cancels(qtbot):
+    """Real clicks: the plan for this machine (no NVIDIA driver: the CPU build), Build streams
+    the commands' output, Cancel stops pip and removes the half-made env, nothing registered."""
+    from core.envcreate.build import marker
+    from core.interpreters.discover import user_interpreters
+
+    view = MachineView()
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.mouseClick(view.env_button, Qt.MouseButton.LeftButton)
+    dialog = view.env_dialog
+    qtbot.waitUntil(dialog.build_button.isEnabled, timeout=120_000)
+    plan_text = dialog.plan_view.toPlainText()
+    assert "Download: about" in plan_text and "tensorflow-cpu==" in plan_text, plan_text
+    target = dialog.plan.target
+    qtbot.mouseClick(dialog.build_button, Qt.MouseButton.LeftButton)
+    assert dialog.building and dialog.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: "pip install" in dialog.log.toPlainText(), timeout=120_000)
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.building, timeout=120_000)
+    assert dialog.result.cancelled, dialog.result.message
+    assert dialog.status.text() == f"Cancelled; {target} was removed."
+    assert not target.exists() and not marker(target).exists() and user_interpreters() == []
+    assert dialog.build_button.isEnabled()  # it can be tried again
+    dialog.close()
+    assert not dialog.isVisible()
+
+
+def test_interpreter_card_speaks_the_windows_language(qtbot, qapp):
+    """The doctor's words (core's VERDICTS) on the card, in Chinese with that translation."""
+    from core.doctor.machine import VERDICTS, InterpreterStatus
+    from core.interpreters.probe import ProbeResult
+    from gui.i18n import install_translators
+
+    probe = ProbeResult("C:\\envs\\tf\\python.exe", python_version="3.10.11",
+                        tf_version="2.10.1", import_attempted=True, import_ok=True,
+                        built_with_cuda=True)
+    status = InterpreterStatus(probe.python, "gpu-build-no-gpu", "warning")
+    try:
+        assert install_translators(qapp, "zh_CN") == "zh_CN"
+        for verdict in VERDICTS:  # every verdict has its translation
+            assert QCoreApplication.translate("Verdict", VERDICTS[verdict]) != VERDICTS[verdict]
+        card = InterpreterCard(probe.python, "conda", probe, status)
+        qtbot.addWidget(card)
+        assert card.summary.text() == ("Python 3.10.11 · TensorFlow 2.10.1 · GPU 版本，看不到 "
+                                       "GPU：在 CPU 上训练")
+        assert card.use_button.text() == "用于此作业"
+    finally:
+        install_translators(qapp, "en")
+    english = InterpreterCard(probe.python, "conda", probe, status)
+    qtbot.addWidget(english)
+    assert english.summary.text() == status.summary(probe)
 
 
 def test_fix_commands_for_another_system_cannot_be_run():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 
 import psutil
 import pytest
@@ -134,3 +135,16 @@ def test_folders_that_are_not_runs_are_skipped(tmp_path, job):
     (tmp_path / "runs" / "empty").mkdir()
     assert [r.run_dir for r in list_runs([tmp_path])] == [run_dir]
     assert read_run(tmp_path / "missing") is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read from /proc on Linux only")
+def test_the_launchers_start_time_from_proc_is_psutils():
+    """Before its tasks start the launcher records its start time from /proc, not psutil (launch
+    overhead); readers compare it with psutil's create_time(), so both must agree."""
+    import psutil
+
+    from core.summary import this_launcher
+
+    launcher = this_launcher(with_start_time=False)
+    assert launcher.started_at is not None
+    assert abs(launcher.started_at - psutil.Process().create_time()) < 0.02  # 2 clock ticks

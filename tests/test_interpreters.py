@@ -169,6 +169,27 @@ def test_windows_conda_activation_order_and_previous_env_removed(tmp_path):
     ]
 
 
+def test_windows_venv_with_nvidia_wheels_puts_their_bin_folders_on_path(tmp_path):
+    """env create's native-Windows plan: NVIDIA's CUDA 11 wheels in a venv, their DLL folders
+    on the task's PATH (TF 2.10 loads cudart64_110.dll & co. from PATH, as from Library\\bin)."""
+    prefix = tmp_path / "tf210"
+    (prefix / "pyvenv.cfg").parent.mkdir(parents=True)
+    (prefix / "pyvenv.cfg").write_text("home = C:\\Python310\n")
+    python = _exe(prefix / "Scripts" / "python.exe")
+    wheels = prefix / "Lib" / "site-packages" / "nvidia"
+    for lib in ("cudnn", "cuda_runtime"):
+        (wheels / lib / "bin").mkdir(parents=True)
+    (wheels / "cublas" / "include").mkdir(parents=True)  # no bin: not a DLL folder
+    env = activation_env(str(python), {"PATH": "C:\\Windows"}, platform="win32")
+    assert env["PATH"].split(";") == [str(prefix / "Scripts"), str(wheels / "cuda_runtime/bin"),
+                                      str(wheels / "cudnn/bin"), "C:\\Windows"]
+    assert dll_search_dirs(str(python), "win32") == [
+        prefix / "Scripts", wheels / "cuda_runtime/bin", wheels / "cudnn/bin"]
+    # Linux TF finds its wheels' libraries itself: nothing added there.
+    assert str(wheels) not in activation_env(str(python), {"PATH": "/usr/bin"},
+                                             platform="linux")["PATH"]
+
+
 def test_linux_conda_and_venv_activation(tmp_path, real_venv):
     prefix = tmp_path / "conda" / "envs" / "tf"
     python = _conda_env(prefix, "linux")

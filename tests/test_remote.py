@@ -272,10 +272,12 @@ def test_no_secret_on_any_command_line_during_a_lan_run(lab, tmp_path):
     proc = _start(config, lab["home"])
     try:
         deadline = time.monotonic() + 60
-        while not any(p.environ().get("API_TOKEN") == token for p in node_leftovers(
-                tmp_path / "job")):
+        logs = tmp_path / "job" / "runs"
+        # Running on the node, and its first line relayed (else a stop may come before it).
+        while not any("secret" in log.read_text() for log in logs.glob("*/logs/worker-0.log")):
             assert time.monotonic() < deadline and proc.poll() is None, "the task did not start"
             time.sleep(0.1)
+        assert any(p.environ().get("API_TOKEN") == token for p in node_leftovers(tmp_path / "job"))
         seen = []
         for p in psutil.process_iter():
             try:

@@ -180,12 +180,16 @@ def test_a_worker_entry_that_never_restarts_fails_the_parameter_server_run(job):
 # The ps's own SIGTERM handler fails (on Windows the stop event runs it as well).
 FAILS_WHEN_STOPPED = """
 import os, signal, time
+serving = os.path.join(os.environ["TENSORDECK_RUN_DIR"], "serving")
 if os.environ["TENSORDECK_TASK"] == "ps:0":
     def flush(signum, frame):
         raise RuntimeError("could not flush the variables")
     signal.signal(signal.SIGTERM, flush)
+    open(serving, "w").close()
     print("serving", flush=True)
     time.sleep(600)
+while not os.path.exists(serving):  # as a worker waits for its ps: else the stop may come first
+    time.sleep(0.05)
 print("worker done")
 """
 
@@ -571,7 +575,17 @@ def test_dry_run_prints_commands_and_starts_nothing(job):
     assert (
         "TENSORDECK_TASK=worker:1" in result.stdout and "CUDA_VISIBLE_DEVICES=-1" in result.stdout
     )
+    assert result.stdout.count("  restart: never\n") == 3  # the ps and both workers
     assert not (config.parent / "runs").exists()
+
+
+def test_dry_run_shows_each_tasks_restart_policy(job):
+    config = job("pass", strategy="parameter_server", tasks=[
+        {"role": "chief"}, {"role": "worker", "count": 2}, {"role": "ps"}])
+    out = tensordeck("--run", str(config), "--dry-run", "--no-doctor").stdout
+    blocks = {b.split("]")[0]: b for b in out.split("\n[")[1:]}
+    assert "restart: never" in blocks["chief-0"] and "restart: never" in blocks["ps-0"]
+    assert "restart: on failure, up to 3 times (1 s back-off, doubling)" in blocks["worker-1"]
 
 
 def test_run_dir_option(job, tmp_path):

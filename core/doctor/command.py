@@ -53,7 +53,7 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _machine(args: argparse.Namespace) -> int:
-    from core.doctor.machine import diagnose_machine
+    from core.doctor.machine import diagnose_machine, interpreter_statuses
     from core.gpu import read_gpus
     from core.interpreters.probe import probe_interpreter
 
@@ -71,6 +71,8 @@ def _machine(args: argparse.Namespace) -> int:
     gpu_report = read_gpus(processes=False)
     probes = [probe_interpreter(p, import_tf=not args.no_import) for p in pythons]
     findings = diagnose_machine(gpu_report, probes)
+    by_path = {p.python: p for p in probes}
+    statuses = interpreter_statuses(gpu_report, probes, findings)
     extra = {
         "mode": "machine",
         "seconds": round(time.perf_counter() - started, 3),
@@ -82,8 +84,9 @@ def _machine(args: argparse.Namespace) -> int:
             "python": p.python, "python_version": p.python_version, "tf_version": p.tf_version,
             "import_attempted": p.import_attempted, "import_ok": p.import_ok,
             "import_seconds": p.import_seconds, "built_with_cuda": p.built_with_cuda,
-            "gpus": p.gpus, "error": p.error,
-        } for p in probes],
+            "gpus": p.gpus, "error": p.error, "state": st.state, "verdict": st.verdict,
+            "summary": st.summary(p), "aliases": list(st.aliases),
+        } for st in statuses for p in [by_path[st.python]]],
     }
     return _emit(args, findings, extra)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.doctor.kb import Version, minor_of, parse_version
@@ -145,3 +146,28 @@ def probe_platform(probe: ProbeResult) -> str:
     if text.startswith(("macos", "darwin")):
         return "macos"
     return "linux"
+
+
+OS_RELEASE = Path("/etc/os-release")
+_RHEL_LIKE = ("rhel", "centos", "rocky", "almalinux", "ol")
+
+
+def linux_distro(os_release: Path = OS_RELEASE) -> str | None:
+    """The Linux family whose driver commands fit this machine, from os-release's ID and
+    ID_LIKE: "ubuntu" (and Mint, Pop!_OS), "debian", "fedora", "rhel<major>" (RHEL, Rocky,
+    Alma, CentOS); None for any other, or without the file."""
+    try:
+        text = os_release.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    fields = dict(re.findall(r'^(\w+)=["\']?([^"\'\n]*)', text, re.MULTILINE))
+    ids = [fields.get("ID", "").lower(), *fields.get("ID_LIKE", "").lower().split()]
+    major = fields.get("VERSION_ID", "").split(".")[0]
+    if ids[0] == "fedora":
+        return "fedora"
+    if any(i in _RHEL_LIKE for i in ids):
+        return "rhel" + (major if major.isdigit() else "")
+    for family in ("ubuntu", "debian"):
+        if family in ids:
+            return family
+    return None

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from core.doctor import kb
 from core.doctor.context import TextContext, read_context
 from core.doctor.fixes import FixContext, make_finding
-from core.findings import Finding, sort_findings
+from core.findings import Finding
 
 
 @dataclass
@@ -140,8 +140,6 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("keras3-strategy-unsupported", 70,
          r"KerasTensor cannot be used as input to a TensorFlow function",
          "Keras 3 objects mixed with TF/Keras 2 code"),
-    _sig("tf1-api-on-tf2", 95, r"No module named 'tensorflow\.contrib'|"
-         r"has no attribute 'contrib'", contrib=True),
     _sig("tf1-api-on-tf2", 92, r"module 'tensorflow\._api\.v2\.\w+' has no attribute|"
          r"tf\.placeholder\(\) is not compatible with eager execution"),
     _sig("port-in-use", 95, r"Address already in use|Only one usage of each socket address|"
@@ -195,9 +193,11 @@ _NO_ATTR = re.compile(r"module 'tensorflow(?:\.compat\.v2)?' has no attribute '(
 _SCRIPT = re.compile(r"File \"([^\"]+\.py)\", line \d+")
 
 
-def explain(text: str, *, platform: str | None = None,
-            tf_version: str | None = None) -> list[Finding]:
-    """Findings that explain ``text``, the most likely cause first."""
+def explain(text: str, *, platform: str | None = None, tf_version: str | None = None,
+            distro: str | None = None) -> list[Finding]:
+    """Findings that explain ``text``, the most likely cause first; never none: an output the
+    rules do not know gets a finding quoting its decisive lines, one with no error says so.
+    ``distro`` (:func:`core.doctor.context.linux_distro`) picks the Linux driver commands."""
     ctx = read_context(text, platform=platform, tf_version=tf_version)
     scores = _Scores()
     for sig in _SIGNATURES:
@@ -211,20 +211,26 @@ def explain(text: str, *, platform: str | None = None,
     _python_rules(ctx, scores)
     _pip_conflict_rules(ctx, scores)
     _tf1_rules(ctx, scores)
+    _install_rules(ctx, scores)
+    _dependency_rules(ctx, scores)
     _detail_rules(ctx, scores)
     _drop_consequences(scores)
-    return _findings(ctx, scores)
+    if not scores.by_id:
+        _last_resort(ctx, scores)
+    return _findings(ctx, scores, distro)
 
 
-def _findings(ctx: TextContext, scores: _Scores) -> list[Finding]:
+def _findings(ctx: TextContext, scores: _Scores, distro: str | None) -> list[Finding]:
+    """Ranked by the evidence's score alone: a likely warning goes before an unlikely error."""
     ranked = sorted(scores.by_id.items(), key=lambda item: -item[1].score)
     out = []
     for fid, cand in ranked:
         fix_ctx = FixContext(platform=ctx.platform, tf_version=ctx.tf_version,
-                             python=ctx.python, conda_env=ctx.conda_env, detail=cand.detail)
+                             python=ctx.python, conda_env=ctx.conda_env, distro=distro,
+                             detail=cand.detail)
         evidence = cand.evidence or [_context_summary(ctx)]
         out.append(make_finding(fid, evidence, fix_ctx, title=cand.title))
-    return sort_findings(out)
+    return out
 
 
 def _context_summary(ctx: TextContext) -> str:
@@ -349,7 +355,7 @@ def _activation_rules(ctx: TextContext, scores: _Scores, evidence: list[str]) ->
 def _import_failure_rules(ctx: TextContext, scores: _Scores) -> None:
     failed = ctx.lines_matching(r"DLL load failed|Failed to load the native TensorFlow runtime|"
                                 r"ImportError[^\n]*_pywrap_tensorflow", 2)
-    if not failed:
+    if not failed or _dependency_dll(ctx):
         return
     tf1 = ctx.tf_at_least((2, 0)) is False
     if ctx.lines_matching(r"initiali[sz]ation routine failed|\b1114\b|0x45A", 1):
@@ -386,6 +392,16 @@ def _import_failure_rules(ctx: TextContext, scores: _Scores) -> None:
         scores.add("python-unsupported", 64, no_mod)
 
 
+def _dependency_dll(ctx: TextContext) -> bool:
+    """The DLL that failed belongs to another package (h5py, scipy): the traceback's last
+    site-packages frame is that package's, and nothing names TensorFlow's native runtime."""
+    if not ctx.lines_matching(r"DLL load failed", 1) or ctx.lines_matching(
+            r"native TensorFlow runtime|_pywrap_tensorflow|pywrap_tfe", 1):
+        return False
+    frames = _TRACEBACK_FRAME.findall(ctx.text)
+    return bool(frames) and frames[-1] not in (*_NOT_DEPENDENCIES, "keras", "tf_keras")
+
+
 # --- no GPU listed ------------------------------------------------------------------------
 
 def _no_gpu_rules(ctx: TextContext, scores: _Scores) -> None:
@@ -397,6 +413,8 @@ def _no_gpu_rules(ctx: TextContext, scores: _Scores) -> None:
     if not lines and not unnamed:
         return
     evidence = lines + unnamed
+    if _cpu_only_context(ctx, scores, evidence):
+        return
     intel = "tensorflow-intel" in ctx.text.lower() or "tensorflow_intel" in ctx.text.lower()
     new_tf = ctx.tf_at_least((2, 11))
     if ctx.platform == "windows":
@@ -413,6 +431,31 @@ def _no_gpu_rules(ctx: TextContext, scores: _Scores) -> None:
         scores.add("missing-cuda-runtime", 64 if unnamed else 58, evidence,
                    unnamed=bool(unnamed) or None)
     scores.add("no-nvidia-driver", 55 if ctx.lines_matching("cuda drivers", 1) else 42, evidence)
+
+
+def _cpu_only_context(ctx: TextContext, scores: _Scores, evidence: list[str]) -> bool:
+    """No GPU listed, and the platform or the package says why: no CUDA on macOS, a
+    ``tensorflow-cpu`` install, TF before 2.1 whose ``tensorflow`` package was CPU-only."""
+    lower = ctx.text.lower()
+    if ctx.platform == "macos":
+        scores.add("cpu-only-build", 90, evidence, title="TensorFlow has no CUDA GPU support on "
+                   "macOS: it runs on the CPU (or Apple's Metal plugin)")
+        return True
+    if re.search(r"tensorflow[-_]cpu", lower):
+        scores.add("cpu-only-build", 88, evidence + ctx.lines_matching(r"tensorflow[-_]cpu", 1),
+                   title="tensorflow-cpu is the CPU-only build: it never lists a GPU")
+        return True
+    if ctx.tf_at_least((2, 1)) is False and ctx.platform != "windows" and not re.search(
+            r"tensorflow[-_]gpu|cudart|libcuda|cuda_", lower):
+        scores.add("cpu-only-build", 80, evidence,
+                   title="Before TensorFlow 2.1 the 'tensorflow' package was CPU-only (the GPU "
+                         "build was 'tensorflow-gpu')")
+        return True
+    if ctx.platform in ("linux", "wsl") and _matched_lines(ctx, _CPU_BUILD):
+        scores.add("cpu-only-build", 86, evidence, title="This TensorFlow is a CPU-only build "
+                   "(is_built_with_cuda() is False): install the GPU build")
+        return True
+    return False
 
 
 def _matched_lines(ctx: TextContext, rx: re.Pattern) -> list[str]:
@@ -482,15 +525,153 @@ def _pip_conflict_rules(ctx: TextContext, scores: _Scores) -> None:
                    numpy="upgrade" if newer else "downgrade")
 
 
+_REMOVED_MODULE = re.compile(r"No module named '(tensorflow\.(?:contrib|examples))|"
+                             r"module 'tensorflow' has no attribute '(contrib|examples)'")
+
+
 def _tf1_rules(ctx: TextContext, scores: _Scores) -> None:
     for line in ctx.lines:
+        m = _REMOVED_MODULE.search(line)
+        if m:
+            module = m.group(1) or f"tensorflow.{m.group(2)}"
+            scores.add("tf1-api-on-tf2", 95, line, removed=[module],
+                       title=f"{module} was removed in TensorFlow 2 (a TF1 script)")
+    for line in ctx.lines:
         m = _NO_ATTR.search(line)
-        if not m or m.group(1) in ("estimator", "contrib"):
+        if not m or m.group(1) in ("estimator", "contrib", "examples"):
             continue
         known = m.group(1) in _TF1_ONLY
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,
                    title=None if known else f"tf.{m.group(1)} does not exist in this TensorFlow "
                    "(a TF1 API, or a file named tensorflow.py shadowing the package)")
+
+
+# --- pip, at install time ----------------------------------------------------------------
+
+# What pip prints when it gives up, by cause (pip 9 to 25).
+_PIP_FAILURES: tuple[tuple[str, str], ...] = (
+    # First: without the index, every requirement is "not found" (not the Python's fault).
+    ("network", r"Could not fetch URL|NewConnectionError|Max retries exceeded|"
+                r"Failed to establish a new connection|Temporary failure in name resolution|"
+                r"ProxyError|getaddrinfo failed"),
+    ("wheel", r"is not a supported wheel on this platform"),
+    ("conflict", r"ResolutionImpossible|conflicting dependencies|Cannot install [^\n]* because|"
+                 r"has requirement [^\n]*, but you(?:'ll| will) have"),
+    ("long-path", r"\[WinError 206\]|[Ll]ong [Pp]ath|filename or extension is too long"),
+    ("access", r"\[WinError 5\]|\[Errno 13\] Permission denied|Access is denied"),
+    ("build", r"Failed building wheel for|subprocess-exited-with-error|"
+              r"Failed to build installable wheels|legacy-install-failure|"
+              r"Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required"),
+    ("notfound", r"Could not find a version that satisfies the requirement|"
+                 r"No matching distribution found for"),
+)
+_PIP_ERROR = re.compile(r"^ERROR: |^error: |Could not install packages", re.MULTILINE)
+
+
+def _install_rules(ctx: TextContext, scores: _Scores) -> None:
+    """pip refusing or failing an install, for any package (TensorFlow's own "no version for
+    this Python" is python-unsupported, a signature above)."""
+    pip_said = bool(_PIP_ERROR.search(ctx.text))
+    for why, pattern in _PIP_FAILURES:
+        lines = ctx.lines_matching(pattern)
+        if not lines:
+            continue
+        if why == "notfound" and scores.has("python-unsupported"):
+            continue
+        if why in ("access", "long-path", "network") and not pip_said:
+            continue  # the same words from other programs are not an install failure
+        score = {"network": 94, "notfound": 80}.get(why, 85)
+        scores.add("pip-install-failed", score, lines + ctx.lines_matching(r"^ERROR: ", 2),
+                   why=why, title="pip cannot reach the package index" if why == "network"
+                   else None)
+        return
+
+
+# --- dependency packages ------------------------------------------------------------------
+
+# Import-time errors that a dependency raises, or that name one: the package, found from what
+# the message means (a name missing from a module, a version the module checks).
+_DEP_MESSAGES = (
+    re.compile(r"cannot import name '\w+' from '([\w.]+)'"),
+    re.compile(r"module '([\w.]+)' has no attribute '\w+'"),
+    re.compile(r"^(\w+) is running against \w+ [\d.]+ when it was built against"),
+    re.compile(r"(?:requires|needs) (\w[\w-]*)\s*(?:version\s*)?[<>=]=?\s*\d"),
+)
+_TRACEBACK_FRAME = re.compile(r"File \"[^\"]*[\\/]site-packages[\\/]([\w]+)[\\/]")
+_MODULE_DISTRIBUTION = {"google": "protobuf", "absl": "absl-py", "grpc": "grpcio"}
+_NOT_DEPENDENCIES = ("tensorflow", "tensorflow_core", "__main__", "builtins")
+# TensorFlow's own requirements (2.10-2.21) and the packages most often installed beside it.
+# A module neither here nor in a site-packages frame is the user's own code, not a dependency.
+_KNOWN_DEPENDENCIES = frozenset({
+    "numpy", "google", "h5py", "ml_dtypes", "keras", "tf_keras", "absl", "typing_extensions",
+    "wrapt", "grpc", "opt_einsum", "gast", "termcolor", "flatbuffers", "tensorboard", "jax",
+    "jaxlib", "scipy", "six", "astunparse", "libclang", "packaging", "optree", "rich", "namex",
+    "requests", "urllib3", "setuptools", "tensorflow_io_gcs_filesystem", "tensorflow_estimator",
+})
+_NUMPY_ALIASES = re.compile(r"module 'numpy' has no attribute '(?:object|bool|int|float|"
+                            r"complex|str)'")
+
+
+def _distribution(module: str) -> str:
+    top = module.split(".")[0]
+    return _MODULE_DISTRIBUTION.get(module, _MODULE_DISTRIBUTION.get(top, top.replace("_", "-")))
+
+
+def _dependency_rules(ctx: TextContext, scores: _Scores) -> None:
+    """An error raised by (or naming) a package TensorFlow depends on: its version does not
+    fit this TensorFlow. Known mismatches (numpy ABI, protobuf descriptors) are signatures."""
+    mixed = scores.by_id.get("mixed-tf-packages")
+    if (mixed and {"numpy", "protobuf"} & set(mixed.detail)) or scores.has("tf1-api-on-tf2"):
+        return  # a known mismatch, with its own fix
+    if _dependency_dll(ctx):
+        package = _distribution(_TRACEBACK_FRAME.findall(ctx.text)[-1])
+        scores.add("dependency-version-conflict", 84,
+                   ctx.lines_matching(r"DLL load failed|File \"[^\"]*site-packages", 2)[-1:]
+                   + ctx.lines_matching(r"DLL load failed"),
+                   title=f"{package}'s compiled part fails to load: {package} does not match "
+                         "its libraries or this TensorFlow", package=package)
+        return
+    for line in reversed(ctx.lines):
+        for rx in _DEP_MESSAGES:
+            m = rx.search(line)
+            top = m.group(1).split(".")[0] if m else ""
+            frames = _TRACEBACK_FRAME.findall(ctx.text)
+            if not m or top in _NOT_DEPENDENCIES or not (
+                    top in _KNOWN_DEPENDENCIES or top in frames or "site-packages" in line):
+                continue
+            package = _distribution(m.group(1))
+            detail = {"package": package}
+            if _NUMPY_ALIASES.search(line):
+                detail["numpy"] = "aliases"
+            near_tf = "tensorflow" in ctx.text.lower() or any(
+                f.startswith("tensorflow") for f in frames)
+            scores.add("dependency-version-conflict", 82 if near_tf else 70, line,
+                       title=f"{package} does not have a version this TensorFlow works with",
+                       **detail)
+            return
+
+
+# --- nothing known ------------------------------------------------------------------------
+
+# The lines that carry an error: an exception, a fatal/error log line, a failed command.
+_DECISIVE = re.compile(
+    r"^(?:[\w.]+(?:Error|Exception|Exit|Interrupt|Warning)\b|Traceback \(most recent|"
+    r"(?:ERROR|FATAL|Fatal|error|fatal)\b|[EF]\d{4} |\S*:\s*[EF] \S+\.cc:\d+\])|"
+    r"\b(?:failed|cannot|could not|not found|No module named|not recognized|denied|"
+    r"Segmentation fault|core dumped|Aborted)\b",
+    re.IGNORECASE)
+
+
+def _last_resort(ctx: TextContext, scores: _Scores) -> None:
+    """No rule matched: quote the lines that matter, or say that there is no error."""
+    decisive = [ln for ln in ctx.lines if _DECISIVE.search(ln)]
+    exceptions = [ln for ln in decisive if re.match(r"[\w.]+(?:Error|Exception)\b", ln)]
+    # The last exception is what failed; the other error lines (at most 3) lead to it.
+    quoted = [ln for ln in decisive if ln not in exceptions[-1:]][-3:] + exceptions[-1:]
+    if quoted:
+        scores.add("unrecognized-error", 1, quoted)
+    else:
+        scores.add("no-error-found", 0, ctx.lines[-2:] or ["(empty output)"])
 
 
 def _drop_consequences(scores: _Scores) -> None:

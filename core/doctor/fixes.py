@@ -40,6 +40,10 @@ class FixContext:
     python: Version | None = None
     python_exe: str | None = None
     conda_env: str | None = None
+    #: The Linux distribution family (:func:`core.doctor.context.linux_distro`): "ubuntu",
+    #: "debian", "fedora", "rhel" (with its major version, "rhel9"), or None (unknown: the
+    #: driver steps then list each family's commands).
+    distro: str | None = None
     #: Facts a rule found (missing library, wanted CUDA, port, ...), shown in the steps.
     detail: dict = field(default_factory=dict)
 
@@ -88,10 +92,15 @@ _CATALOG: dict[str, tuple[Severity, str]] = {
     "optional-library-missing": (
         "info", "An optional GPU library (TensorRT / CUPTI) is missing: harmless for training"),
     "cpu-only-build": ("info", "This TensorFlow is a CPU-only build; training runs on CPU"),
-    "gpu-ready": ("info", "TensorFlow sees the GPU(s)"),
     "probe-failed": ("warning", "The interpreter could not be probed"),
     "tf-not-installed": ("info", "TensorFlow is not installed in this interpreter"),
     "script-not-parsed": ("warning", "The script could not be read as Python 3 (not scanned)"),
+    "pip-install-failed": ("error", "pip could not install a package"),
+    "dependency-version-conflict": (
+        "error", "A package TensorFlow depends on has a version this TensorFlow cannot use"),
+    "unrecognized-error": (
+        "warning", "An error TensorDeck does not know: the lines below are the ones that matter"),
+    "no-error-found": ("info", "This output holds no error message"),
 }
 
 
@@ -208,6 +217,54 @@ def _nvidia_smi(ctx: FixContext, text: str, shell: str) -> FixStep:
     return _program(ctx, text, ["nvidia-smi"], shell=shell)
 
 
+#: How each Linux family installs the NVIDIA driver (NVIDIA's and the distributions' own
+#: guides): (name, commands). Every one needs root and takes effect after a reboot.
+_LINUX_DRIVER_INSTALL: dict[str, tuple[str, str]] = {
+    "ubuntu": ("Ubuntu", "sudo ubuntu-drivers install\nsudo reboot"),
+    "debian": ("Debian (enable the contrib, non-free and non-free-firmware components in "
+               "/etc/apt/sources.list first)",
+               "sudo apt update\nsudo apt install linux-headers-amd64 nvidia-driver "
+               "firmware-misc-nonfree\nsudo reboot"),
+    "fedora": ("Fedora (from RPM Fusion)",
+               "sudo dnf install https://mirrors.rpmfusion.org/nonfree/fedora/"
+               "rpmfusion-nonfree-release-$(rpm -E %fedora).noarch.rpm\n"
+               "sudo dnf install akmod-nvidia xorg-x11-drv-nvidia-cuda\nsudo reboot"),
+    "rhel": ("RHEL / Rocky / AlmaLinux (NVIDIA's repository)",
+             "sudo dnf config-manager --add-repo https://developer.download.nvidia.com/compute/"
+             "cuda/repos/rhel{major}/x86_64/cuda-rhel{major}.repo\n"
+             "sudo dnf module install nvidia-driver:latest-dkms\nsudo reboot"),
+}
+#: Rebuilding the kernel module for the running kernel, per family.
+_LINUX_DRIVER_REBUILD: dict[str, str] = {
+    "ubuntu": "sudo ubuntu-drivers install",
+    "debian": "sudo apt install --reinstall linux-headers-$(uname -r) nvidia-kernel-dkms",
+    "fedora": "sudo akmods --force\nsudo dracut --force",
+    "rhel": "sudo dkms autoinstall",
+}
+
+
+def _families(ctx: FixContext) -> list[tuple[str, str]]:
+    """(family, major version) this machine is, or every family when unknown."""
+    m = re.fullmatch(r"(ubuntu|debian|fedora|rhel)(\d*)", ctx.distro or "")
+    if m:
+        return [(m.group(1), m.group(2) or "9")]
+    return [(family, "9") for family in _LINUX_DRIVER_INSTALL]
+
+
+def _linux_steps(ctx: FixContext, text: str, commands: dict[str, str | tuple[str, str]],
+                 then: str = "") -> list[FixStep]:
+    """One step per Linux family (only this machine's when known), admin and reboot marked."""
+    steps = []
+    for family, major in _families(ctx):
+        entry = commands[family]
+        name, command = entry if isinstance(entry, tuple) else (
+            _LINUX_DRIVER_INSTALL[family][0], entry)
+        command = command.replace("{major}", major) + then
+        steps.append(FixStep(f"{name}: {text}:", command, "bash", admin=True,
+                             reboot="reboot" in command))
+    return steps
+
+
 def _driver_steps(ctx: FixContext) -> list[FixStep]:
     if ctx.platform == "wsl":
         return [_nvidia_smi(ctx, "WSL2 uses the Windows NVIDIA driver: install or update it on "
@@ -216,10 +273,9 @@ def _driver_steps(ctx: FixContext) -> list[FixStep]:
     if ctx.windows:
         return [FixStep(f"Install the NVIDIA display driver for your GPU from {DRIVER_URL} "
                         "(it provides nvcuda.dll and nvml.dll in System32), reboot, then check:",
-                        "nvidia-smi", "cmd", reboot=True)]
-    return [FixStep("Install the NVIDIA driver (Ubuntu: the recommended one), reboot, then "
-                    "check:", "sudo ubuntu-drivers install\nsudo reboot\nnvidia-smi", "bash",
-                    admin=True, reboot=True)]
+                        "nvidia-smi", "cmd", admin=True, reboot=True)]
+    return _linux_steps(ctx, "install the NVIDIA driver, reboot, then check with nvidia-smi",
+                        _LINUX_DRIVER_INSTALL, "\nnvidia-smi")
 
 
 def _no_driver(ctx: FixContext) -> list[FixStep]:
@@ -232,12 +288,12 @@ def _driver_not_loaded(ctx: FixContext) -> list[FixStep]:
     if ctx.windows:
         return [FixStep("Reinstall the NVIDIA driver (clean install) and reboot; check Device "
                         "Manager that the GPU has no warning sign. Then:", "nvidia-smi", "cmd",
-                        reboot=True)]
+                        admin=True, reboot=True)]
     return [FixStep("The kernel module does not match or is not loaded (usual after a driver or "
                     "kernel update): reboot, or load it, then check:",
                     "sudo modprobe nvidia\nnvidia-smi", "bash", admin=True),
-            FixStep("If it still fails, reinstall the driver for the running kernel:",
-                    "sudo ubuntu-drivers install", "bash", admin=True)]
+            *_linux_steps(ctx, "if it still fails, rebuild the driver for the running kernel",
+                          _LINUX_DRIVER_REBUILD)]
 
 
 def _driver_too_old(ctx: FixContext) -> list[FixStep]:
@@ -373,14 +429,25 @@ def _mismatch(ctx: FixContext) -> list[FixStep]:
     return steps
 
 
+_MSVC_DLLS = ("msvcp140.dll", "msvcp140_1.dll", "vcruntime140.dll", "vcruntime140_1.dll")
+
+
+def _msvc_check(ctx: FixContext) -> FixStep:
+    return _program(ctx, "Check: 'where' prints the path of each runtime DLL it finds (one "
+                    "missing = that runtime is not installed):", ["where", *_MSVC_DLLS],
+                    shell="cmd")
+
+
 def _msvc(ctx: FixContext) -> list[FixStep]:
     lib = ctx.detail.get("library")
     provides = f", which provides {lib}" if lib and kb.library_info(lib).kind == "msvc" else ""
     # The redistributable installs for the whole machine: an elevated (UAC) install.
-    return [FixStep(f"Install the latest Microsoft Visual C++ Redistributable (x64){provides}:",
-                    "winget install --id Microsoft.VCRedist.2015+.x64 -e", "cmd", admin=True),
-            FixStep(f"Or download and run {VC_REDIST_URL}. A copy of msvcp140.dll elsewhere on "
-                    "PATH (Java, other apps) is usually too old to count.")]
+    install = [FixStep(f"Install the latest Microsoft Visual C++ Redistributable (x64){provides}:",
+                       "winget install --id Microsoft.VCRedist.2015+.x64 -e", "cmd", admin=True),
+               FixStep(f"Or download and run {VC_REDIST_URL}. A copy of msvcp140.dll elsewhere "
+                       "on PATH (Java, other apps) is usually too old to count.")]
+    # A named DLL is the cause; an unnamed one ("DLL load failed") is checked first.
+    return install if provides else [_msvc_check(ctx), *install]
 
 
 def _avx_check(ctx: FixContext) -> FixStep:
@@ -448,7 +515,7 @@ def _mixed(ctx: FixContext) -> list[FixStep]:
 def _native_failed(ctx: FixContext) -> list[FixStep]:
     steps = []
     if ctx.windows or ctx.platform is None:
-        steps.extend(_msvc(ctx)[:1])
+        steps.extend(_msvc(ctx)[:2])
     steps.append(_avx_check(ctx))
     steps.append(FixStep("Make sure the Python is 64-bit and in the range your TensorFlow "
                          "supports (https://www.tensorflow.org/install/source_windows#cpu)."))
@@ -470,8 +537,12 @@ def _keras3(ctx: FixContext) -> list[FixStep]:
         return [_program(ctx, "tf.estimator was removed in TensorFlow 2.16. Pin an older "
                          "TensorFlow:", _pip(ctx, "install", "tensorflow<2.16")),
                 FixStep("Or port the model to Keras / a custom training loop.")]
-    return [_program(ctx, "Use Keras 2 (tf-keras) with this TensorFlow:",
-                     _pip(ctx, "install", _legacy_keras_pin(ctx))),
+    tf_keras = _version(ctx.detail.get("tf_keras"))
+    use_legacy = ([FixStep(f"tf-keras {tf_keras} (Keras 2) is already installed: tell "
+                           "TensorFlow to use it (in TensorDeck: the job's \"env\").")]
+                  if tf_keras else [_program(ctx, "Use Keras 2 (tf-keras) with this TensorFlow:",
+                                             _pip(ctx, "install", _legacy_keras_pin(ctx)))])
+    return [*use_legacy,
             _set_env(ctx, "TF_USE_LEGACY_KERAS", "1"),
             FixStep("Or replace model.fit with a custom training loop; with "
                     "ParameterServerStrategy use tf.distribute.coordinator.ClusterCoordinator.")]
@@ -538,11 +609,22 @@ def _tf1(ctx: FixContext) -> list[FixStep]:
                      "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()", "any"),
              _program(ctx, "Or convert the script:",
                       ["tf_upgrade_v2", "--infile", script, "--outfile", f"{stem}_v2.py"])]
-    if ctx.detail.get("contrib"):
-        steps.insert(0, FixStep("tf.contrib has no TF2 equivalent module: replace each use "
-                                "(tf-slim, tensorflow-addons, core APIs) or use TensorFlow 1.15 "
-                                "(Python 3.7 or older)."))
+    removed = ctx.detail.get("removed") or ()
+    steps[:0] = [FixStep(_REMOVED_MODULES[m]) for m in _REMOVED_MODULES if m in removed]
     return steps
+
+
+#: Modules of TF 1.x that TF 2 removed (the compat module does not bring them back), and what
+#: replaces them.
+_REMOVED_MODULES = {
+    "tensorflow.contrib": "tf.contrib (tensorflow.contrib) was removed in TensorFlow 2 and has no "
+                          "TF2 module: replace each use (tf-slim, tensorflow-addons, core APIs) "
+                          "or use TensorFlow 1.15 (Python 3.7 or older).",
+    "tensorflow.examples": "tensorflow.examples (tutorials.mnist's input_data) was removed in "
+                           "TensorFlow 2: load the data with "
+                           "tf.keras.datasets.mnist.load_data() instead.",
+}
+REMOVED_MODULES = tuple(_REMOVED_MODULES)
 
 
 def _peer(ctx: FixContext) -> list[FixStep]:
@@ -567,8 +649,18 @@ def _optional(ctx: FixContext) -> list[FixStep]:
 
 
 def _cpu_build(ctx: FixContext) -> list[FixStep]:
-    if ctx.detail.get("wants_gpu") is False:
-        return []
+    if ctx.platform == "macos":
+        return [FixStep("TensorFlow has no CUDA on macOS (NVIDIA GPUs are not supported there "
+                        "since 1.2). Apple-silicon and AMD GPUs: Apple's Metal plugin:",
+                        "python -m pip install tensorflow-metal", "bash"),
+                FixStep("For an NVIDIA GPU, train on a Linux or Windows machine (a LAN node).")]
+    tf = ctx.tf_version
+    if tf and minor_of(tf) < (2, 1):
+        # Before 2.1 the GPU build was its own package; `tensorflow` was CPU-only.
+        return [_program(ctx, f"TensorFlow {tf[0]}.{tf[1]}: the 'tensorflow' package is the CPU "
+                         "build; the GPU build is 'tensorflow-gpu':",
+                         _pip(ctx, "uninstall", "-y", "tensorflow"),
+                         _pip(ctx, "install", f"tensorflow-gpu=={tf[0]}.{tf[1]}.*"))]
     if ctx.windows:
         return _windows_gpu_unsupported(ctx) if ctx.tf_version and not kb.windows_gpu_supported(
             ctx.tf_version) else _tf210_recipe(ctx)
@@ -576,7 +668,106 @@ def _cpu_build(ctx: FixContext) -> list[FixStep]:
                      _pip(ctx, "install", "tensorflow[and-cuda]"), shell="bash")]
 
 
+def _pip_check(ctx: FixContext) -> FixStep:
+    return _program(ctx, "List the installed packages whose versions conflict (pip names each "
+                    "requirement that is not met):", _pip(ctx, "check"))
+
+
+def _pip_failed(ctx: FixContext) -> list[FixStep]:
+    why = ctx.detail.get("why")
+    if why == "wheel":
+        return [_program(ctx, "pip refused the wheel: it was built for another Python version, "
+                         "bitness or OS. See which wheel tags this Python accepts (cp310 = "
+                         "Python 3.10, win_amd64 = 64-bit Windows):",
+                         _pip(ctx, "debug", "--verbose")),
+                FixStep("Download the wheel whose name has one of those tags, or let pip choose: "
+                        "pip install PACKAGE (no file name).")]
+    if why == "build":
+        return [FixStep("pip found no ready-made wheel for this Python and tried to compile the "
+                        "package from source, which failed (a compiler or headers are missing). "
+                        "Use a Python version the package publishes wheels for (TensorFlow "
+                        "2.10: 3.7-3.10), or an older/newer release of the package that has "
+                        "one.")]
+    if why == "access":
+        return [FixStep("A file is in use or not writable: close the Python programs and "
+                        "notebooks using this environment, or install for your user only:",
+                        "python -m pip install --user PACKAGE", _here(ctx))]
+    if why == "long-path":
+        return [FixStep("Windows refused a path longer than 260 characters. Enable long paths "
+                        "(as administrator), then install again:",
+                        "reg add HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem "
+                        "/v LongPathsEnabled /t REG_DWORD /d 1 /f", "cmd", admin=True),
+                FixStep("Or create the environment in a short folder (C:\\envs\\tf).")]
+    if why == "network":
+        return [FixStep("pip could not reach the package index: check the network, a proxy "
+                        "(pip --proxy http://HOST:PORT) or PIP_INDEX_URL, then install again.")]
+    # A resolver conflict: the requirements cannot all hold at once.
+    return [FixStep("pip cannot satisfy every requirement at once (the lines above name the "
+                    "packages whose ranges exclude each other). Install TensorFlow alone in a "
+                    "fresh environment first, then add the other packages without pinning "
+                    "versions, so pip picks ones that fit TensorFlow's:",
+                    "python -m venv tf-env\n"
+                    + ("tf-env\\Scripts\\python" if ctx.windows else "tf-env/bin/python")
+                    + " -m pip install tensorflow", _here(ctx)),
+            FixStep("Or relax the pins in requirements.txt that the message names.")]
+
+
+#: What a known dependency failure needs, by distribution (the generic fix is pip check).
+_DEPENDENCY_FIX = {
+    "numpy": "NumPy 1.24 removed np.object / np.bool / np.int / np.float that TensorFlow before "
+             "2.12 uses; NumPy 2 breaks modules built for NumPy 1:",
+    "protobuf": "protobuf must be in the range this TensorFlow pins (TF 2.12+: 3.20.3 or newer; "
+                "older TF: below 3.21):",
+    "ml-dtypes": "ml_dtypes is pinned by TensorFlow (and by jax, which often installs another "
+                 "version):",
+    "h5py": "h5py's compiled part does not match its HDF5 library (often a conda h5py mixed with "
+            "a pip one):",
+}
+
+
+def _dependency(ctx: FixContext) -> list[FixStep]:
+    package = ctx.detail.get("package")
+    steps = [_pip_check(ctx)]
+    if package == "numpy" and ctx.detail.get("numpy") == "aliases":
+        steps.append(_program(ctx, _DEPENDENCY_FIX["numpy"], _pip(ctx, "install", "numpy<1.24")))
+        return steps
+    known = _DEPENDENCY_FIX.get(package or "")
+    spec = f"tensorflow=={ctx.tf_version[0]}.{ctx.tf_version[1]}.*" if ctx.tf_version else \
+        "tensorflow"
+    lead = (known + " r" if known else
+            (f"{package} does not match what TensorFlow needs: r" if package else "R"))
+    if package and re.fullmatch(r"[A-Za-z0-9_.-]+", package):
+        steps.append(_program(ctx, lead + "einstall it at the version TensorFlow requires "
+                              "(pip resolves it from TensorFlow's own requirements):",
+                              _pip(ctx, "install", "--force-reinstall", spec, package)))
+    else:
+        steps.append(_program(ctx, lead + "einstall TensorFlow with its own requirements:",
+                              _pip(ctx, "install", "--force-reinstall", spec)))
+    return steps
+
+
+def _unrecognized(ctx: FixContext) -> list[FixStep]:
+    return [FixStep("Read the quoted lines from the bottom up: the last exception names what "
+                    "failed (a module, a file, a library), the lines before it where. Search for "
+                    "that last line with your TensorFlow version."),
+            FixStep("If it mentions a DLL, a .so file, CUDA or the GPU, let TensorDeck look at "
+                    "the interpreter itself (it walks the native imports):",
+                    "tensordeck doctor --python PATH", "any")]
+
+
+def _no_error(ctx: FixContext) -> list[FixStep]:
+    return [FixStep("Paste the whole output of the failing command, from the command line to its "
+                    "last line: the traceback's last lines, or TensorFlow's W/E lines before it, "
+                    "are what the doctor reads."),
+            FixStep("Nothing printed but no GPU is used? Run this and paste its output:",
+                    "TF_CPP_MAX_VLOG_LEVEL=1 " + VERIFY_GPU, "bash")]
+
+
 _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
+    "pip-install-failed": _pip_failed,
+    "dependency-version-conflict": _dependency,
+    "unrecognized-error": _unrecognized,
+    "no-error-found": _no_error,
     "no-nvidia-driver": _no_driver,
     "driver-not-loaded": _driver_not_loaded,
     "driver-too-old": _driver_too_old,

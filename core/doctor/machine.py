@@ -7,10 +7,11 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.doctor import kb
-from core.doctor.context import probe_platform
+from core.doctor.context import OS_RELEASE, linux_distro, probe_platform
 from core.doctor.depwalk import application_dirs, python_searches_path, walk, walk_finding
 from core.doctor.explain import explain
 from core.doctor.fixes import FixContext, make_finding
@@ -21,11 +22,115 @@ from core.interpreters.probe import TF_DISTRIBUTIONS, ProbeResult
 _SIGILL_CODES = (-4, 0xC000001D, -1073741795)
 
 
-def diagnose_machine(gpu_report: GpuReport, probes: Sequence[ProbeResult]) -> list[Finding]:
-    findings = _gpu_findings(gpu_report)
-    for probe in probes:
-        findings += _probe_findings(gpu_report, probe)
+def diagnose_machine(gpu_report: GpuReport, probes: Sequence[ProbeResult], *,
+                     os_release: Path = OS_RELEASE) -> list[Finding]:
+    """What to fix on this machine. Facts the interpreter list already shows (TF sees the GPU,
+    TF is not installed, a CPU build on a machine without GPU) are not findings; each finding
+    about one interpreter names it as its ``subject``. ``os_release`` tells the Linux family
+    for the driver commands."""
+    distro = linux_distro(os_release) if this_platform() == "linux" else None
+    findings = _gpu_findings(gpu_report, distro)
+    for probe in unique_probes(probes):
+        findings += [replace(f, subject=probe.python)
+                     for f in _probe_findings(gpu_report, probe, distro)]
     return sort_findings(_dedupe(findings))
+
+
+#: What an interpreter card and the CLI's interpreter line say, by verdict; the finding titles
+#: use the same words ("CPU-only build", "GPU build").
+VERDICTS = {
+    "probe-failed": "cannot be probed",
+    "no-tf": "TensorFlow is not installed",
+    "not-imported": "not imported (quick check)",
+    "import-failed": "TensorFlow fails to import",
+    "gpu": "GPU build, sees {n} GPU(s)",
+    "gpu-build-no-gpu": "GPU build, sees no GPU: trains on the CPU",
+    "cpu-build": "CPU-only build: trains on the CPU",
+}
+_STATE = {"error": "error", "warning": "warning", "info": "ok"}
+
+
+@dataclass(frozen=True)
+class InterpreterStatus:
+    """One interpreter as the Machine view's card and the CLI show it. ``state`` (ok, warning,
+    error) is the worst severity of its findings, so the card and the findings agree."""
+
+    python: str
+    verdict: str
+    state: str
+    #: Other paths that start the same interpreter (a pyenv shim, python3 next to python).
+    aliases: tuple[str, ...] = ()
+
+    def summary(self, probe: ProbeResult, words: str | None = None) -> str:
+        """"Python 3.10.11 · TensorFlow 2.10.1 · <verdict>"; ``words``: the verdict's text in
+        another language (the window's translation of :data:`VERDICTS`)."""
+        words = (words or VERDICTS[self.verdict]).format(n=len(probe.gpus))
+        if self.verdict == "probe-failed":
+            return f"{words}: {probe.error}"
+        tf = f" · TensorFlow {probe.tf_version}" if probe.tf_version else ""
+        return f"Python {probe.python_version or '?'}{tf} · {words}"
+
+
+def interpreter_statuses(report: GpuReport, probes: Sequence[ProbeResult],
+                         findings: Sequence[Finding]) -> list[InterpreterStatus]:
+    """The interpreters to list, one per interpreter (aliases folded), with the state their
+    findings give them. The machine's own GPU findings count for GPU builds only."""
+    machine_wide = [f.severity for f in findings if f.subject is None]
+    out = []
+    for probe, aliases in unique_probes_with_aliases(probes):
+        verdict = _verdict(probe)
+        severities = [f.severity for f in findings if f.subject == probe.python]
+        if verdict == "gpu-build-no-gpu":
+            severities += machine_wide
+        if verdict in ("probe-failed", "import-failed"):
+            severities.append("error")
+        elif verdict == "no-tf":
+            severities.append("warning")
+        state = min((_STATE[s] for s in severities), key=("error", "warning", "ok").index,
+                    default="ok")
+        out.append(InterpreterStatus(probe.python, verdict, state, tuple(aliases)))
+    return out
+
+
+def _verdict(probe: ProbeResult) -> str:
+    if probe.python_version is None:
+        return "probe-failed"
+    if not probe.tf_version:
+        return "no-tf"
+    if not probe.import_attempted:
+        return "not-imported"
+    if not probe.import_ok:
+        return "import-failed"
+    if probe.gpus:
+        return "gpu"
+    return "cpu-build" if probe.built_with_cuda is False else "gpu-build-no-gpu"
+
+
+def same_interpreter(probe: ProbeResult) -> tuple[str, str]:
+    """What the child itself said it is: its real executable and its environment (a venv's
+    python links to the base binary but is another environment)."""
+    exe = probe.executable or probe.python
+    return (os.path.normcase(os.path.realpath(exe)), os.path.normcase(probe.prefix or ""))
+
+
+def unique_probes_with_aliases(
+        probes: Sequence[ProbeResult]) -> list[tuple[ProbeResult, list[str]]]:
+    """One probe per interpreter, in order, with the other paths that start it. Probes that
+    failed are never merged (nothing says what they are)."""
+    groups: dict[tuple[str, str], tuple[ProbeResult, list[str]]] = {}
+    out = []
+    for probe in probes:
+        key = same_interpreter(probe) if probe.python_version else ("", probe.python)
+        if key in groups:
+            groups[key][1].append(probe.python)
+            continue
+        groups[key] = (probe, [])
+        out.append(groups[key])
+    return out
+
+
+def unique_probes(probes: Sequence[ProbeResult]) -> list[ProbeResult]:
+    return [probe for probe, _ in unique_probes_with_aliases(probes)]
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -38,8 +143,8 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return out
 
 
-def _gpu_findings(report: GpuReport) -> list[Finding]:
-    ctx = FixContext(platform=_this_platform())
+def _gpu_findings(report: GpuReport, distro: str | None) -> list[Finding]:
+    ctx = FixContext(platform=this_platform(), distro=distro)
     # Without a driver, CPU training still works: a warning, not an error.
     if report.state == GpuState.NO_DRIVER:
         return [make_finding("no-nvidia-driver", f"NVML: {report.message}", ctx,
@@ -54,7 +159,7 @@ def _gpu_findings(report: GpuReport) -> list[Finding]:
     return []
 
 
-def _this_platform() -> str:
+def this_platform() -> str:
     if sys.platform == "win32":
         return "windows"
     if sys.platform == "darwin":
@@ -65,16 +170,17 @@ def _this_platform() -> str:
         return "linux"
 
 
-def _probe_findings(report: GpuReport, probe: ProbeResult) -> list[Finding]:
+def _probe_findings(report: GpuReport, probe: ProbeResult, distro: str | None) -> list[Finding]:
     platform = probe_platform(probe)
     tf = kb.parse_version(probe.tf_version)
     py = kb.parse_version(probe.python_version)
-    ctx = FixContext(platform=platform, tf_version=tf, python=py, python_exe=probe.python)
+    ctx = FixContext(platform=platform, tf_version=tf, python=py, python_exe=probe.python,
+                     distro=distro)
     head = f"{probe.python}: Python {probe.python_version or '?'}"
     if probe.python_version is None:
         return [make_finding("probe-failed", f"{probe.python}: {probe.error}", ctx)]
     if not probe.tf_version:
-        return [make_finding("tf-not-installed", head + ", no tensorflow distribution", ctx)]
+        return []  # the interpreter list says so; nothing is broken
     head += f", TensorFlow {probe.tf_version}"
     out = _package_findings(probe, ctx, head)
     if probe.bits == 32:
@@ -100,9 +206,17 @@ def _package_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Fi
     pkgs = probe.packages
     tf_dists = {d: pkgs[d] for d in TF_DISTRIBUTIONS if d in pkgs}
     out = []
+    listed = ", ".join(f"{d} {v}" for d, v in tf_dists.items())
     if len({v for v in tf_dists.values()}) > 1:
-        listed = ", ".join(f"{d} {v}" for d, v in tf_dists.items())
         out.append(make_finding("mixed-tf-packages", f"{head}; installed: {listed}", ctx))
+    elif len(set(tf_dists) - {"tensorflow-intel"}) > 1:
+        # One version twice (tensorflow-cpu, then tf-keras pulling in tensorflow): both write
+        # the same tensorflow/ folder, and uninstalling either breaks the other. Windows'
+        # tensorflow 2.11-2.15 is a shell around tensorflow-intel by design.
+        out.append(make_finding("mixed-tf-packages", f"{head}; installed: {listed}", ctx,
+                                severity="warning",
+                                title="Two TensorFlow distributions of one version share one "
+                                      "tensorflow folder: keep one"))
     tf = ctx.tf_version
     keras = kb.parse_version(pkgs.get("keras"))
     # TF 2.6-2.15 load the separate keras package of the same minor release.
@@ -159,7 +273,8 @@ def _import_failed(probe: ProbeResult, ctx: FixContext, head: str) -> list[Findi
     code = probe.import_returncode
     if code in _SIGILL_CODES or (code is not None and code & 0xFFFFFFFF == 0xC000001D):
         text += "\nIllegal instruction (exit code 0xC000001D / SIGILL)"
-    found = explain(text, platform=ctx.platform, tf_version=probe.tf_version)
+    found = explain(text, platform=ctx.platform, tf_version=probe.tf_version,
+                    distro=ctx.distro)
     walked = _walk_native(probe, ctx)
     out = ([walked] if walked else []) + found
     if probe.timed_out:
@@ -204,26 +319,18 @@ def _with_head(f: Finding, head: str) -> Finding:
 
 def _devices(report: GpuReport, probe: ProbeResult, ctx: FixContext, head: str,
              has_gpu: bool) -> list[Finding]:
+    # Seeing the GPUs, or no GPU on a machine without one: the interpreter list says it all.
+    if probe.gpus or not has_gpu:
+        return []
     seconds = f" (import {probe.import_seconds:.1f} s)" if probe.import_seconds else ""
-    if probe.gpus:
-        return [make_finding("gpu-ready", f"{head}: {', '.join(probe.gpus)}{seconds}", ctx,
-                             title=f"TensorFlow {probe.tf_version} sees {len(probe.gpus)} "
-                                   "GPU(s)")]
     if probe.built_with_cuda is False:
-        cpu_ctx = FixContext(ctx.platform, ctx.tf_version, ctx.python, ctx.python_exe,
-                             detail={"wants_gpu": has_gpu})
         return [make_finding("cpu-only-build", f"{head}: is_built_with_cuda() = False{seconds}",
-                             cpu_ctx, severity="warning" if has_gpu else "info",
-                             title=f"TensorFlow {probe.tf_version} is a CPU-only build; "
-                                   "training runs on CPU")]
-    # A CUDA build that lists no GPU: with no driver that is expected; else read TF's log.
-    if not has_gpu:
-        no_fix = FixContext(ctx.platform, ctx.tf_version, detail={"wants_gpu": False})
-        return [make_finding("cpu-only-build", f"{head}: GPU build, no usable GPU{seconds}", no_fix,
-                             title=f"TensorFlow {probe.tf_version} (GPU build) finds no usable "
-                                   "GPU; training runs on CPU", severity="info")]
+                             ctx, severity="warning",
+                             title=f"TensorFlow {probe.tf_version} is a {VERDICTS['cpu-build']}, "
+                                   f"though this machine has {len(report.gpus)} NVIDIA GPU(s)")]
     found = [f for f in explain(probe.import_stderr, platform=ctx.platform,
-                                tf_version=probe.tf_version) if f.severity == "error"]
+                                tf_version=probe.tf_version, distro=ctx.distro)
+             if f.severity == "error"]
     if not found:
         found = [make_finding("missing-cuda-runtime", f"{head}: GPU build, GPUs present, TF lists "
                               "none", FixContext(ctx.platform, ctx.tf_version, ctx.python,

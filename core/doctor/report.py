@@ -9,6 +9,7 @@ from core.findings import Finding
 from core.output import visible
 
 _MARK = {"error": "ERROR", "warning": "WARN ", "info": "INFO "}
+_SEVERITY = {"error": "error", "warning": "warning", "ok": "info"}  # an interpreter's state
 
 
 def render_finding(f: Finding) -> str:
@@ -27,10 +28,9 @@ def render_text(findings: list[Finding], extra: dict) -> str:
         gpus = extra["gpus"]
         out.append(f"GPUs: {gpus['message']}")
         for p in extra["interpreters"]:
-            state = ("import ok" if p["import_ok"] else "import FAILED") if p[
-                "import_attempted"] else "not imported"
-            out.append(visible(f"Python {p['python_version'] or '?'} {p['python']}: TensorFlow "
-                               f"{p['tf_version'] or '-'} ({state})"))
+            also = f" (also {', '.join(p['aliases'])})" if p["aliases"] else ""
+            out.append(visible(f"{_MARK[_SEVERITY[p['state']]]} {p['python']}{also}: "
+                               f"{p['summary']}"))
         out.append("")
     if not findings:
         out.append("No problem found in this output." if extra.get("mode") == "explain"

@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.doctor.fixes import FixContext, make_finding
+from core.doctor.fixes import REMOVED_MODULES, FixContext, make_finding
 from core.doctor.kb import Version, minor_of, parse_version
 from core.findings import Finding
 
 # tf.<name> that TF2 removed (tf.compat.v1.<name> still has them).
 TF1_ONLY = frozenset({
-    "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "contrib", "app",
+    "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "app",
     "flags", "get_variable", "variable_scope", "global_variables_initializer", "ConfigProto",
     "GPUOptions", "reset_default_graph", "get_default_graph", "random_normal", "random_uniform",
     "set_random_seed", "to_float", "to_int32", "Print", "layers", "gfile", "python_io",
@@ -38,7 +38,8 @@ class ScriptUse:
     """What the script touches: dotted TF names (with line numbers), strategies, fit calls."""
 
     tf1: list[tuple[int, str]] = field(default_factory=list)
-    contrib: list[tuple[int, str]] = field(default_factory=list)
+    #: Uses of modules TF 2 removed: (line, name as written, the module).
+    removed: list[tuple[int, str, str]] = field(default_factory=list)
     estimator: list[tuple[int, str]] = field(default_factory=list)
     strategies: list[tuple[int, str]] = field(default_factory=list)
     fit_calls: list[int] = field(default_factory=list)
@@ -54,6 +55,8 @@ class _Visitor(ast.NodeVisitor):
             if a.name == "tensorflow" or a.name.startswith(("tensorflow.", "keras")):
                 self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else \
                     a.name.split(".")[0]
+            if a.name.startswith("tensorflow."):  # import tensorflow.examples.tutorials...
+                self._check(a.name, node.lineno)
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
@@ -91,8 +94,8 @@ class _Visitor(ast.NodeVisitor):
             return
         parts = full.split(".")[1:]
         shown = "tf." + ".".join(parts)
-        if parts[0] == "contrib":
-            self.use.contrib.append((line, shown))
+        if f"tensorflow.{parts[0]}" in REMOVED_MODULES:
+            self.use.removed.append((line, shown, f"tensorflow.{parts[0]}"))
         elif parts[0] == "estimator" or full.startswith("tensorflow.python.estimator"):
             self.use.estimator.append((line, shown))
         elif parts[0] in TF1_ONLY or (parts[0] == "train" and len(parts) > 1
@@ -149,11 +152,13 @@ def scan_script(script: Path, *, tf_version: str | Version | None = None,
         return [make_finding("script-not-parsed", f"{script.name}: too deeply nested to read",
                              ctx)]
     findings = []
-    if tf >= (2, 0) and (use.tf1 or use.contrib):
-        hits = use.contrib + use.tf1
-        ctx.detail["contrib"] = bool(use.contrib)
+    if tf >= (2, 0) and (use.tf1 or use.removed):
+        hits = [(line, name) for line, name, _ in use.removed] + use.tf1
+        modules = list(dict.fromkeys(module for _, _, module in use.removed))
+        ctx.detail["removed"] = modules
+        what = f"modules ({', '.join(modules)}) and APIs" if modules else "APIs"
         findings.append(make_finding("tf1-api-on-tf2", _evidence(script, hits), ctx,
-                                     title=f"{script.name} uses TF1 APIs that TensorFlow "
+                                     title=f"{script.name} uses TF1 {what} that TensorFlow "
                                            f"{_label(version)} removed"))
     keras3 = tf >= (2, 16) and not legacy_keras_active(env, packages)
     if tf >= (2, 16) and use.estimator:
@@ -170,8 +175,10 @@ def scan_script(script: Path, *, tf_version: str | Version | None = None,
         lines.append("TF_USE_LEGACY_KERAS=" + env.get("TF_USE_LEGACY_KERAS", "(unset)")
                      + ("" if packages is None else
                         f", tf-keras {'installed' if 'tf-keras' in packages else 'not installed'}"))
+        keras_ctx = FixContext(platform, version, python_exe=python_exe,
+                               detail={"tf_keras": (packages or {}).get("tf-keras")})
         findings.append(make_finding(
-            "keras3-strategy-unsupported", lines, ctx,
+            "keras3-strategy-unsupported", lines, keras_ctx,
             title=f"Keras 3 model.fit under {strategies[0][1]} fails on TensorFlow "
                   f"{_label(version)}"))
     return findings

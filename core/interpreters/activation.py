@@ -68,10 +68,21 @@ def activation_env(
         env[_key(env, "CONDA_DEFAULT_ENV", platform)] = layout.name or str(layout.prefix)
     elif layout.kind == "venv":
         scripts = layout.prefix / ("Scripts" if platform == "win32" else "bin")
-        _prepend(env, "PATH", [scripts], platform)
+        _prepend(env, "PATH", [scripts, *nvidia_wheel_dirs(layout.prefix, platform)], platform)
         env[_key(env, "VIRTUAL_ENV", platform)] = str(layout.prefix)
         env.pop(_key(env, "PYTHONHOME", platform), None)  # venv activate scripts unset it too
     return env
+
+
+def nvidia_wheel_dirs(prefix: Path, platform: str = sys.platform) -> list[Path]:
+    """The DLL folders of NVIDIA's CUDA pip wheels in a Windows venv
+    (``Lib\\site-packages\\nvidia\\<library>\\bin``, e.g. nvidia-cuda-runtime-cu11's
+    cudart64_110.dll). TF 2.10 loads its CUDA DLLs from PATH only, as from a conda env's
+    Library\\bin; on Linux, TF 2.14+ finds its wheels' libraries itself."""
+    if platform != "win32":
+        return []
+    return sorted(p for p in (prefix / "Lib" / "site-packages" / "nvidia").glob("*/bin")
+                  if p.is_dir())
 
 
 def dll_search_dirs(python: str, platform: str = sys.platform) -> list[Path]:
@@ -83,7 +94,7 @@ def dll_search_dirs(python: str, platform: str = sys.platform) -> list[Path]:
             layout.prefix / "lib"
         ]
     elif layout.kind == "venv" and platform == "win32":
-        dirs = [layout.prefix / "Scripts"]
+        dirs = [layout.prefix / "Scripts", *nvidia_wheel_dirs(layout.prefix, platform)]
     else:
         dirs = []
     return [d for d in dirs if d.is_dir()]

@@ -21,6 +21,7 @@ from pathlib import Path
 import asyncssh
 
 from core.config import Node
+from core.exitcodes import launcher_exit_code
 from core.paths import resource
 from core.proctree import listen_for_windows_stop
 from core.remote.connect import RemoteError, connect
@@ -89,7 +90,9 @@ async def run_remote(spec: dict) -> int:
         status = process.exit_status
         if status is None:  # the agent itself was killed by a signal on the node
             return EXIT_UNREACHABLE
-        return status
+        # A Windows node's status code (0xC000013A after a stop) does not fit a POSIX exit
+        # status: sys.exit would wrap it (to 58). Map it as the launcher maps its own.
+        return status if os.name == "nt" else launcher_exit_code(status)
 
 
 def run_task_cli(args) -> int:

@@ -353,6 +353,64 @@
     </message>
 </context>
 <context>
+    <name>EnvCreateDialog</name>
+    <message>
+        <location filename="../envcreate_dialog.py" line="39"/>
+        <source>Make a TensorFlow environment</source>
+        <translation>创建 TensorFlow 环境</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="45"/>
+        <source>Looking at this machine…</source>
+        <translation>正在查看本机…</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="56"/>
+        <source>Build</source>
+        <translation>构建</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="58"/>
+        <source>Cancel build</source>
+        <translation>取消构建</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="60"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="86"/>
+        <source>This environment will work on this machine. Build it?</source>
+        <translation>此环境可在本机上运行。要构建吗？</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="88"/>
+        <source>TensorDeck cannot build this one itself: follow the steps.</source>
+        <translation>TensorDeck 无法自行构建此环境：请按上面的步骤操作。</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="91"/>
+        <source>No environment can be planned: {error}</source>
+        <translation>无法规划环境：{error}</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="102"/>
+        <source>Building… (Cancel removes what was made)</source>
+        <translation>正在构建…（取消会删除已创建的内容）</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="111"/>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="131"/>
+        <source>The build stopped: {error}</source>
+        <translation>构建已停止：{error}</translation>
+    </message>
+</context>
+<context>
     <name>EnvEditor</name>
     <message>
         <location filename="../widgets/env_editor.py" line="18"/>
@@ -373,32 +431,32 @@
 <context>
     <name>FindingCard</name>
     <message>
-        <location filename="../views/machine.py" line="150"/>
+        <location filename="../views/machine.py" line="159"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="156"/>
+        <location filename="../views/machine.py" line="165"/>
         <source>Run…</source>
         <translation>运行…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="170"/>
+        <location filename="../views/machine.py" line="179"/>
         <source>This command is for another system ({shell})</source>
         <translation>此命令适用于其他系统（{shell}）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="165"/>
+        <location filename="../views/machine.py" line="174"/>
         <source>Needs administrator rights: run it yourself in an administrator terminal.</source>
         <translation>需要管理员权限：请在管理员终端中自行运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="168"/>
+        <location filename="../views/machine.py" line="177"/>
         <source>Involves restarting the computer: run it yourself.</source>
         <translation>涉及重启计算机：请自行运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="172"/>
+        <location filename="../views/machine.py" line="181"/>
         <source>Run it in a terminal: it needs a shell or an activated environment, or has parts to fill in.</source>
         <translation>请在终端中运行：它需要 shell 或已激活的环境，或有待填写的部分。</translation>
     </message>
@@ -406,27 +464,27 @@
 <context>
     <name>GpuCard</name>
     <message>
-        <location filename="../views/machine.py" line="109"/>
+        <location filename="../views/machine.py" line="118"/>
         <source>Memory: {memory}</source>
         <translation>显存：{memory}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="110"/>
+        <location filename="../views/machine.py" line="119"/>
         <source>Utilization: {value}</source>
         <translation>利用率：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="111"/>
+        <location filename="../views/machine.py" line="120"/>
         <source>Temperature: {value}</source>
         <translation>温度：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="112"/>
+        <location filename="../views/machine.py" line="121"/>
         <source>Power: {value}</source>
         <translation>功耗：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="113"/>
+        <location filename="../views/machine.py" line="122"/>
         <source>Driver {driver} · CUDA up to {cuda}</source>
         <translation>驱动 {driver} · 最高支持 CUDA {cuda}</translation>
     </message>
@@ -550,6 +608,29 @@
     </message>
 </context>
 <context>
+    <name>InterpreterCard</name>
+    <message>
+        <location filename="../views/machine.py" line="202"/>
+        <source>Use for this job</source>
+        <translation>用于此作业</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="203"/>
+        <source>Train the job in the Cluster view with this interpreter</source>
+        <translation>在“集群”视图中用此解释器训练作业</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="210"/>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="220"/>
+        <source>Also started as: {paths}</source>
+        <translation>也可通过以下路径启动：{paths}</translation>
+    </message>
+</context>
+<context>
     <name>InterpreterPage</name>
     <message>
         <location filename="../wizard.py" line="100"/>
@@ -646,112 +727,107 @@
 <context>
     <name>MachineView</name>
     <message>
-        <location filename="../views/machine.py" line="192"/>
+        <location filename="../views/machine.py" line="242"/>
         <source>Machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="193"/>
+        <location filename="../views/machine.py" line="243"/>
         <source>Check again</source>
         <translation>重新检查</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="211"/>
+        <location filename="../views/machine.py" line="272"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="212"/>
+        <location filename="../views/machine.py" line="273"/>
         <source>Training interpreters</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="213"/>
+        <location filename="../views/machine.py" line="274"/>
         <source>Findings</source>
         <translation>诊断结果</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="237"/>
+        <location filename="../views/machine.py" line="309"/>
         <source>Checking this machine…</source>
         <translation>正在检查本机…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="273"/>
+        <location filename="../views/machine.py" line="351"/>
         <source>The check failed: {error}</source>
         <translation>检查失败：{error}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="294"/>
+        <location filename="../views/machine.py" line="375"/>
         <source>Training still runs on the CPU.</source>
         <translation>训练仍可在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="304"/>
+        <location filename="../views/machine.py" line="385"/>
         <source>No NVIDIA driver</source>
         <translation>没有 NVIDIA 驱动</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="305"/>
+        <location filename="../views/machine.py" line="386"/>
         <source>The NVIDIA driver is not running</source>
         <translation>NVIDIA 驱动未运行</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="306"/>
+        <location filename="../views/machine.py" line="387"/>
         <source>NVIDIA driver mismatch: reboot</source>
         <translation>NVIDIA 驱动版本不一致：请重启</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="307"/>
+        <location filename="../views/machine.py" line="388"/>
         <source>No NVIDIA GPU</source>
         <translation>没有 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="308"/>
+        <location filename="../views/machine.py" line="389"/>
         <source>The GPUs could not be read</source>
         <translation>无法读取 GPU 信息</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="321"/>
+        <location filename="../views/machine.py" line="403"/>
         <source>No Python found. Install Python with TensorFlow, or add one in the Cluster view&apos;s Interpreter field.</source>
         <translation>未找到 Python。请安装带 TensorFlow 的 Python，或在“集群”页面的“解释器”一栏中指定。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="337"/>
         <source>Checking…</source>
-        <translation>正在检查…</translation>
+        <translation type="vanished">正在检查…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="342"/>
         <source>{python} · TensorFlow is not installed</source>
-        <translation>{python} · 未安装 TensorFlow</translation>
+        <translation type="vanished">{python} · 未安装 TensorFlow</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="345"/>
         <source>{python} · TensorFlow {tf} fails to import</source>
-        <translation>{python} · TensorFlow {tf} 导入失败</translation>
+        <translation type="vanished">{python} · TensorFlow {tf} 导入失败</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="347"/>
         <source>{n} GPU(s)</source>
-        <translation>{n} 个 GPU</translation>
+        <translation type="vanished">{n} 个 GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="348"/>
         <source>CPU only</source>
-        <translation>仅 CPU</translation>
+        <translation type="vanished">仅 CPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="355"/>
+        <location filename="../views/machine.py" line="415"/>
         <source>Nothing to fix: no problem found.</source>
         <translation>无需修复：未发现问题。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="370"/>
+        <location filename="../views/machine.py" line="430"/>
         <source>Run this command?</source>
         <translation>运行此命令？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="371"/>
+        <location filename="../views/machine.py" line="431"/>
         <source>TensorDeck will run:
 
 {command}
@@ -764,15 +840,46 @@ It may change your system. Continue?</source>
 这可能会修改你的系统。是否继续？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="402"/>
+        <location filename="../views/machine.py" line="462"/>
         <source>[exit code {code}]</source>
         <translation>[退出码 {code}]</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="387"/>
-        <location filename="../views/machine.py" line="411"/>
+        <location filename="../views/machine.py" line="447"/>
+        <location filename="../views/machine.py" line="471"/>
         <source>[could not start: {error}]</source>
         <translation>[无法启动：{error}]</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="246"/>
+        <source>Not checked yet</source>
+        <extracomment>When the last check ran and how long it took (a check answered from the probe cache takes a moment: without this, &quot;Check again&quot; looks as if it did nothing).</extracomment>
+        <translation>尚未检查</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="306"/>
+        <source>Checking… (started {time})</source>
+        <translation>正在检查…（开始于 {time}）</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="346"/>
+        <source>Checked at {time} ({seconds:.1f} s): {n} interpreter(s), {m} finding(s)</source>
+        <translation>检查于 {time}（{seconds:.1f} 秒）：{n} 个解释器，{m} 项发现</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="353"/>
+        <source>Check failed at {time} ({seconds:.1f} s)</source>
+        <translation>检查失败于 {time}（{seconds:.1f} 秒）</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="253"/>
+        <source>Make a TensorFlow environment…</source>
+        <translation>创建 TensorFlow 环境…</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="254"/>
+        <source>Build the TensorFlow environment that uses this machine&apos;s GPU, check it, and add it here</source>
+        <translation>构建能使用本机 GPU 的 TensorFlow 环境，检查它，并添加到这里</translation>
     </message>
 </context>
 <context>
@@ -1720,6 +1827,37 @@ Launch, watch and diagnose TensorFlow training.</source>
         <location filename="../trust_dialog.py" line="77"/>
         <source>Key fingerprint: {fingerprint}</source>
         <translation>密钥指纹：{fingerprint}</translation>
+    </message>
+</context>
+<context>
+    <name>Verdict</name>
+    <message>
+        <source>cannot be probed</source>
+        <translation>无法探测</translation>
+    </message>
+    <message>
+        <source>TensorFlow is not installed</source>
+        <translation>未安装 TensorFlow</translation>
+    </message>
+    <message>
+        <source>not imported (quick check)</source>
+        <translation>未导入（快速检查）</translation>
+    </message>
+    <message>
+        <source>TensorFlow fails to import</source>
+        <translation>TensorFlow 导入失败</translation>
+    </message>
+    <message>
+        <source>GPU build, sees {n} GPU(s)</source>
+        <translation>GPU 版本，可见 {n} 个 GPU</translation>
+    </message>
+    <message>
+        <source>GPU build, sees no GPU: trains on the CPU</source>
+        <translation>GPU 版本，看不到 GPU：在 CPU 上训练</translation>
+    </message>
+    <message>
+        <source>CPU-only build: trains on the CPU</source>
+        <translation>仅 CPU 版本：在 CPU 上训练</translation>
     </message>
 </context>
 </TS>

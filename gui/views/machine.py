@@ -9,8 +9,10 @@ from probes and pasted logs are shown as plain text (a QLabel would render HTML 
 from __future__ import annotations
 
 import sys
+import time
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QProcess, Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QProcess, Qt, QTime, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -31,6 +33,10 @@ from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.output import plain
 from gui.background import run_in_background, start_process
 from gui.style import monospace_font, status_color
+
+if TYPE_CHECKING:  # the doctor's modules load when a check runs, not with the window
+    from core.doctor.machine import InterpreterStatus
+    from core.interpreters.probe import ProbeResult
 
 
 def _as_card(frame: QFrame) -> QVBoxLayout:
@@ -65,9 +71,12 @@ def _dot(state: str) -> QLabel:
 
 def _clear(layout: QVBoxLayout | QGridLayout) -> None:
     while layout.count():
-        item = layout.takeAt(0)
-        if item.widget():
-            item.widget().deleteLater()
+        widget = layout.takeAt(0).widget()
+        if widget is not None:
+            # Out of the view at once (deleteLater waits for the event loop): what the view
+            # holds is what it shows.
+            widget.setParent(None)
+            widget.deleteLater()
 
 
 def for_this_system(step: FixStep, platform: str = sys.platform) -> bool:
@@ -173,11 +182,52 @@ class FindingCard(QFrame):
                        "or has parts to fill in.")
 
 
+class InterpreterCard(QFrame):
+    """One training interpreter: the state its findings give it (the same colour as they
+    have), what it is in the doctor's words, the other paths that start it, and "Use for this
+    job"."""
+
+    use_requested = Signal(str)
+
+    def __init__(self, path: str, kind: str, probe: ProbeResult | None = None,
+                 status: InterpreterStatus | None = None) -> None:
+        super().__init__()
+        self.path = path
+        layout = _as_card(self)
+        head = QHBoxLayout()
+        self.state = status.state if status else "pending"
+        head.addWidget(_dot(self.state))
+        head.addWidget(_label(path, "cardTitle"), 1)
+        head.addWidget(_label(kind, "muted", wrap=False))
+        self.use_button = QPushButton(self.tr("Use for this job"))
+        self.use_button.setToolTip(self.tr("Train the job in the Cluster view with this "
+                                           "interpreter"))
+        self.use_button.setEnabled(probe is None or probe.python_version is not None)
+        self.use_button.clicked.connect(lambda: self.use_requested.emit(self.path))
+        head.addWidget(self.use_button)
+        layout.addLayout(head)
+        if status is None or probe is None:
+            text = self.tr("Checking…")
+        else:
+            from core.doctor.machine import VERDICTS
+
+            # The doctor's own words (core's VERDICTS), in the window's language.
+            text = status.summary(probe, QCoreApplication.translate(
+                "Verdict", VERDICTS[status.verdict]))
+        self.summary = _label(text, "muted")
+        layout.addWidget(self.summary)
+        if status and status.aliases:
+            layout.addWidget(_label(self.tr("Also started as: {paths}").format(
+                paths=", ".join(status.aliases)), "muted"))
+
+
 class MachineView(QWidget):
-    """Signals: ``gpus_found(list[(index, name)])``, ``interpreters_found(list[str])``."""
+    """Signals: ``gpus_found(list[(index, name)])``, ``interpreters_found(list[str])``,
+    ``use_interpreter(str)`` (a card's "Use for this job": the interpreter's path)."""
 
     gpus_found = Signal(list)
     interpreters_found = Signal(list)
+    use_interpreter = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, *, nvml: object = None) -> None:
         super().__init__(parent)
@@ -191,10 +241,21 @@ class MachineView(QWidget):
 
         title = _label(self.tr("Machine"), "pageTitle")
         self.refresh_button = QPushButton(self.tr("Check again"))
+        #: When the last check ran and how long it took (a check answered from the probe cache
+        #: takes a moment: without this, "Check again" looks as if it did nothing).
+        self.checked_label = _label(self.tr("Not checked yet"), "muted", wrap=False)
+        self._started = 0.0
         head = QHBoxLayout()
         head.addWidget(title)
         head.addStretch(1)
+        head.addWidget(self.checked_label)
         head.addWidget(self.refresh_button)
+        self.env_button = QPushButton(self.tr("Make a TensorFlow environment…"))
+        self.env_button.setToolTip(self.tr("Build the TensorFlow environment that uses this "
+                                           "machine's GPU, check it, and add it here"))
+        self.env_button.clicked.connect(self.open_env_dialog)
+        self.env_dialog = None
+        head.addWidget(self.env_button)
         self.gpu_grid = QGridLayout()
         self.interpreters = QVBoxLayout()
         self.findings_box = QVBoxLayout()
@@ -224,6 +285,14 @@ class MachineView(QWidget):
         outer.addWidget(scroll)
         self.refresh_button.clicked.connect(self.refresh)
 
+    def open_env_dialog(self) -> None:
+        """The environment builder; a built and registered env is checked here at once."""
+        from gui.envcreate_dialog import EnvCreateDialog
+
+        self.env_dialog = EnvCreateDialog(self, nvml=self._nvml)
+        self.env_dialog.built.connect(lambda _python: self.refresh())
+        self.env_dialog.show()
+
     # --- checking -----------------------------------------------------------------------------
 
     def refresh(self) -> None:
@@ -233,6 +302,9 @@ class MachineView(QWidget):
             return
         self.checking = True
         self.refresh_button.setEnabled(False)
+        self._started = time.monotonic()
+        self.checked_label.setText(self.tr("Checking… (started {time})").format(
+            time=QTime.currentTime().toString("HH:mm:ss")))
         _clear(self.findings_box)
         self.findings_box.addWidget(_label(self.tr("Checking this machine…"), "muted"))
         nvml = self._nvml
@@ -250,7 +322,7 @@ class MachineView(QWidget):
         self.show_gpus(report)
         paths = [i.path for i in interpreters]
         self.interpreters_found.emit(paths)
-        self.show_interpreters([(i.path, i.kind, None) for i in interpreters])
+        self.show_interpreters([(i.path, i.kind) for i in interpreters])
 
         def probe():
             from core.doctor.machine import diagnose_machine
@@ -263,20 +335,29 @@ class MachineView(QWidget):
                           self._on_failed)
 
     def _on_probed(self, interpreters, probes, findings) -> None:
-        self.show_interpreters([(i.path, i.kind, p) for i, p in zip(interpreters, probes,
-                                                                     strict=True)])
+        from core.doctor.machine import interpreter_statuses
+
+        kinds = {i.path: i.kind for i in interpreters}
+        by_path = {p.python: p for p in probes}
+        statuses = interpreter_statuses(self.report, probes, findings)
+        self.show_interpreters([(st.python, kinds[st.python], by_path[st.python], st)
+                                for st in statuses])
         self.show_findings(findings)
-        self._done()
+        self._done(self.tr("Checked at {time} ({seconds:.1f} s): {n} interpreter(s), "
+                           "{m} finding(s)"), n=len(statuses), m=len(findings))
 
     def _on_failed(self, exc: BaseException) -> None:
         _clear(self.findings_box)
         self.findings_box.addWidget(_label(self.tr("The check failed: {error}").format(
             error=f"{type(exc).__name__}: {exc}"), "problem"))
-        self._done()
+        self._done(self.tr("Check failed at {time} ({seconds:.1f} s)"))
 
-    def _done(self) -> None:
+    def _done(self, message: str, **values: int) -> None:
         self.checking = False
         self.refresh_button.setEnabled(True)
+        self.checked_label.setText(message.format(
+            time=QTime.currentTime().toString("HH:mm:ss"),
+            seconds=time.monotonic() - self._started, **values))
 
     # --- showing ------------------------------------------------------------------------------
 
@@ -315,38 +396,17 @@ class MachineView(QWidget):
             if card is not None:
                 card.update_gpu(gpu)
 
-    def show_interpreters(self, rows: list) -> None:
+    def show_interpreters(self, rows: list[tuple]) -> None:
+        """One card per row: (path, kind) while probing, (path, kind, probe, status) after."""
         _clear(self.interpreters)
         if not rows:
             self.interpreters.addWidget(_label(self.tr("No Python found. Install Python with "
                                                        "TensorFlow, or add one in the Cluster "
                                                        "view's Interpreter field."), "problem"))
-        for path, kind, probe in rows:
-            frame, layout = _card()
-            head = QHBoxLayout()
-            state, text = self._probe_status(probe)
-            head.addWidget(_dot(state))
-            head.addWidget(_label(path, "cardTitle"), 1)
-            head.addWidget(_label(kind, "muted", wrap=False))
-            layout.addLayout(head)
-            layout.addWidget(_label(text, "muted"))
-            self.interpreters.addWidget(frame)
-
-    def _probe_status(self, probe) -> tuple[str, str]:
-        if probe is None:
-            return "pending", self.tr("Checking…")
-        version = f"Python {probe.python_version or '?'}"
-        if probe.error:
-            return "error", f"{version} · {probe.error}"
-        if not probe.tf_version:
-            return "warning", self.tr("{python} · TensorFlow is not installed").format(
-                python=version)
-        if probe.import_attempted and not probe.import_ok:
-            return "error", self.tr("{python} · TensorFlow {tf} fails to import").format(
-                python=version, tf=probe.tf_version)
-        devices = (self.tr("{n} GPU(s)").format(n=len(probe.gpus)) if probe.gpus
-                   else self.tr("CPU only"))
-        return "ok", f"{version} · TensorFlow {probe.tf_version} · {devices}"
+        for row in rows:
+            card = InterpreterCard(*row)
+            card.use_requested.connect(self.use_interpreter)
+            self.interpreters.addWidget(card)
 
     def show_findings(self, findings: list[Finding]) -> None:
         self.findings = findings

@@ -1,0 +1,63 @@
+"""``tensordeck env create``: show the plan (commands, download size), ask, build with streamed
+output, verify by a real probe and register the new interpreter.
+
+Exit status: 0 built (or only planned / declined), 1 the build failed or was not possible,
+2 bad usage (one message on stderr), 130 cancelled with Ctrl+C (nothing left behind).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from pathlib import Path
+
+from core.exitcodes import EXIT_USAGE
+
+
+def _usage(message: str) -> int:
+    print(f"tensordeck env create: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def env_command(args: argparse.Namespace) -> int:
+    from core.envcreate.build import BuildRefused, build, check_target
+    from core.envcreate.plan import gather_facts, make_plan
+    from core.output import visible
+
+    if args.python and not os.path.isfile(args.python):
+        return _usage(f"--python {args.python}: no such file. Give the path of a python "
+                      "executable to base the environment on")
+    target = Path(args.path).absolute() if args.path else None
+    try:
+        if target:
+            check_target(target)
+        facts = gather_facts([args.python] if args.python else None)
+        plan = make_plan(facts, target, cpu=args.cpu)
+    except (BuildRefused, ValueError) as exc:
+        return _usage(str(exc))
+    print("\n".join(map(visible, plan.describe().splitlines())), flush=True)
+    if not plan.buildable:
+        return 1
+    if args.dry_run:
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            return _usage("no terminal to confirm the build: add --yes to build without asking")
+        if input("Build it? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("Nothing was built.")
+            return 0
+    cancel = threading.Event()
+    try:
+        result = build(plan, lambda line: print(visible(line), flush=True), cancel)
+    except KeyboardInterrupt:
+        print(f"\nCancelled (Ctrl+C): {plan.target} was removed; nothing was registered.",
+              flush=True)
+        return 130
+    print(visible(result.message))
+    if result.findings:
+        from core.doctor.report import render_finding
+
+        print(render_finding(result.findings[0]))
+    return 0 if result.ok else 1
