@@ -205,3 +205,19 @@ def test_a_hostile_interpreter_path_is_run_as_one_argument_and_shown_as_text(qtb
     label = cluster.problem_labels["python"]
     assert str(fake) in label.text() and label.textFormat() == Qt.TextFormat.PlainText
     assert not any(p.name.startswith("PWN") for p in [*tmp_path.iterdir(), *folder.iterdir()])
+
+
+def test_the_trust_dialog_shows_a_hostile_host_and_its_error_as_text(qtbot):
+    from PySide6.QtCore import Qt
+
+    from gui.trust_dialog import TrustDialog
+
+    host = "&lt;b&gt;x&amp;y.invalid"  # an entity rich text would render: a name DNS refuses
+    dialog = TrustDialog(host, 22)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitUntil(dialog.message.isVisible, timeout=60_000)
+    intro = dialog.findChildren(QLabel)[0]
+    assert host in intro.text() and intro.textFormat() == Qt.TextFormat.PlainText
+    assert dialog.message.textFormat() == Qt.TextFormat.PlainText
+    assert not dialog.trust_button.isEnabled()
