@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self.nav = QListWidget()
         self.nav.setObjectName("nav")
         self.nav.setIconSize(QSize(18, 18))
+        self.nav.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.stack = QStackedWidget()
         style = self.style()
         pix = QStyle.StandardPixmap
@@ -427,7 +428,6 @@ class MainWindow(QMainWindow):
         self._frame.setDirection(QBoxLayout.Direction.TopToBottom if narrow
                                  else QBoxLayout.Direction.LeftToRight)
         self.nav.setFlow(QListView.Flow.LeftToRight if narrow else QListView.Flow.TopToBottom)
-        self.nav.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         if narrow:
             self.nav.setMinimumWidth(0)
             self.nav.setMaximumWidth(QWIDGETSIZE_MAX)
