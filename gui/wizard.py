@@ -537,8 +537,11 @@ class ReviewPage(QWizardPage):
         return answer == QMessageBox.StandardButton.Yes
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save the config"), self.path.text(),
-                                              self.tr("TensorDeck config (*.json)"))
+        # Finish asks before replacing a file: the dialog asking too would ask twice.
+        path, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Save the config"), self.path.text(),
+            self.tr("TensorDeck config (*.json)"),
+            options=QFileDialog.Option.DontConfirmOverwrite)
         if path:
             self.path.setText(path)
 

@@ -347,7 +347,7 @@
 <context>
     <name>ConfigWizard</name>
     <message>
-        <location filename="../wizard.py" line="559"/>
+        <location filename="../wizard.py" line="562"/>
         <source>New TensorDeck job</source>
         <translation>新建 TensorDeck 作业</translation>
     </message>
@@ -913,183 +913,183 @@ It may change your system. Continue?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="90"/>
+        <location filename="../main_window.py" line="91"/>
         <source>Machine</source>
         <extracomment>The window&apos;s size at the first start, where the screen has room for it. Below this width the navigation goes above the pages (the Run view needs ~640 pixels). The command that starts TensorDeck again after a language switch (this process&apos;s). Whether preflight imports TensorFlow on every machine (slow; tests switch it off).</extracomment>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="90"/>
+        <location filename="../main_window.py" line="91"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="90"/>
+        <location filename="../main_window.py" line="91"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="90"/>
+        <location filename="../main_window.py" line="91"/>
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="153"/>
+        <location filename="../main_window.py" line="154"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="154"/>
+        <location filename="../main_window.py" line="155"/>
         <source>&amp;New (wizard)…</source>
         <translation>新建（向导）(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="156"/>
+        <location filename="../main_window.py" line="157"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="158"/>
+        <location filename="../main_window.py" line="159"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="159"/>
+        <location filename="../main_window.py" line="160"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="161"/>
+        <location filename="../main_window.py" line="162"/>
         <source>Save &amp;as…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="164"/>
+        <location filename="../main_window.py" line="165"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="166"/>
+        <location filename="../main_window.py" line="167"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="167"/>
+        <location filename="../main_window.py" line="168"/>
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="168"/>
+        <location filename="../main_window.py" line="169"/>
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="169"/>
+        <location filename="../main_window.py" line="170"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="170"/>
+        <location filename="../main_window.py" line="171"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="173"/>
+        <location filename="../main_window.py" line="174"/>
         <source>System language</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="179"/>
+        <location filename="../main_window.py" line="180"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="180"/>
+        <location filename="../main_window.py" line="181"/>
         <source>&amp;About TensorDeck</source>
         <translation>关于 TensorDeck(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="198"/>
+        <location filename="../main_window.py" line="199"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="208"/>
+        <location filename="../main_window.py" line="209"/>
         <source>About TensorDeck</source>
         <translation>关于 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="209"/>
+        <location filename="../main_window.py" line="210"/>
         <source>TensorDeck {version}
 Launch, watch and diagnose TensorFlow training.</source>
         <translation>TensorDeck {version}
 启动、监视和诊断 TensorFlow 训练。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="218"/>
+        <location filename="../main_window.py" line="219"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="219"/>
+        <location filename="../main_window.py" line="220"/>
         <source>The config has unsaved changes. Save them first?</source>
         <translation>配置有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="249"/>
-        <location filename="../main_window.py" line="288"/>
-        <location filename="../main_window.py" line="302"/>
+        <location filename="../main_window.py" line="250"/>
+        <location filename="../main_window.py" line="289"/>
+        <location filename="../main_window.py" line="303"/>
         <source>Not saved</source>
         <translation>未保存</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="250"/>
+        <location filename="../main_window.py" line="251"/>
         <source>{path} could not be saved ({error}); nothing was started. The config is in the Cluster view: save it elsewhere with File &gt; Save as.</source>
         <translation>无法保存 {path}（{error}），因此没有启动任何运行。配置仍在“集群”视图中：请用“文件 &gt; 另存为”保存到其他位置。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="264"/>
+        <location filename="../main_window.py" line="265"/>
         <source>Open a config</source>
         <translation>打开配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="266"/>
-        <location filename="../main_window.py" line="296"/>
+        <location filename="../main_window.py" line="267"/>
+        <location filename="../main_window.py" line="297"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="274"/>
+        <location filename="../main_window.py" line="275"/>
         <source>Cannot open</source>
         <translation>无法打开</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="295"/>
+        <location filename="../main_window.py" line="296"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="319"/>
+        <location filename="../main_window.py" line="320"/>
         <source>new config</source>
         <translation>新配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="352"/>
+        <location filename="../main_window.py" line="353"/>
         <source>Fix the config first</source>
         <translation>请先修正配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="360"/>
+        <location filename="../main_window.py" line="361"/>
         <source>Save the changes?</source>
         <translation>保存更改？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="361"/>
+        <location filename="../main_window.py" line="362"/>
         <source>The run reads the config file. Save your changes to {path} first?</source>
         <translation>运行读取的是配置文件。要先把更改保存到 {path} 吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="404"/>
+        <location filename="../main_window.py" line="405"/>
         <source>TensorDeck: {name} {status}</source>
         <translation>TensorDeck：{name} {status}</translation>
     </message>
@@ -1104,18 +1104,18 @@ Launch, watch and diagnose TensorFlow training.</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="375"/>
+        <location filename="../main_window.py" line="376"/>
         <source>Checking the machines…</source>
         <translation>正在检查机器…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="199"/>
+        <location filename="../main_window.py" line="200"/>
         <source>TensorDeck shows the new language after a restart. Restart now?</source>
         <translation>TensorDeck 重启后才会显示新的语言。现在重启吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="381"/>
-        <location filename="../main_window.py" line="391"/>
+        <location filename="../main_window.py" line="382"/>
+        <location filename="../main_window.py" line="392"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
@@ -1342,12 +1342,12 @@ Launch, watch and diagnose TensorFlow training.</source>
         <translation>{path} 已存在。要用这个配置替换它吗？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="540"/>
+        <location filename="../wizard.py" line="542"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="541"/>
+        <location filename="../wizard.py" line="543"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
@@ -1814,17 +1814,17 @@ Launch, watch and diagnose TensorFlow training.</source>
         <translation>{host}:{port} 还不是已知主机。请将其密钥指纹与该机器自己显示的指纹比较（Linux：ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub；Windows：ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub），只有两者相同时才信任它。</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="53"/>
+        <location filename="../trust_dialog.py" line="54"/>
         <source>Reading the key…</source>
         <translation>正在读取密钥…</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="62"/>
+        <location filename="../trust_dialog.py" line="64"/>
         <source>Trust</source>
         <translation>信任</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="77"/>
+        <location filename="../trust_dialog.py" line="79"/>
         <source>Key fingerprint: {fingerprint}</source>
         <translation>密钥指纹：{fingerprint}</translation>
     </message>
