@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Sequence
 
 from core import __version__
+from core.messages import tr
 
-EPILOG = """\
-examples:
+EXAMPLES = """\
   tensordeck --run resources/examples/quickstart.json
   tensordeck --run job.json --dry-run
   tensordeck validate job.json
@@ -29,138 +30,160 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tensordeck",
-        description="Launch, watch and diagnose TensorFlow training: one GPU, all GPUs of a "
-        "machine, or a parameter-server / worker cluster.",
-        epilog=EPILOG,
+        description=tr("cli.description"),
+        epilog=tr("cli.examples") + "\n" + EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tensordeck {__version__}")
-    parser.add_argument("--run", metavar="FILE", help="run the job described by config FILE")
+    parser.add_argument("--run", metavar="FILE", help=tr("cli.run"))
     _add_run_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # Each command names its handler as "module:function"; it is imported only when it runs.
-    p = sub.add_parser("run", help="run a job (same as --run FILE)")
+    p = sub.add_parser("run", help=tr("cli.run_command"))
     p.add_argument("file", metavar="FILE")
     _add_run_options(p)
 
-    p = sub.add_parser("validate", help="check a config file; exit 2 with every problem found")
+    p = sub.add_parser("validate", help=tr("cli.validate"))
     p.add_argument("file", metavar="FILE")
     p.set_defaults(handler="core.run_command:validate_cli")
 
-    p = sub.add_parser("schema", help="print the JSON Schema of config files")
+    p = sub.add_parser("schema", help=tr("cli.schema"))
     p.set_defaults(handler="core.config:schema_cli")
 
-    p = sub.add_parser("doctor", help="diagnose GPUs, drivers and TensorFlow installs")
+    p = sub.add_parser("doctor", help=tr("cli.doctor"))
     p.add_argument(
         "--python",
         action="append",
         metavar="PATH",
         default=[],
-        help="training interpreter to check (repeatable; default: all found)",
+        help=tr("cli.doctor.python"),
     )
     p.add_argument(
         "--explain",
         metavar="FILE",
-        help="diagnose a captured error output instead ('-' reads stdin)",
+        help=tr("cli.doctor.explain"),
     )
     p.add_argument(
         "--platform",
         choices=["windows", "linux", "wsl"],
-        help="with --explain: where the output came from, when known",
+        help=tr("cli.doctor.platform"),
     )
     p.add_argument(
-        "--tf-version", metavar="X.Y", help="with --explain: TensorFlow version, when known"
+        "--tf-version", metavar="X.Y", help=tr("cli.doctor.tf_version")
     )
     p.add_argument(
-        "--no-import", action="store_true", help="skip the 'import tensorflow' probe (fast)"
+        "--no-import", action="store_true", help=tr("cli.doctor.no_import")
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help=tr("cli.json"))
     p.set_defaults(handler="core.doctor.command:doctor_command")
 
-    p = sub.add_parser("gpus", help="list NVIDIA GPUs (NVML)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--watch", action="store_true", help="refresh every second until Ctrl+C")
+    p = sub.add_parser("gpus", help=tr("cli.gpus"))
+    p.add_argument("--json", action="store_true", help=tr("cli.json"))
+    p.add_argument("--watch", action="store_true", help=tr("cli.gpus.watch"))
     p.set_defaults(handler="core.gpu.command:gpus_command")
 
     p = sub.add_parser(
-        "export", help="write the job as a Kubeflow TFJob, or as command lines to start by hand"
+        "export", help=tr("cli.export")
     )
     p.add_argument("file", metavar="FILE")
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument(
         "--kubeflow",
         metavar="OUT",
-        help="write a TFJob manifest (YAML; JSON if OUT ends in .json; - for stdout)",
+        help=tr("cli.export.kubeflow"),
     )
     target.add_argument(
         "--commands",
         metavar="OUT",
-        help="write the sh / cmd / PowerShell lines that start each task, per machine "
-        "(Markdown; - for stdout)",
+        help=tr("cli.export.commands"),
     )
     p.add_argument(
         "--image",
         metavar="IMAGE",
-        help="container image for the TFJob (default: the placeholder REPLACE_WITH_YOUR_IMAGE)",
+        help=tr("cli.export.image"),
     )
     p.set_defaults(handler="core.export_command:export_command")
 
     p = sub.add_parser(
         "preflight",
-        help="check a job's machines before a run: SSH, TensorFlow, GPUs, ports, firewalls",
+        help=tr("cli.preflight"),
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help=tr("cli.json"))
     p.add_argument(
         "--no-import",
         action="store_true",
-        help="read TensorFlow's version from its files instead of importing it (fast)",
+        help=tr("cli.preflight.no_import"),
     )
     p.set_defaults(handler="core.remote.preflight_command:preflight_cli")
 
-    p = sub.add_parser("trust", help="trust a node's SSH host key (adds it to known_hosts)")
+    p = sub.add_parser("trust", help=tr("cli.trust"))
     p.add_argument("host", metavar="HOST")
     p.add_argument("--port", type=int, default=22)
-    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.add_argument("--yes", action="store_true", help=tr("cli.trust.yes"))
     p.set_defaults(handler="core.remote.commands:trust_cli")
 
-    p = sub.add_parser("login", help="store a node's SSH password in the system keyring")
-    p.add_argument("file", metavar="FILE", help="the config that names the node")
+    p = sub.add_parser("login", help=tr("cli.login"))
+    p.add_argument("file", metavar="FILE", help=tr("cli.login.file"))
     p.add_argument("node", metavar="NODE")
-    p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
+    p.add_argument("--password-stdin", action="store_true", help=tr("cli.login.stdin"))
     p.set_defaults(handler="core.remote.commands:login_cli")
 
-    p = sub.add_parser("env", help="make a TensorFlow environment that works on this machine")
-    p.add_argument("action", choices=["create"], help="create: plan, confirm, build, verify, "
-                   "and add it to the training interpreters")
-    p.add_argument("--path", metavar="DIR", help="where (default: TensorDeck's data folder)")
-    p.add_argument("--cpu", action="store_true", help="the CPU build, even with an NVIDIA GPU")
-    p.add_argument("--python", metavar="PATH", help="the Python to base a venv on")
-    p.add_argument("--yes", action="store_true", help="build without asking")
-    p.add_argument("--dry-run", action="store_true", help="show the plan; build nothing")
+    p = sub.add_parser("env", help=tr("cli.env"))
+    p.add_argument("action", choices=["create"], help=tr("cli.env.create"))
+    p.add_argument("--path", metavar="DIR", help=tr("cli.env.path"))
+    p.add_argument("--cpu", action="store_true", help=tr("cli.env.cpu"))
+    p.add_argument("--python", metavar="PATH", help=tr("cli.env.python"))
+    p.add_argument("--yes", action="store_true", help=tr("cli.env.yes"))
+    p.add_argument("--dry-run", action="store_true", help=tr("cli.env.dry_run"))
     p.set_defaults(handler="core.envcreate.command:env_command")
 
-    p = sub.add_parser("gui", help="open the window (also: tensordeck with no arguments)")
-    p.add_argument("gui_args", nargs=argparse.REMAINDER, help="[FILE] [--no-wizard]")
+    p = sub.add_parser("gui", help=tr("cli.gui"))
+    p.add_argument("file", metavar="FILE", nargs="?", help=tr("cli.gui.file"))
+    p.add_argument("--no-wizard", action="store_true", help=tr("cli.gui.no_wizard"))
     p.set_defaults(handler="core.cli:gui_cli")
-
-    p = sub.add_parser("_remote-task")  # internal: the local stand-in of a node's task
-    p.set_defaults(handler="core.remote.run_task:run_task_cli")
+    parser.set_defaults(commands=tuple(sub.choices))
     return parser
 
 
+#: Commands TensorDeck starts itself (never typed): kept out of the usage and of the list of
+#: commands an error shows.
+INTERNAL = {"_remote-task": "core.remote.run_task:run_task_cli"}
+
+
+def _run_internal(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog=f"tensordeck {argv[0]}", description=tr("cli.internal")
+    )
+    parser.parse_args(argv[1:])
+    return _call(INTERNAL[argv[0]], argparse.Namespace())
+
+
+def _call(handler: str, args: argparse.Namespace) -> int:
+    module, function = handler.split(":")
+    return importlib.import_module(module).__dict__[function](args)
+
+
+def _names_a_file(argv: list[str], parser: argparse.ArgumentParser) -> bool:
+    """``tensordeck FILE [--no-wizard]`` (what "Open with" and a double-click on a config
+    give): the first word is no command, no option, and names a file."""
+    first = argv[0]
+    commands = parser.get_default("commands")
+    return not first.startswith("-") and first not in commands and os.path.isfile(first)
+
+
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--run-dir", metavar="DIR", help="write the run folder here")
+    parser.add_argument("--run-dir", metavar="DIR", help=tr("cli.run_dir"))
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="print each task's command and environment; start nothing",
+        help=tr("cli.dry_run"),
     )
     parser.add_argument(
         "--no-doctor",
         action="store_true",
-        help="start even if the doctor's pre-run checks find an error",
+        help=tr("cli.no_doctor"),
     )
     parser.set_defaults(handler=None)
 
@@ -168,11 +191,15 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
-        return gui_cli(argparse.Namespace(gui_args=[]))  # a double-click: the window
+        return gui_cli(argparse.Namespace(file=None, no_wizard=False))  # a double-click
+    if argv[0] in INTERNAL:
+        return _run_internal(argv)
     parser = build_parser()
+    if _names_a_file(argv, parser):
+        argv = ["gui", *argv]
     args = parser.parse_args(argv)
     if args.run and args.command:
-        parser.error("--run FILE cannot be combined with a command")
+        parser.error(tr("cli.run_and_command"))
     if args.run or args.command == "run":
         from core.run_command import run_command
 
@@ -183,8 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             check=not args.no_doctor,
         )
     if args.handler:
-        module, function = args.handler.split(":")
-        return importlib.import_module(module).__dict__[function](args)
+        return _call(args.handler, args)
     parser.print_help()  # options without a command or --run
     return 0
 
@@ -197,10 +223,10 @@ def gui_cli(args: argparse.Namespace) -> int:
     except ImportError:
         has_qt = False
     if not has_qt:
-        print('tensordeck: the window needs PySide6: pip install "tensordeck[gui]". '
-              "Command line help: tensordeck --help", file=sys.stderr)
+        print(tr("cli.no_qt"), file=sys.stderr)
         return 2
-    return importlib.import_module("gui.app").main(args.gui_args)
+    gui_args = ([args.file] if args.file else []) + (["--no-wizard"] if args.no_wizard else [])
+    return importlib.import_module("gui.app").main(gui_args)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,15 @@ order in which a file lists its keys, and a new job's content. Editors read file
 
 from __future__ import annotations
 
-from typing import Literal, get_args, get_origin
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
-from core.config import SINGLE_PROCESS, JobConfig, RestartPolicy, TaskGroup
+from core.config import SINGLE_PROCESS, ConfigProblem, JobConfig, RestartPolicy, TaskGroup
+
+if TYPE_CHECKING:
+    from core.findings import Finding
 
 
 def keys(model: type[BaseModel]) -> tuple[str, ...]:
@@ -97,3 +101,27 @@ def new_job(name: str, strategy: str, script: str, **values: object) -> dict:
     data["restart"] = {key: default(RestartPolicy, key) for key in ("policy", "max_restarts")}
     data["stop_grace_seconds"] = default(JobConfig, "stop_grace_seconds")
     return in_file_order({**data, **values})
+
+
+def run_problems(data: dict, config_path: Path) -> tuple[list[ConfigProblem], list[Finding]]:
+    """What ``tensordeck validate`` finds in an editor's document, as if it were saved at
+    ``config_path``: (the problems that refuse the run, the doctor's warnings). It plans the
+    run as the command line does (the interpreter run to prove it is a Python, the script, the
+    run folder, the ports bound and released) and asks the doctor's pre-run checks; a doctor
+    error is a problem ``doctor: TITLE``. Slow (a probe, cached): editors call it off their
+    UI thread. The LAN's nodes are not contacted: Preflight (``tensordeck preflight``) does."""
+    from core.config import ConfigError, parse_config
+    from core.session import doctor_findings
+    from core.topology import plan_run
+
+    try:
+        plan = plan_run(parse_config(data), config_path, probe_python=True)
+    except ConfigError as exc:
+        return list(exc.problems), []
+    try:
+        findings = doctor_findings(plan)
+    finally:
+        plan.release_ports()
+    errors = [ConfigProblem(where="doctor", message=f.title) for f in findings
+              if f.severity == "error"]
+    return errors, [f for f in findings if f.severity != "error"]

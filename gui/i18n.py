@@ -8,6 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtWidgets import QApplication
 
+from core import messages
+
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 #: Language code -> its name in that language (what the settings menu lists).
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
@@ -27,6 +29,7 @@ def install_translators(app: QApplication, choice: str) -> str:
 
     The translators are parented to ``app`` so they live as long as it does."""
     language = resolve_language(choice)
+    messages.set_language(language)  # what the core says, in the same language
     for old in app.findChildren(QTranslator):
         app.removeTranslator(old)
         old.deleteLater()
@@ -58,3 +61,15 @@ def state_label(state: str) -> str:
         "idle": QCoreApplication.translate("State", "not started"),
     }
     return labels.get(state, state)
+
+
+def core_text(text: str) -> str:
+    """A message of the core (a problem, a reason read from a run folder) in the UI
+    language, when :mod:`core.messages` knows it; else as the core said it."""
+    return messages.translate_text(text)
+
+
+def kind_label(kind: str) -> str:
+    """What kind of interpreter it is (core.interpreters.discover's word) in the UI language."""
+    message_id = f"kind.{kind}"
+    return messages.tr(message_id) if message_id in messages.CATALOGUE else kind

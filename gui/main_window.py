@@ -4,17 +4,28 @@ run, and the remembered window state."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QProcess, QSize, Qt
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
+    QBoxLayout,
     QFileDialog,
-    QHBoxLayout,
+    QListView,
     QListWidget,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QStackedWidget,
     QStyle,
     QSystemTrayIcon,
@@ -34,6 +45,21 @@ from gui.views.machine import MachineView
 from gui.views.run import RunView
 
 PAGES = ("machine", "cluster", "run", "history")
+#: The window's size at the first start, where the screen has room for it.
+FIRST_SIZE = (1280, 820)
+NAV_WIDTH = 170
+#: Below this width the navigation goes above the pages (the Run view needs ~640 pixels).
+NARROW_WIDTH = 900
+QWIDGETSIZE_MAX = 16_777_215
+
+
+def _scrollable(view: QWidget) -> QScrollArea:
+    """A page that scrolls when the window is smaller than the page's smallest size."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidget(view)
+    return area
 
 
 class MainWindow(QMainWindow):
@@ -43,7 +69,9 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.setWindowTitle("TensorDeck")
         self.setAcceptDrops(True)
-        self.resize(1280, 820)
+        self.resize(*FIRST_SIZE)
+        #: The command that starts TensorDeck again after a language switch (this process's).
+        self.restart_command: list[str] = list(sys.orig_argv)
         self.machine = MachineView(nvml=nvml)
         self.cluster = ClusterView()
         self.run_view = RunView()
@@ -53,8 +81,8 @@ class MainWindow(QMainWindow):
         self.preflight_dialog: PreflightDialog | None = None
         self.nav = QListWidget()
         self.nav.setObjectName("nav")
-        self.nav.setFixedWidth(170)
         self.nav.setIconSize(QSize(18, 18))
+        self.nav.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.stack = QStackedWidget()
         style = self.style()
         pix = QStyle.StandardPixmap
@@ -66,15 +94,16 @@ class MainWindow(QMainWindow):
                                     strict=True):
             self.nav.addItem(name)
             self.nav.item(self.nav.count() - 1).setIcon(style.standardIcon(icon))
-            self.stack.addWidget(view)
+            self.stack.addWidget(_scrollable(view))
         self.nav.currentRowChanged.connect(self._on_page)
         central = QWidget()
-        row = QHBoxLayout(central)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(0)
-        row.addWidget(self.nav)
-        row.addWidget(self.stack, 1)
+        self._frame = QBoxLayout(QBoxLayout.Direction.LeftToRight, central)
+        self._frame.setContentsMargins(0, 0, 0, 0)
+        self._frame.setSpacing(0)
+        self._frame.addWidget(self.nav)
+        self._frame.addWidget(self.stack, 1)
         self.setCentralWidget(central)
+        self._place_nav()
 
         self._build_menus()
         self.tray = self._make_tray()
@@ -93,6 +122,7 @@ class MainWindow(QMainWindow):
         self.history.rerun.connect(self._rerun)
         self.history.set_folders(self._history_folders())
         self._restore_state()
+        self._fit_to_screen()
         self.show_page("cluster")
         self._update_title()
 
@@ -139,13 +169,15 @@ class MainWindow(QMainWindow):
         run_menu.addAction(self._action(self.tr("&Start"), self.start_run, "F5"))
         run_menu.addAction(self._action(self.tr("S&top"), self.run_view.stop, "Shift+F5"))
         settings_menu = self.menuBar().addMenu(self.tr("&Settings"))
-        language_menu = settings_menu.addMenu(self.tr("&Language"))
+        self.language_menu = settings_menu.addMenu(self.tr("&Language"))
+        languages = QActionGroup(self)  # one choice ticked at a time
         current = self.settings.language
         for code, label in ((SYSTEM, self.tr("System language")), *LANGUAGES.items()):
             action = self._action(label, lambda _=False, c=code: self._set_language(c))
             action.setCheckable(True)
             action.setChecked(code == current)
-            language_menu.addAction(action)
+            languages.addAction(action)
+            self.language_menu.addAction(action)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
         help_menu.addAction(self._action(self.tr("&About TensorDeck"), self._about))
         self._fill_recent()
@@ -159,10 +191,18 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(bool(recent))
 
     def _set_language(self, code: str) -> None:
+        """Remember the language and offer to restart in it now (every window's text is
+        made when it opens)."""
+        if code == self.settings.language:
+            return
         self.settings.language = code
-        QMessageBox.information(self, self.tr("Language"),
-                                self.tr("The new language applies the next time TensorDeck "
-                                        "starts."))
+        answer = QMessageBox.question(
+            self, self.tr("Language"),
+            self.tr("TensorDeck shows the new language after a restart. Restart now?"),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes)
+        if answer == QMessageBox.StandardButton.Yes and self.close():
+            QProcess.startDetached(self.restart_command[0], self.restart_command[1:])
 
     def _about(self) -> None:
         from core import __version__
@@ -192,8 +232,7 @@ class MainWindow(QMainWindow):
 
         wizard = ConfigWizard(self)
         if self.machine.report is not None:
-            wizard.tasks_page.set_machine_gpus(
-                [(g.index, g.name or "GPU") for g in self.machine.report.gpus])
+            wizard.set_machine_gpus([(g.index, g.name or "GPU") for g in self.machine.report.gpus])
         self.settings.wizard_done = True
         try:
             if wizard.exec() == ConfigWizard.DialogCode.Accepted:
@@ -204,14 +243,19 @@ class MainWindow(QMainWindow):
             wizard.deleteLater()
 
     def apply_wizard(self, wizard) -> Path | None:
-        """Load the wizard's config into the forms, save it, and run it if asked."""
+        """Load the wizard's config into the forms, save it where the review page says (its
+        folder made if needed; an existing file was confirmed there), and run it if asked."""
         self.cluster.load(wizard.config(), None)
-        path = wizard.review_page.path.text().strip()
+        target = wizard.review_page.target()
         try:
-            saved = self.cluster.save(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            saved = self.cluster.save(target)
         except OSError as exc:
-            QMessageBox.warning(self, self.tr("Not saved"), str(exc))
             self.show_page("cluster")
+            QMessageBox.warning(self, self.tr("Not saved"), self.tr(
+                "{path} could not be saved ({error}); nothing was started. The config is in "
+                "the Cluster view: save it elsewhere with File > Save as.").format(
+                path=target, error=exc.strerror or exc))
             return None
         self._remember(saved)
         if wizard.review_page.run_now.isChecked():
@@ -307,15 +351,25 @@ class MainWindow(QMainWindow):
         self.run_view.start(self.cluster.path)
 
     def _saved_valid_config(self) -> bool:
-        """Whether the forms are valid and saved (saving them if needed): runs and preflight
-        read the file, as the CLI would."""
+        """Whether the forms are valid and saved: runs and preflight read the file, as the CLI
+        would. Unsaved edits are saved over the file only when the user says so."""
         problems = self.cluster.validate()
         if problems:
             self.show_page("cluster")
             QMessageBox.warning(self, self.tr("Fix the config first"),
                                 "\n".join(str(p) for p in problems))
             return False
-        return not ((self.cluster.dirty or self.cluster.path is None) and not self.save())
+        if self.cluster.path is None:
+            return self.save_as()
+        if not self.cluster.dirty:
+            return True
+        answer = QMessageBox.question(
+            self, self.tr("Save the changes?"),
+            self.tr("The run reads the config file. Save your changes to {path} first?").format(
+                path=self.cluster.path),
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save)
+        return answer == QMessageBox.StandardButton.Save and self.save()
 
     def preflight(self) -> None:
         """Check the config's machines off the GUI thread, then show the report."""
@@ -369,6 +423,39 @@ class MainWindow(QMainWindow):
         return tray
 
     # --- state --------------------------------------------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place_nav()
+
+    def _place_nav(self) -> None:
+        """The navigation at the left, or above the page in a narrow window, where the pages
+        need all the width (Start and Stop sit at the right of the Run view)."""
+        narrow = self.width() < NARROW_WIDTH
+        self._frame.setDirection(QBoxLayout.Direction.TopToBottom if narrow
+                                 else QBoxLayout.Direction.LeftToRight)
+        self.nav.setFlow(QListView.Flow.LeftToRight if narrow else QListView.Flow.TopToBottom)
+        if narrow:
+            self.nav.setMinimumWidth(0)
+            self.nav.setMaximumWidth(QWIDGETSIZE_MAX)
+            self.nav.setFixedHeight(self.nav.sizeHintForRow(0) + 2 * self.nav.frameWidth())
+        else:
+            self.nav.setMinimumHeight(0)
+            self.nav.setMaximumHeight(QWIDGETSIZE_MAX)
+            self.nav.setFixedWidth(NAV_WIDTH)
+
+    def _fit_to_screen(self) -> None:
+        """Keep the window (first start or remembered) on its screen's free area: a small
+        screen or 150% scaling must not push Start off screen (the pages scroll instead)."""
+        area = self.screen().availableGeometry()
+        # Room for the title bar and borders, which the window manager adds after show.
+        width = min(self.width(), int(area.width() * 0.96))
+        height = min(self.height(), int(area.height() * 0.92))
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        if not area.contains(self.frameGeometry()):
+            self.move(area.left() + (area.width() - width) // 2,
+                      area.top() + (area.height() - height) // 3)
 
     def _restore_state(self) -> None:
         geometry, state = self.settings.window_state()

@@ -50,12 +50,14 @@ class TrustDialog(QDialog):
             "Windows: ssh-keygen -lf C:\\ProgramData\\ssh\\ssh_host_ed25519_key.pub) and trust "
             "it only when they are the same.").format(host=host, port=port))
         intro.setWordWrap(True)
+        intro.setTextFormat(Qt.TextFormat.PlainText)  # the host is the config's, not markup
         self.fingerprint_label = QLabel(self.tr("Reading the key…"))
         self.fingerprint_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message = QLabel()
         self.message.setObjectName("problem")
         self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)  # errors quote what a server said
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.hide()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)

@@ -1,5 +1,8 @@
 """Render every view and the wizard's pages to PNG, in English and Simplified Chinese, under
-docs/screenshots/ (offscreen; Chinese needs a CJK font, e.g. Debian's fonts-noto-cjk).
+docs/screenshots/ (offscreen; Chinese needs a CJK font, e.g. Debian's fonts-wqy-microhei or
+fonts-noto-cjk); then the main views again as the first start sizes the window on a 1024x700
+screen, at 100% and 150% scale (``*-1024x700-*.png``, ``*-1024x700-150-*.png``; each in a
+child process, since the scale is fixed when Qt starts).
 
 The Machine view shows two H200 GPUs as NVML reported them on a Linux GPU machine (recorded in
 tests/data/nvml) and this machine's real interpreters and findings; the Run view shows a real
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,7 +26,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
 from core.gpu import read_gpus  # noqa: E402
@@ -55,7 +60,11 @@ def settle(app: QApplication, seconds: float = 0.3) -> None:
 
 def save(widget: QWidget, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    widget.grab().save(str(path))
+    # A palette of 256 colours (a flat UI needs no more) and zlib's best: a fifth of the size.
+    image = widget.grab().toImage().convertToFormat(
+        QImage.Format.Format_Indexed8,
+        Qt.ImageConversionFlag.ThresholdDither | Qt.ImageConversionFlag.AvoidDither)
+    image.save(str(path), "PNG", 0)
     print(path)
 
 
@@ -69,31 +78,45 @@ def demo_job(folder: Path) -> Path:
     return config
 
 
-def shoot(app: QApplication, language: str, out: Path, folder: Path) -> None:
+#: The small screen of the second pass, and its scales.
+SMALL_SCREEN = (1024, 700)
+SMALL_SCALES = ("1", "1.5")
+
+
+def shoot(app: QApplication, language: str, out: Path, folder: Path, prefix: str = "",
+          *, small: bool = False) -> None:
+    """Every view to ``out/<language>-<prefix><view>.png``; ``small``: each view once, as the
+    first start sizes the window on this screen, and the wizard's first two pages."""
     from gui.main_window import MainWindow
-    from gui.wizard import ConfigWizard
 
     install_translators(app, language)
     nvml = ReplayNvml.load("h200x2_linux")
     settings = Settings(QSettings(str(folder / f"settings-{language}.ini"),
                                   QSettings.Format.IniFormat))
     window = MainWindow(settings, nvml=nvml, gpu_feed=False)
-    window.resize(1280, 820)
+    if not small:
+        window.resize(1280, 820)
     window.show()
+    name = f"{language}-{prefix}"
     window.show_page("machine")
     while window.machine.checking:
         settle(app, 0.2)
     settle(app)
-    save(window, out / f"{language}-machine.png")
+    save(window, out / f"{name}machine.png")
 
     window.open_file(str(demo_job(folder)))
     settle(app)
-    save(window, out / f"{language}-cluster.png")
-    window.cluster.name.setText("bad/name")
-    settle(app)
-    save(window, out / f"{language}-cluster-invalid.png")
-    window.cluster.name.setText("demo")
-    settle(app)
+    while window.cluster.status.text() == window.cluster.tr(
+            "Checking the interpreter, the ports and the doctor's pre-run checks…"):
+        settle(app, 0.2)
+    save(window, out / f"{name}cluster.png")
+    if not small:
+        window.cluster.name.setText("bad/name")
+        settle(app)
+        save(window, out / f"{name}cluster-invalid.png")
+        window.cluster.name.setText("demo")
+        window.cluster.save()  # Start would ask before saving the edits
+        settle(app)
 
     window.start_run()
     report = read_gpus(nvml, processes=False)
@@ -104,55 +127,82 @@ def shoot(app: QApplication, language: str, out: Path, folder: Path) -> None:
         settle(app, 0.2)
     settle(app, 0.5)
     run = window.run_view
-    for tab, name in ((run.logs, "run-logs"), (run.metric_charts, "run-metrics"),
-                      (run.gpu_charts, "run-gpus")):
+    tabs = ((run.logs, "run-logs"), (run.metric_charts, "run-metrics"),
+            (run.gpu_charts, "run-gpus"))
+    for tab, shot in tabs[:1] if small else tabs:
         run.tabs.setCurrentWidget(tab)
         settle(app)
-        save(window, out / f"{language}-{name}.png")
+        save(window, out / f"{name}{shot}.png")
 
     window.show_page("history")
     settle(app, 1.0)
-    save(window, out / f"{language}-history.png")
-
-    wizard = ConfigWizard(window, look=False)
-    wizard.tasks_page.set_machine_gpus([(g.index, g.name or "GPU") for g in report.gpus])
-    wizard.interpreter_page.set_interpreters([sys.executable])
-    wizard.interpreter_page.status.setText(
-        wizard.interpreter_page.tr("Python {version} with TensorFlow {tf}.").format(
-            version="3.11.7", tf="2.21.0"))
-    wizard.resize(820, 620)
-    wizard.show()
-    pages = ("wizard-1-interpreter", "wizard-2-strategy", "wizard-3-tasks", "wizard-4-script",
-             "wizard-5-review")
-    for index, name in enumerate(pages):
-        if name == "wizard-2-strategy":
-            wizard.strategy_page.buttons["parameter_server"].setChecked(True)
-        elif name == "wizard-4-script":
-            wizard.script_page.script.setText(str(folder / "train_ps.py"))
-            wizard.script_page.args.setText("--steps 300")
-        elif name == "wizard-5-review":
-            wizard.review_page.name.setText("quickstart")
-        settle(app)
-        save(wizard, out / f"{language}-{name}.png")
-        if index < len(pages) - 1:
-            wizard.next()
-    wizard.close()
+    save(window, out / f"{name}history.png")
+    shoot_wizard(app, window, [(g.index, g.name or "GPU") for g in report.gpus],
+                 out / f"{name}wizard", folder, pages=2 if small else None)
     window.cluster.dirty = False
     window.close()
     window.deleteLater()
     settle(app)
 
 
+def shoot_wizard(app: QApplication, window: QWidget, gpus: list[tuple[int, str]],
+                 stem: Path, folder: Path, pages: int | None = None) -> None:
+    """The wizard's pages (the first ``pages``; None: all, at 820x620), answered for the
+    quickstart job; the interpreter is really checked (TensorDeck's own Python)."""
+    from gui.wizard import ConfigWizard
+
+    (folder / "train_ps.py").write_text((REPO / "resources/examples/train_ps.py").read_text())
+    wizard = ConfigWizard(window, look=False)
+    wizard.set_machine_gpus(gpus)
+    wizard.interpreter_page.set_interpreters([sys.executable])
+    if pages is None:
+        wizard.resize(820, 620)
+    wizard.show()
+    names = ("1-interpreter", "2-strategy", "3-machines", "4-tasks", "5-script",
+             "6-review")[:pages]
+    for index, page in enumerate(names):
+        if page == "2-strategy":
+            wizard.strategy_page.buttons["parameter_server"].setChecked(True)
+        elif page == "5-script":
+            wizard.script_page.script.setText(str(folder / "train_ps.py"))
+            wizard.script_page.args.setText("--steps 300")
+        elif page == "6-review":
+            wizard.review_page.name.setText("quickstart")
+        while not wizard.currentPage().isComplete():  # the interpreter check
+            settle(app, 0.2)
+        settle(app)
+        save(wizard, Path(f"{stem}-{page}.png"))
+        if index < len(names) - 1:
+            wizard.next()
+    wizard.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
+    parser.add_argument("--small", metavar="PREFIX", help=argparse.SUPPRESS)  # a child's pass
     args = parser.parse_args()
     app = make_app()
     with tempfile.TemporaryDirectory() as tmp:
         for language in ("en", "zh_CN"):
             folder = Path(tmp) / language
             folder.mkdir()
-            shoot(app, language, Path(args.out), folder)
+            shoot(app, language, Path(args.out), folder, args.small or "",
+                  small=args.small is not None)
+        if args.small is not None:
+            return
+        screen = Path(tmp) / "screen.json"  # the offscreen platform's one screen
+        width, height = SMALL_SCREEN
+        screen.write_text(json.dumps({"screens": [{"name": "small", "x": 0, "y": 0,
+                                                   "width": width, "height": height,
+                                                   "logicalDpi": 96, "dpr": 1}]}))
+        for scale in SMALL_SCALES:
+            prefix = f"{width}x{height}-" + ("" if scale == "1" else
+                                             f"{round(float(scale) * 100)}-")
+            env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}",
+                   "QT_SCALE_FACTOR": scale}
+            subprocess.run([sys.executable, __file__, "--out", args.out, "--small", prefix],
+                           env=env, check=True)
 
 
 if __name__ == "__main__":

@@ -58,3 +58,15 @@ def wait_for_run(qtbot, run_view, timeout_ms: int = 60_000):
     with qtbot.waitSignal(run_view.session.finished, timeout=timeout_ms) as blocker:
         pass
     return blocker.args[0]
+
+
+def retype(qtbot, edit, text: str) -> None:
+    """Replace what a line edit holds the way a person does: select all, then type."""
+    from PySide6.QtCore import Qt
+
+    edit.setFocus()
+    qtbot.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    if text:
+        qtbot.keyClicks(edit, text)
+    else:
+        qtbot.keyClick(edit, Qt.Key.Key_Delete)

@@ -4,6 +4,7 @@ else; admin steps never one click; texts from logs never rendered as HTML."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -166,3 +167,57 @@ def test_batch_files_are_never_started_as_programs(tmp_path):
         resolve_program(str(bat), platform="win32")
     assert resolve_program(str(bat), platform="linux") == str(bat)
     assert Path(resolve_program(sys.executable)).samefile(sys.executable)
+
+
+def test_a_hostile_interpreter_path_is_run_as_one_argument_and_shown_as_text(qtbot, window,
+                                                                            tmp_path,
+                                                                            monkeypatch):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QWizard
+
+    from gui.wizard import ConfigWizard
+    from tests.gui_fixtures import retype
+
+    monkeypatch.chdir(tmp_path)
+    # Shell syntax, and an entity that rich text would turn into "&" (a name Windows allows).
+    folder = tmp_path / "x$(touch PWN); `touch PWN2` &amp; %PATH% ^&"
+    folder.mkdir()
+    fake = folder / "python"
+    fake.write_text("#!/bin/sh\ntouch PWN3\n")  # runs if started: it must only fail the check
+    fake.chmod(0o644)  # not executable: the check says so, nothing is started
+    wizard = ConfigWizard(window, look=False)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    page = wizard.interpreter_page
+    retype(qtbot, page.python.lineEdit(), str(fake))
+    qtbot.keyClick(page.python.lineEdit(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: str(fake) in page.status.text(), timeout=60_000)
+    assert page.status.textFormat() == Qt.TextFormat.PlainText
+    assert not wizard.button(QWizard.WizardButton.NextButton).isEnabled()
+    # The same path in a config, in the Cluster view.
+    config = tmp_path / "job.json"
+    (tmp_path / "t.py").write_text("print('x')\n")
+    config.write_text(json.dumps({"name": "t", "strategy": "single", "script": "t.py",
+                                  "python": str(fake)}))
+    cluster = window.cluster
+    with qtbot.waitSignal(cluster.checked, timeout=60_000):
+        assert window.open_file(str(config))
+    label = cluster.problem_labels["python"]
+    assert str(fake) in label.text() and label.textFormat() == Qt.TextFormat.PlainText
+    assert not any(p.name.startswith("PWN") for p in [*tmp_path.iterdir(), *folder.iterdir()])
+
+
+def test_the_trust_dialog_shows_a_hostile_host_and_its_error_as_text(qtbot):
+    from PySide6.QtCore import Qt
+
+    from gui.trust_dialog import TrustDialog
+
+    host = "&lt;b&gt;x&amp;y.invalid"  # an entity rich text would render: a name DNS refuses
+    dialog = TrustDialog(host, 22)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitUntil(dialog.message.isVisible, timeout=60_000)
+    intro = dialog.findChildren(QLabel)[0]
+    assert host in intro.text() and intro.textFormat() == Qt.TextFormat.PlainText
+    assert dialog.message.textFormat() == Qt.TextFormat.PlainText
+    assert not dialog.trust_button.isEnabled()

@@ -68,263 +68,278 @@
 <context>
     <name>ClusterView</name>
     <message>
-        <location filename="../views/cluster.py" line="103"/>
+        <location filename="../views/cluster.py" line="161"/>
         <source>train.py (relative to the config file&apos;s folder)</source>
         <translation>train.py（相对于配置文件所在的文件夹）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="104"/>
-        <location filename="../views/cluster.py" line="112"/>
+        <location filename="../views/cluster.py" line="162"/>
+        <location filename="../views/cluster.py" line="170"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="106"/>
+        <location filename="../views/cluster.py" line="164"/>
         <source>--epochs 5 --data {run_dir}/data</source>
         <translation>--epochs 5 --data {run_dir}/data</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="107"/>
+        <location filename="../views/cluster.py" line="165"/>
         <source>Add file…</source>
         <translation>添加文件…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="111"/>
+        <location filename="../views/cluster.py" line="169"/>
         <source>Default: the Python running TensorDeck</source>
         <translation>默认：运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="114"/>
+        <location filename="../views/cluster.py" line="172"/>
         <source>No NVIDIA GPU was found on this machine: tasks run on the CPU.</source>
         <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="132"/>
+        <location filename="../views/cluster.py" line="190"/>
         <source>Never: the first failure fails the run</source>
         <translation>从不：任一任务失败即整个运行失败</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="133"/>
+        <location filename="../views/cluster.py" line="191"/>
         <source>On failure: restart the task</source>
         <translation>失败时：重启该任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="145"/>
+        <location filename="../views/cluster.py" line="203"/>
         <source>Default for the strategy</source>
         <translation>按策略默认</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="146"/>
+        <location filename="../views/cluster.py" line="204"/>
         <source>TF_CONFIG variable</source>
         <translation>TF_CONFIG 环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="147"/>
+        <location filename="../views/cluster.py" line="205"/>
         <source>--job_name/--task_index flags</source>
         <translation>--job_name/--task_index 命令行参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="148"/>
+        <location filename="../views/cluster.py" line="205"/>
         <source>Both</source>
         <translation>两者都用</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="150"/>
+        <location filename="../views/cluster.py" line="209"/>
         <source>auto (hierarchical copy on Windows)</source>
         <translation>自动（Windows 上为 hierarchical copy）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="155"/>
+        <location filename="../views/cluster.py" line="215"/>
         <source>Default: runs/&lt;time&gt;-&lt;name&gt; next to the config</source>
         <translation>默认：配置文件旁的 runs/&lt;时间&gt;-&lt;名称&gt;</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="162"/>
+        <location filename="../views/cluster.py" line="222"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="165"/>
+        <location filename="../views/cluster.py" line="225"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="166"/>
+        <location filename="../views/cluster.py" line="226"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="168"/>
+        <location filename="../views/cluster.py" line="228"/>
         <source>Script</source>
         <translation>脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="170"/>
+        <location filename="../views/cluster.py" line="230"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="172"/>
+        <location filename="../views/cluster.py" line="232"/>
         <source>Interpreter</source>
         <translation>解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="174"/>
+        <location filename="../views/cluster.py" line="234"/>
         <source>Tasks</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="191"/>
+        <location filename="../views/cluster.py" line="251"/>
         <source>Environment variables</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="195"/>
+        <location filename="../views/cluster.py" line="255"/>
         <source>Failures and stopping</source>
         <translation>失败与停止</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="197"/>
+        <location filename="../views/cluster.py" line="257"/>
         <source>Restart policy</source>
         <translation>重启策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="198"/>
+        <location filename="../views/cluster.py" line="258"/>
         <source>Max restarts per task</source>
         <translation>每个任务最多重启次数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="199"/>
+        <location filename="../views/cluster.py" line="259"/>
         <source>First restart after</source>
         <translation>首次重启等待</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="201"/>
+        <location filename="../views/cluster.py" line="261"/>
         <source>Stop grace period</source>
         <translation>停止宽限时间</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="203"/>
+        <location filename="../views/cluster.py" line="263"/>
         <source>Advanced</source>
         <translation>高级</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="205"/>
+        <location filename="../views/cluster.py" line="265"/>
         <source>Cluster description</source>
         <translation>集群描述方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="206"/>
+        <location filename="../views/cluster.py" line="266"/>
         <source>All-reduce</source>
         <translation>All-reduce 方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="207"/>
+        <location filename="../views/cluster.py" line="267"/>
         <source>Run folder</source>
         <translation>运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="226"/>
+        <location filename="../views/cluster.py" line="287"/>
         <source>The config file (read-only)</source>
         <translation>配置文件（只读）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="236"/>
+        <location filename="../views/cluster.py" line="297"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="444"/>
+        <location filename="../views/cluster.py" line="510"/>
+        <source>Checking the interpreter, the ports and the doctor&apos;s pre-run checks…</source>
+        <translation>正在检查解释器、端口和诊断的运行前检查…</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="520"/>
+        <source>No problem in the fields. Saved, the file is also checked as `tensordeck validate` does.</source>
+        <translation>各字段没有问题。保存后，文件还会像 `tensordeck validate` 那样被完整检查。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="554"/>
         <source>{n} problem(s) to fix before this config can run.</source>
         <translation>还有 {n} 个问题需要修正，之后才能运行此配置。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="448"/>
+        <location filename="../views/cluster.py" line="561"/>
         <source>Valid: this is exactly the file `tensordeck --run` reads.</source>
         <translation>有效：这正是 `tensordeck --run` 读取的文件。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="466"/>
+        <location filename="../views/cluster.py" line="563"/>
+        <source>The doctor warns: {titles}</source>
+        <translation>诊断提醒：{titles}</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="581"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="476"/>
+        <location filename="../views/cluster.py" line="591"/>
         <source>Row {row}</source>
         <translation>第 {row} 行</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="510"/>
+        <location filename="../views/cluster.py" line="626"/>
         <source>Not saved yet</source>
         <translation>尚未保存</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="515"/>
+        <location filename="../views/cluster.py" line="631"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="516"/>
+        <location filename="../views/cluster.py" line="632"/>
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="522"/>
+        <location filename="../views/cluster.py" line="638"/>
         <source>File argument</source>
         <translation>文件参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="529"/>
+        <location filename="../views/cluster.py" line="644"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="530"/>
+        <location filename="../views/cluster.py" line="645"/>
         <source>Python ({pattern});;All files (*)</source>
         <translation>Python ({pattern});;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="120"/>
+        <location filename="../views/cluster.py" line="178"/>
         <source>Only when tasks run on other machines too, e.g. 192.168.1.10</source>
         <translation>仅当任务也在其他机器上运行时填写，例如 192.168.1.10</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="122"/>
+        <location filename="../views/cluster.py" line="180"/>
         <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
         <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="128"/>
+        <location filename="../views/cluster.py" line="186"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="129"/>
+        <location filename="../views/cluster.py" line="187"/>
         <source>Check every machine and the connections between them before a run</source>
         <translation>运行前检查每台机器及它们之间的连接</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="179"/>
+        <location filename="../views/cluster.py" line="239"/>
         <source>Machines</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="181"/>
+        <location filename="../views/cluster.py" line="241"/>
         <source>Other machines of the LAN that run tasks (choose them in the tasks&apos; Node column).</source>
         <translation>局域网中运行任务的其他机器（在任务的“节点”列中选择）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="186"/>
+        <location filename="../views/cluster.py" line="246"/>
         <source>This machine&apos;s address</source>
         <translation>本机地址</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="426"/>
+        <location filename="../views/cluster.py" line="506"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="427"/>
+        <location filename="../views/cluster.py" line="507"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -332,62 +347,116 @@
 <context>
     <name>ConfigWizard</name>
     <message>
-        <location filename="../wizard.py" line="309"/>
+        <location filename="../wizard.py" line="562"/>
         <source>New TensorDeck job</source>
         <translation>新建 TensorDeck 作业</translation>
     </message>
 </context>
 <context>
+    <name>EnvCreateDialog</name>
+    <message>
+        <location filename="../envcreate_dialog.py" line="39"/>
+        <source>Make a TensorFlow environment</source>
+        <translation>创建 TensorFlow 环境</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="45"/>
+        <source>Looking at this machine…</source>
+        <translation>正在查看本机…</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="56"/>
+        <source>Build</source>
+        <translation>构建</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="58"/>
+        <source>Cancel build</source>
+        <translation>取消构建</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="60"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="86"/>
+        <source>This environment will work on this machine. Build it?</source>
+        <translation>此环境可在本机上运行。要构建吗？</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="88"/>
+        <source>TensorDeck cannot build this one itself: follow the steps.</source>
+        <translation>TensorDeck 无法自行构建此环境：请按上面的步骤操作。</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="91"/>
+        <source>No environment can be planned: {error}</source>
+        <translation>无法规划环境：{error}</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="102"/>
+        <source>Building… (Cancel removes what was made)</source>
+        <translation>正在构建…（取消会删除已创建的内容）</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="111"/>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <location filename="../envcreate_dialog.py" line="131"/>
+        <source>The build stopped: {error}</source>
+        <translation>构建已停止：{error}</translation>
+    </message>
+</context>
+<context>
     <name>EnvEditor</name>
     <message>
-        <location filename="../widgets/env_editor.py" line="13"/>
+        <location filename="../widgets/env_editor.py" line="18"/>
         <source>Variable</source>
         <translation>变量</translation>
     </message>
     <message>
-        <location filename="../widgets/env_editor.py" line="13"/>
+        <location filename="../widgets/env_editor.py" line="18"/>
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../widgets/env_editor.py" line="14"/>
+        <location filename="../widgets/env_editor.py" line="19"/>
         <source>Add variable</source>
         <translation>添加变量</translation>
-    </message>
-    <message>
-        <source>Remove selected</source>
-        <translation type="vanished">删除所选</translation>
     </message>
 </context>
 <context>
     <name>FindingCard</name>
     <message>
-        <location filename="../views/machine.py" line="139"/>
+        <location filename="../views/machine.py" line="159"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="143"/>
+        <location filename="../views/machine.py" line="165"/>
         <source>Run…</source>
         <translation>运行…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="146"/>
+        <location filename="../views/machine.py" line="179"/>
         <source>This command is for another system ({shell})</source>
         <translation>此命令适用于其他系统（{shell}）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="1"/>
+        <location filename="../views/machine.py" line="174"/>
         <source>Needs administrator rights: run it yourself in an administrator terminal.</source>
         <translation>需要管理员权限：请在管理员终端中自行运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="1"/>
+        <location filename="../views/machine.py" line="177"/>
         <source>Involves restarting the computer: run it yourself.</source>
         <translation>涉及重启计算机：请自行运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="1"/>
+        <location filename="../views/machine.py" line="181"/>
         <source>Run it in a terminal: it needs a shell or an activated environment, or has parts to fill in.</source>
         <translation>请在终端中运行：它需要 shell 或已激活的环境，或有待填写的部分。</translation>
     </message>
@@ -395,27 +464,27 @@
 <context>
     <name>GpuCard</name>
     <message>
-        <location filename="../views/machine.py" line="99"/>
+        <location filename="../views/machine.py" line="118"/>
         <source>Memory: {memory}</source>
         <translation>显存：{memory}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="100"/>
+        <location filename="../views/machine.py" line="119"/>
         <source>Utilization: {value}</source>
         <translation>利用率：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="101"/>
+        <location filename="../views/machine.py" line="120"/>
         <source>Temperature: {value}</source>
         <translation>温度：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="102"/>
+        <location filename="../views/machine.py" line="121"/>
         <source>Power: {value}</source>
         <translation>功耗：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="103"/>
+        <location filename="../views/machine.py" line="122"/>
         <source>Driver {driver} · CUDA up to {cuda}</source>
         <translation>驱动 {driver} · 最高支持 CUDA {cuda}</translation>
     </message>
@@ -423,27 +492,28 @@
 <context>
     <name>GpuPicker</name>
     <message>
-        <location filename="../widgets/task_editor.py" line="33"/>
+        <location filename="../widgets/task_editor.py" line="51"/>
         <source>Default (ps: none, others: all)</source>
+        <extracomment>What &quot;On failure&quot; offers first: core&apos;s own count for parameter_server workers (its default, 0, is refused with on_failure).</extracomment>
         <translation>默认（ps 不用 GPU，其他任务使用全部 GPU）</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="34"/>
+        <location filename="../widgets/task_editor.py" line="52"/>
         <source>No GPU (CPU only)</source>
         <translation>不用 GPU（仅 CPU）</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="43"/>
+        <location filename="../widgets/task_editor.py" line="61"/>
         <source>No NVIDIA GPU found on this machine</source>
         <translation>本机未找到 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="69"/>
+        <location filename="../widgets/task_editor.py" line="87"/>
         <source>Default</source>
         <translation>默认</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="71"/>
+        <location filename="../widgets/task_editor.py" line="89"/>
         <source>None (CPU)</source>
         <translation>无（CPU）</translation>
     </message>
@@ -451,156 +521,176 @@
 <context>
     <name>HistoryView</name>
     <message>
+        <location filename="../views/history.py" line="192"/>
         <source>restarts</source>
         <translation>重启次数</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="57"/>
+        <location filename="../views/history.py" line="80"/>
         <source>History</source>
         <extracomment>How much of each log the history shows (the file has everything).</extracomment>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="59"/>
+        <location filename="../views/history.py" line="82"/>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="60"/>
+        <location filename="../views/history.py" line="83"/>
         <source>Open run folder</source>
         <translation>打开运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="61"/>
+        <location filename="../views/history.py" line="84"/>
         <source>Run again</source>
         <translation>再次运行</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="73"/>
+        <location filename="../views/history.py" line="96"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="73"/>
+        <location filename="../views/history.py" line="96"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="74"/>
+        <location filename="../views/history.py" line="97"/>
         <source>Started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="74"/>
+        <location filename="../views/history.py" line="97"/>
         <source>Duration</source>
         <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="75"/>
+        <location filename="../views/history.py" line="98"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="113"/>
+        <location filename="../views/history.py" line="142"/>
         <source>Runs found next to the configs you opened: {folders}</source>
         <translation>在你打开过的配置文件旁找到的运行：{folders}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="114"/>
+        <location filename="../views/history.py" line="143"/>
         <source>none yet</source>
         <translation>暂无</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="135"/>
+        <location filename="../views/history.py" line="164"/>
         <source>No runs yet. Start one from the Run view.</source>
         <translation>还没有运行记录。请在“运行”页面启动一次。</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="157"/>
+        <location filename="../views/history.py" line="187"/>
         <source>exit code</source>
         <translation>退出码</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="162"/>
+        <location filename="../views/history.py" line="199"/>
         <source>Config: {path}</source>
         <translation>配置：{path}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="163"/>
+        <location filename="../views/history.py" line="200"/>
         <source>Reason: {reason}</source>
         <translation>原因：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="1"/>
+        <location filename="../views/history.py" line="213"/>
         <source>Environment: {variables}</source>
         <translation>环境变量：{variables}</translation>
     </message>
 </context>
 <context>
+    <name>InterpreterCard</name>
+    <message>
+        <location filename="../views/machine.py" line="202"/>
+        <source>Use for this job</source>
+        <translation>用于此作业</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="203"/>
+        <source>Train the job in the Cluster view with this interpreter</source>
+        <translation>在“集群”视图中用此解释器训练作业</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="210"/>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="220"/>
+        <source>Also started as: {paths}</source>
+        <translation>也可通过以下路径启动：{paths}</translation>
+    </message>
+</context>
+<context>
     <name>InterpreterPage</name>
     <message>
-        <location filename="../wizard.py" line="59"/>
+        <location filename="../wizard.py" line="100"/>
         <source>Welcome to TensorDeck</source>
-        <extracomment>Tasks each strategy starts with (the user edits them on the Tasks page).</extracomment>
+        <extracomment>Strategies that need NVIDIA GPUs to mean anything: not offered on a machine without one. Page ids: the machines page is skipped for the strategies that run one process. The machine&apos;s GPUs, when the search (``look``) has read them: list[(index, name)].</extracomment>
         <translation>欢迎使用 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="60"/>
+        <location filename="../wizard.py" line="101"/>
         <source>First, the Python that will run your training. It needs TensorFlow; TensorDeck itself does not.</source>
         <translation>首先选择运行训练的 Python。它需要安装 TensorFlow；TensorDeck 本身不需要。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="64"/>
+        <location filename="../wizard.py" line="105"/>
         <source>The Python running TensorDeck</source>
         <translation>运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="65"/>
+        <location filename="../wizard.py" line="152"/>
         <source>Looking for Python installations…</source>
         <translation>正在查找已安装的 Python…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="66"/>
+        <location filename="../wizard.py" line="108"/>
         <source>Full check (imports TensorFlow)</source>
         <translation>完整检查（导入 TensorFlow）</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="69"/>
+        <location filename="../wizard.py" line="111"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="117"/>
+        <location filename="../wizard.py" line="142"/>
+        <location filename="../wizard.py" line="192"/>
         <source>Checking {python}…</source>
         <translation>正在检查 {python}…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="128"/>
-        <source>Problem: {error}</source>
-        <translation>问题：{error}</translation>
-    </message>
-    <message>
-        <location filename="../wizard.py" line="130"/>
+        <location filename="../wizard.py" line="210"/>
         <source>Python {version}: TensorFlow is not installed. Install it, or choose another Python.</source>
         <translation>Python {version}：未安装 TensorFlow。请安装它，或选择其他 Python。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="134"/>
+        <location filename="../wizard.py" line="214"/>
         <source>Python {version} with TensorFlow {tf}.</source>
         <translation>Python {version}，已安装 TensorFlow {tf}。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="140"/>
+        <location filename="../wizard.py" line="221"/>
         <source>Importing TensorFlow in {python}…</source>
         <translation>正在 {python} 中导入 TensorFlow…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="152"/>
+        <location filename="../wizard.py" line="233"/>
         <source>No problem found.</source>
         <translation>未发现问题。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="155"/>
+        <location filename="../wizard.py" line="236"/>
         <source>The Machine view shows each fix.</source>
         <translation>“本机”页面列出了每个问题的修复方法。</translation>
     </message>
@@ -608,28 +698,28 @@
 <context>
     <name>LogPanel</name>
     <message>
-        <location filename="../widgets/log_view.py" line="219"/>
+        <location filename="../widgets/log_view.py" line="240"/>
         <source>Search the logs (Enter: next match)</source>
-        <extracomment>Under a flood, the tail is redrawn at most this often (seconds), and only its last FLOOD_TAIL lines (a screenful is ~50); the full tail comes back when the flood stops.</extracomment>
+        <extracomment>Under a flood, the tail is redrawn at most this often (seconds), and only its last FLOOD_TAIL lines (a screenful is ~50); the full tail comes back when the flood stops. Longer lines are cut in the pane (the log file keeps them whole).</extracomment>
         <translation>搜索日志（回车：下一个匹配）</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="221"/>
+        <location filename="../widgets/log_view.py" line="242"/>
         <source>Only matching lines</source>
         <translation>只显示匹配的行</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="222"/>
+        <location filename="../widgets/log_view.py" line="243"/>
         <source>Previous</source>
         <translation>上一个</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="223"/>
+        <location filename="../widgets/log_view.py" line="244"/>
         <source>Next</source>
         <translation>下一个</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="232"/>
+        <location filename="../widgets/log_view.py" line="253"/>
         <source>All tasks</source>
         <translation>全部任务</translation>
     </message>
@@ -637,112 +727,107 @@
 <context>
     <name>MachineView</name>
     <message>
-        <location filename="../views/machine.py" line="168"/>
+        <location filename="../views/machine.py" line="242"/>
         <source>Machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="169"/>
+        <location filename="../views/machine.py" line="243"/>
         <source>Check again</source>
         <translation>重新检查</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="187"/>
+        <location filename="../views/machine.py" line="272"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="188"/>
+        <location filename="../views/machine.py" line="273"/>
         <source>Training interpreters</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="189"/>
+        <location filename="../views/machine.py" line="274"/>
         <source>Findings</source>
         <translation>诊断结果</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="213"/>
+        <location filename="../views/machine.py" line="309"/>
         <source>Checking this machine…</source>
         <translation>正在检查本机…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="249"/>
+        <location filename="../views/machine.py" line="351"/>
         <source>The check failed: {error}</source>
         <translation>检查失败：{error}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="270"/>
+        <location filename="../views/machine.py" line="375"/>
         <source>Training still runs on the CPU.</source>
         <translation>训练仍可在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="280"/>
+        <location filename="../views/machine.py" line="385"/>
         <source>No NVIDIA driver</source>
         <translation>没有 NVIDIA 驱动</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="281"/>
+        <location filename="../views/machine.py" line="386"/>
         <source>The NVIDIA driver is not running</source>
         <translation>NVIDIA 驱动未运行</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="282"/>
+        <location filename="../views/machine.py" line="387"/>
         <source>NVIDIA driver mismatch: reboot</source>
         <translation>NVIDIA 驱动版本不一致：请重启</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="283"/>
+        <location filename="../views/machine.py" line="388"/>
         <source>No NVIDIA GPU</source>
         <translation>没有 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="284"/>
+        <location filename="../views/machine.py" line="389"/>
         <source>The GPUs could not be read</source>
         <translation>无法读取 GPU 信息</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="297"/>
+        <location filename="../views/machine.py" line="403"/>
         <source>No Python found. Install Python with TensorFlow, or add one in the Cluster view&apos;s Interpreter field.</source>
         <translation>未找到 Python。请安装带 TensorFlow 的 Python，或在“集群”页面的“解释器”一栏中指定。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="313"/>
         <source>Checking…</source>
-        <translation>正在检查…</translation>
+        <translation type="vanished">正在检查…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="318"/>
         <source>{python} · TensorFlow is not installed</source>
-        <translation>{python} · 未安装 TensorFlow</translation>
+        <translation type="vanished">{python} · 未安装 TensorFlow</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="321"/>
         <source>{python} · TensorFlow {tf} fails to import</source>
-        <translation>{python} · TensorFlow {tf} 导入失败</translation>
+        <translation type="vanished">{python} · TensorFlow {tf} 导入失败</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="323"/>
         <source>{n} GPU(s)</source>
-        <translation>{n} 个 GPU</translation>
+        <translation type="vanished">{n} 个 GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="324"/>
         <source>CPU only</source>
-        <translation>仅 CPU</translation>
+        <translation type="vanished">仅 CPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="331"/>
+        <location filename="../views/machine.py" line="415"/>
         <source>Nothing to fix: no problem found.</source>
         <translation>无需修复：未发现问题。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="346"/>
+        <location filename="../views/machine.py" line="430"/>
         <source>Run this command?</source>
         <translation>运行此命令？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="347"/>
+        <location filename="../views/machine.py" line="431"/>
         <source>TensorDeck will run:
 
 {command}
@@ -755,237 +840,282 @@ It may change your system. Continue?</source>
 这可能会修改你的系统。是否继续？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="370"/>
+        <location filename="../views/machine.py" line="462"/>
         <source>[exit code {code}]</source>
         <translation>[退出码 {code}]</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="375"/>
+        <location filename="../views/machine.py" line="447"/>
+        <location filename="../views/machine.py" line="471"/>
         <source>[could not start: {error}]</source>
         <translation>[无法启动：{error}]</translation>
     </message>
     <message>
-        <location filename="../views/machine.py"/>
+        <location filename="../views/machine.py" line="246"/>
         <source>Not checked yet</source>
+        <extracomment>When the last check ran and how long it took (a check answered from the probe cache takes a moment: without this, &quot;Check again&quot; looks as if it did nothing).</extracomment>
         <translation>尚未检查</translation>
     </message>
     <message>
-        <location filename="../views/machine.py"/>
+        <location filename="../views/machine.py" line="306"/>
         <source>Checking… (started {time})</source>
         <translation>正在检查…（开始于 {time}）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py"/>
+        <location filename="../views/machine.py" line="346"/>
         <source>Checked at {time} ({seconds:.1f} s): {n} interpreter(s), {m} finding(s)</source>
         <translation>检查于 {time}（{seconds:.1f} 秒）：{n} 个解释器，{m} 项发现</translation>
     </message>
     <message>
-        <location filename="../views/machine.py"/>
+        <location filename="../views/machine.py" line="353"/>
         <source>Check failed at {time} ({seconds:.1f} s)</source>
         <translation>检查失败于 {time}（{seconds:.1f} 秒）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py"/>
+        <location filename="../views/machine.py" line="253"/>
         <source>Make a TensorFlow environment…</source>
         <translation>创建 TensorFlow 环境…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py"/>
-        <source>Build the TensorFlow environment that uses this machine's GPU, check it, and add it here</source>
+        <location filename="../views/machine.py" line="254"/>
+        <source>Build the TensorFlow environment that uses this machine&apos;s GPU, check it, and add it here</source>
         <translation>构建能使用本机 GPU 的 TensorFlow 环境，检查它，并添加到这里</translation>
+    </message>
+</context>
+<context>
+    <name>MachinesPage</name>
+    <message>
+        <location filename="../wizard.py" line="301"/>
+        <source>Other machines of the LAN</source>
+        <translation>局域网中的其他机器</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="302"/>
+        <source>Only if some tasks should run on other computers. Leave it empty to run everything on this machine.</source>
+        <translation>仅当部分任务要在其他电脑上运行时填写。留空则所有任务都在本机运行。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="306"/>
+        <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
+        <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="319"/>
+        <source>two machines are named {name!r}: give each its own name</source>
+        <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="320"/>
+        <source>a machine has no name: give it one</source>
+        <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="63"/>
+        <location filename="../main_window.py" line="91"/>
         <source>Machine</source>
-        <extracomment>Whether preflight imports TensorFlow on every machine (slow; tests switch it off).</extracomment>
+        <extracomment>The window&apos;s size at the first start, where the screen has room for it. Below this width the navigation goes above the pages (the Run view needs ~640 pixels). The command that starts TensorDeck again after a language switch (this process&apos;s). Whether preflight imports TensorFlow on every machine (slow; tests switch it off).</extracomment>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="63"/>
+        <location filename="../main_window.py" line="91"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="63"/>
+        <location filename="../main_window.py" line="91"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="63"/>
+        <location filename="../main_window.py" line="91"/>
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="124"/>
+        <location filename="../main_window.py" line="154"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="125"/>
+        <location filename="../main_window.py" line="155"/>
         <source>&amp;New (wizard)…</source>
         <translation>新建（向导）(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="127"/>
+        <location filename="../main_window.py" line="157"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="129"/>
+        <location filename="../main_window.py" line="159"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="130"/>
+        <location filename="../main_window.py" line="160"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="132"/>
+        <location filename="../main_window.py" line="162"/>
         <source>Save &amp;as…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="135"/>
+        <location filename="../main_window.py" line="165"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="137"/>
+        <location filename="../main_window.py" line="167"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="138"/>
+        <location filename="../main_window.py" line="168"/>
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="139"/>
+        <location filename="../main_window.py" line="169"/>
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="140"/>
+        <location filename="../main_window.py" line="170"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="141"/>
+        <location filename="../main_window.py" line="171"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="143"/>
+        <location filename="../main_window.py" line="174"/>
         <source>System language</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="148"/>
+        <location filename="../main_window.py" line="180"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="149"/>
+        <location filename="../main_window.py" line="181"/>
         <source>&amp;About TensorDeck</source>
         <translation>关于 TensorDeck(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="162"/>
+        <location filename="../main_window.py" line="199"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="163"/>
-        <source>The new language applies the next time TensorDeck starts.</source>
-        <translation>新语言将在下次启动 TensorDeck 时生效。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="169"/>
+        <location filename="../main_window.py" line="209"/>
         <source>About TensorDeck</source>
         <translation>关于 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="170"/>
+        <location filename="../main_window.py" line="210"/>
         <source>TensorDeck {version}
 Launch, watch and diagnose TensorFlow training.</source>
         <translation>TensorDeck {version}
 启动、监视和诊断 TensorFlow 训练。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="179"/>
+        <location filename="../main_window.py" line="219"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="180"/>
+        <location filename="../main_window.py" line="220"/>
         <source>The config has unsaved changes. Save them first?</source>
         <translation>配置有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="208"/>
-        <location filename="../main_window.py" line="245"/>
-        <location filename="../main_window.py" line="259"/>
+        <location filename="../main_window.py" line="250"/>
+        <location filename="../main_window.py" line="289"/>
+        <location filename="../main_window.py" line="303"/>
         <source>Not saved</source>
         <translation>未保存</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="221"/>
+        <location filename="../main_window.py" line="251"/>
+        <source>{path} could not be saved ({error}); nothing was started. The config is in the Cluster view: save it elsewhere with File &gt; Save as.</source>
+        <translation>无法保存 {path}（{error}），因此没有启动任何运行。配置仍在“集群”视图中：请用“文件 &gt; 另存为”保存到其他位置。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="265"/>
         <source>Open a config</source>
         <translation>打开配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="223"/>
-        <location filename="../main_window.py" line="253"/>
+        <location filename="../main_window.py" line="267"/>
+        <location filename="../main_window.py" line="297"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="231"/>
+        <location filename="../main_window.py" line="275"/>
         <source>Cannot open</source>
         <translation>无法打开</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="252"/>
+        <location filename="../main_window.py" line="296"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="276"/>
+        <location filename="../main_window.py" line="320"/>
         <source>new config</source>
         <translation>新配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="309"/>
+        <location filename="../main_window.py" line="353"/>
         <source>Fix the config first</source>
         <translation>请先修正配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="351"/>
+        <location filename="../main_window.py" line="361"/>
+        <source>Save the changes?</source>
+        <translation>保存更改？</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="362"/>
+        <source>The run reads the config file. Save your changes to {path} first?</source>
+        <translation>运行读取的是配置文件。要先把更改保存到 {path} 吗？</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="405"/>
         <source>TensorDeck: {name} {status}</source>
         <translation>TensorDeck：{name} {status}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="382"/>
+        <location filename="../main_window.py" line="469"/>
         <source>A run is going on</source>
         <translation>有运行正在进行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="383"/>
+        <location filename="../main_window.py" line="470"/>
         <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="322"/>
+        <location filename="../main_window.py" line="376"/>
         <source>Checking the machines…</source>
         <translation>正在检查机器…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="328"/>
-        <location filename="../main_window.py" line="338"/>
+        <location filename="../main_window.py" line="200"/>
+        <source>TensorDeck shows the new language after a restart. Restart now?</source>
+        <translation>TensorDeck 重启后才会显示新的语言。现在重启吗？</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="382"/>
+        <location filename="../main_window.py" line="392"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
@@ -993,77 +1123,73 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>NodeEditor</name>
     <message>
-        <location filename="../widgets/node_editor.py" line="33"/>
+        <location filename="../widgets/node_editor.py" line="40"/>
         <source>Name</source>
         <extracomment>The columns edited as text: column -&gt; config key.</extracomment>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="33"/>
+        <location filename="../widgets/node_editor.py" line="40"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="33"/>
+        <location filename="../widgets/node_editor.py" line="40"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="33"/>
+        <location filename="../widgets/node_editor.py" line="40"/>
         <source>SSH port</source>
         <translation>SSH 端口</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="34"/>
+        <location filename="../widgets/node_editor.py" line="41"/>
         <source>Python</source>
         <translation>Python</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="34"/>
+        <location filename="../widgets/node_editor.py" line="41"/>
         <source>Work folder</source>
         <translation>工作目录</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="34"/>
+        <location filename="../widgets/node_editor.py" line="41"/>
         <source>Address</source>
         <translation>地址</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="34"/>
+        <location filename="../widgets/node_editor.py" line="41"/>
         <source>Key file</source>
         <translation>密钥文件</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="35"/>
+        <location filename="../widgets/node_editor.py" line="42"/>
         <source>Password</source>
         <translation>密码</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="37"/>
+        <location filename="../widgets/node_editor.py" line="44"/>
         <source>Log in with the password stored in the system keyring (tensordeck login CONFIG NODE stores it; it never goes into the file).</source>
         <translation>使用保存在系统密钥环中的密码登录（由 tensordeck login CONFIG NODE 保存；密码绝不写入文件）。</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="39"/>
+        <location filename="../widgets/node_editor.py" line="46"/>
         <source>Add machine</source>
         <translation>添加机器</translation>
     </message>
     <message>
-        <source>Remove selected</source>
-        <translation type="vanished">删除所选</translation>
-    </message>
-    <message>
-        <location filename="../widgets/node_editor.py" line="54"/>
+        <location filename="../widgets/node_editor.py" line="62"/>
         <source>your user name</source>
         <translation>你的用户名</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="56"/>
+        <location filename="../widgets/node_editor.py" line="64"/>
         <source>same as host</source>
         <translation>与主机相同</translation>
     </message>
     <message>
-        <location filename="../widgets/node_editor.py" line="58"/>
+        <location filename="../widgets/node_editor.py" line="66"/>
         <source>agent, ~/.ssh</source>
         <translation>agent、~/.ssh</translation>
     </message>
@@ -1114,55 +1240,114 @@ Launch, watch and diagnose TensorFlow training.</source>
         <translation>复制修复方法</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="78"/>
+        <location filename="../preflight_dialog.py" line="80"/>
         <source>Trust {host}…</source>
         <translation>信任 {host}…</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="86"/>
+        <location filename="../preflight_dialog.py" line="88"/>
         <source>What to do (select and copy):</source>
         <translation>修复方法（可选中复制）：</translation>
     </message>
 </context>
 <context>
+    <name>RestartPicker</name>
+    <message>
+        <location filename="../widgets/task_editor.py" line="103"/>
+        <source>Job&apos;s policy</source>
+        <translation>作业的策略</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="104"/>
+        <source>Never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="104"/>
+        <source>On failure</source>
+        <translation>失败时</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="112"/>
+        <location filename="../widgets/task_editor.py" line="115"/>
+        <source> times</source>
+        <translation> 次</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_editor.py" line="107"/>
+        <source>Job&apos;s policy: the job&apos;s restart setting; in parameter_server, workers restart on failure</source>
+        <translation>作业的策略：使用作业的重启设置；在 parameter_server 中，worker 失败时会重启</translation>
+    </message>
+</context>
+<context>
     <name>ReviewPage</name>
     <message>
-        <location filename="../wizard.py" line="255"/>
+        <location filename="../wizard.py" line="461"/>
         <source>Review and save</source>
         <translation>检查并保存</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="256"/>
+        <location filename="../wizard.py" line="462"/>
         <source>This is the config file TensorDeck will save. The command line runs the same file: tensordeck --run FILE</source>
         <translation>这是 TensorDeck 将要保存的配置文件。命令行运行的也是同一个文件：tensordeck --run 文件</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="261"/>
+        <location filename="../wizard.py" line="467"/>
         <source>Save as…</source>
         <translation>另存为…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="265"/>
+        <location filename="../wizard.py" line="473"/>
         <source>Start the run when I press Finish</source>
         <translation>点击“完成”后立即开始运行</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="270"/>
+        <location filename="../wizard.py" line="478"/>
         <source>Job name</source>
         <translation>作业名称</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="271"/>
+        <location filename="../wizard.py" line="479"/>
         <source>Config file</source>
         <translation>配置文件</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="291"/>
+        <location filename="../wizard.py" line="505"/>
+        <source>{path} is a folder: add a file name, e.g. job.json</source>
+        <translation>{path} 是一个文件夹：请加上文件名，例如 job.json</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="509"/>
+        <source>{path} is a file, not a folder</source>
+        <translation>{path} 是文件，不是文件夹</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="517"/>
+        <source>{path} exists: Finish asks before replacing it.</source>
+        <translation>{path} 已存在：点击“完成”时会先询问是否替换。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="520"/>
+        <source>Finish creates the folder {folder}.</source>
+        <translation>点击“完成”时会创建文件夹 {folder}。</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="533"/>
+        <source>Replace the file?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="534"/>
+        <source>{path} exists. Replace it with this config?</source>
+        <translation>{path} 已存在。要用这个配置替换它吗？</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="542"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="292"/>
+        <location filename="../wizard.py" line="543"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
@@ -1178,100 +1363,100 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>RunView</name>
     <message>
-        <location filename="../views/run.py" line="73"/>
+        <location filename="../views/run.py" line="75"/>
         <source>TensorBoard</source>
         <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap).</extracomment>
         <translation>TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="83"/>
+        <location filename="../views/run.py" line="86"/>
         <source>Run</source>
         <extracomment>Offered when a start failed on a node whose host key is not known yet.</extracomment>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="85"/>
-        <location filename="../views/run.py" line="144"/>
+        <location filename="../views/run.py" line="88"/>
+        <location filename="../views/run.py" line="147"/>
         <source>No config loaded: open one, or create one with File &gt; New.</source>
         <translation>尚未加载配置：请打开一个，或通过“文件 &gt; 新建”创建。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="91"/>
+        <location filename="../views/run.py" line="94"/>
         <source>Start</source>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="93"/>
+        <location filename="../views/run.py" line="96"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="96"/>
+        <location filename="../views/run.py" line="99"/>
         <source>Open run folder</source>
         <translation>打开运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="98"/>
+        <location filename="../views/run.py" line="101"/>
         <source>Open TensorBoard</source>
         <translation>打开 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="113"/>
+        <location filename="../views/run.py" line="116"/>
         <source>Logs</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="114"/>
+        <location filename="../views/run.py" line="117"/>
         <source>Training metrics</source>
         <translation>训练指标</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="115"/>
+        <location filename="../views/run.py" line="118"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="205"/>
+        <location filename="../views/run.py" line="217"/>
         <source>{task} started (pid {pid})</source>
         <translation>{task} 已启动（pid {pid}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="210"/>
+        <location filename="../views/run.py" line="222"/>
         <source>{task} exited with code {code} ({state})</source>
         <translation>{task} 已退出，退出码 {code}（{state}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="215"/>
+        <location filename="../views/run.py" line="227"/>
         <source>{task} restarts in {delay:g} s</source>
         <translation>{task} 将在 {delay:g} 秒后重启</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="219"/>
+        <location filename="../views/run.py" line="231"/>
         <source>stopping: {reason}</source>
         <translation>正在停止：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="221"/>
+        <location filename="../views/run.py" line="233"/>
         <source>run folder {path}</source>
         <translation>运行文件夹 {path}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="223"/>
+        <location filename="../views/run.py" line="235"/>
         <source>run {status} (exit code {code})</source>
         <translation>运行{status}（退出码 {code}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="243"/>
+        <location filename="../views/run.py" line="259"/>
         <source>The run did not start</source>
         <translation>运行未启动</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="244"/>
+        <location filename="../views/run.py" line="260"/>
         <source>Nothing was started:</source>
         <translation>没有启动任何任务：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="117"/>
+        <location filename="../views/run.py" line="120"/>
         <source>Node GPUs</source>
         <translation>节点 GPU</translation>
     </message>
@@ -1279,42 +1464,62 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>ScriptPage</name>
     <message>
-        <location filename="../wizard.py" line="226"/>
+        <location filename="../wizard.py" line="365"/>
         <source>The training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="227"/>
+        <location filename="../wizard.py" line="366"/>
         <source>The Python file to run, and its arguments.</source>
         <translation>要运行的 Python 文件及其参数。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="229"/>
+        <location filename="../wizard.py" line="369"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="232"/>
+        <location filename="../wizard.py" line="370"/>
+        <source>Use the bundled example</source>
+        <translation>使用自带示例</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="371"/>
+        <source>A small script that ships with TensorDeck and trains on made-up data with the chosen strategy</source>
+        <translation>TensorDeck 自带的小脚本，用所选策略在合成数据上训练</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="377"/>
         <source>Hide TensorFlow&apos;s information messages (TF_CPP_MIN_LOG_LEVEL=1)</source>
         <translation>隐藏 TensorFlow 的提示信息（TF_CPP_MIN_LOG_LEVEL=1）</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="239"/>
+        <location filename="../wizard.py" line="385"/>
         <source>Script</source>
         <translation>脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="240"/>
+        <location filename="../wizard.py" line="387"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="246"/>
+        <location filename="../wizard.py" line="405"/>
+        <source>{path} is a folder: choose the training script in it</source>
+        <translation>{path} 是一个文件夹：请选择其中的训练脚本</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="408"/>
+        <source>{path} does not exist</source>
+        <translation>{path} 不存在</translation>
+    </message>
+    <message>
+        <location filename="../wizard.py" line="431"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="247"/>
+        <location filename="../wizard.py" line="432"/>
         <source>Python scripts (*.py)</source>
         <translation>Python 脚本 (*.py)</translation>
     </message>
@@ -1322,57 +1527,58 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>State</name>
     <message>
+        <location filename="../i18n.py" line="59"/>
         <source>unreadable</source>
         <translation>无法读取</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="48"/>
+        <location filename="../i18n.py" line="51"/>
         <source>pending</source>
         <extracomment>Language code -&gt; its name in that language (what the settings menu lists).</extracomment>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="49"/>
+        <location filename="../i18n.py" line="52"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="50"/>
+        <location filename="../i18n.py" line="53"/>
         <source>restarting</source>
         <translation>重启中</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="51"/>
+        <location filename="../i18n.py" line="54"/>
         <source>succeeded</source>
         <translation>成功</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="52"/>
+        <location filename="../i18n.py" line="55"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="53"/>
+        <location filename="../i18n.py" line="56"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="54"/>
+        <location filename="../i18n.py" line="57"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="55"/>
+        <location filename="../i18n.py" line="58"/>
         <source>abandoned</source>
         <translation>已遗弃</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="56"/>
+        <location filename="../i18n.py" line="60"/>
         <source>stopping</source>
         <translation>正在停止</translation>
     </message>
     <message>
-        <location filename="../i18n.py" line="57"/>
+        <location filename="../i18n.py" line="61"/>
         <source>not started</source>
         <translation>未开始</translation>
     </message>
@@ -1380,28 +1586,28 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>Strategy</name>
     <message>
-        <location filename="../views/cluster.py" line="48"/>
+        <location filename="../views/cluster.py" line="72"/>
         <source>One process on one GPU (or the CPU). The simplest way to train.</source>
-        <extracomment>Keys the form writes, in the order a file lists them.</extracomment>
+        <extracomment>Keys the forms leave out of the file while they hold core&apos;s default. Qt&apos;s largest spin box value, for a number core does not bound. Marks a combo item added to show a value of the file that core does not accept.</extracomment>
         <translation>一个进程，使用一块 GPU（或 CPU）。最简单的训练方式。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="50"/>
+        <location filename="../views/cluster.py" line="74"/>
         <source>One process that uses every GPU of this machine and keeps a copy of the model on each (MirroredStrategy).</source>
         <translation>一个进程使用本机所有 GPU，每块 GPU 上各保存一份模型副本（MirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="53"/>
+        <location filename="../views/cluster.py" line="77"/>
         <source>Several worker processes, each with its GPUs, training one model in step (MultiWorkerMirroredStrategy).</source>
         <translation>多个 worker 进程，各自使用自己的 GPU，同步训练同一个模型（MultiWorkerMirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="56"/>
+        <location filename="../views/cluster.py" line="80"/>
         <source>A chief coordinates, workers compute, ps tasks hold the model&apos;s variables (TF2 ParameterServerStrategy).</source>
         <translation>由 chief 协调，worker 负责计算，ps 任务保存模型变量（TF2 ParameterServerStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="59"/>
+        <location filename="../views/cluster.py" line="83"/>
         <source>Classic TensorFlow 1 scripts that read --job_name, --task_index, --ps_hosts and --worker_hosts (replica_device_setter).</source>
         <translation>经典的 TensorFlow 1 脚本，读取 --job_name、--task_index、--ps_hosts 和 --worker_hosts 参数（replica_device_setter）。</translation>
     </message>
@@ -1409,116 +1615,100 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>StrategyPage</name>
     <message>
-        <location filename="../wizard.py" line="163"/>
+        <location filename="../wizard.py" line="244"/>
         <source>How should it train?</source>
         <translation>如何训练？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="164"/>
+        <location filename="../wizard.py" line="245"/>
         <source>Pick the simplest that fits; you can change it later.</source>
         <translation>选择能满足需要的最简单方式；以后还可以修改。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="168"/>
+        <location filename="../wizard.py" line="259"/>
         <source>One GPU (or the CPU)</source>
         <translation>一块 GPU（或 CPU）</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="169"/>
+        <location filename="../wizard.py" line="260"/>
         <source>All GPUs of this machine</source>
         <translation>本机的所有 GPU</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="170"/>
+        <location filename="../wizard.py" line="261"/>
         <source>Several processes, all GPUs in step</source>
         <translation>多个进程，所有 GPU 同步训练</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="171"/>
+        <location filename="../wizard.py" line="262"/>
         <source>Several processes with parameter servers</source>
         <translation>多个进程，使用参数服务器</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="172"/>
+        <location filename="../wizard.py" line="263"/>
         <source>A TensorFlow 1 cluster script</source>
         <translation>TensorFlow 1 集群脚本</translation>
     </message>
-</context>
-<context>
-    <name>RestartPicker</name>
     <message>
-        <source>Job&apos;s policy</source>
-        <translation>作业的策略</translation>
-    </message>
-    <message>
-        <source>Never</source>
-        <translation>从不</translation>
-    </message>
-    <message>
-        <source>On failure</source>
-        <translation>失败时</translation>
-    </message>
-    <message>
-        <source> times</source>
-        <translation> 次</translation>
-    </message>
-    <message>
-        <source>Job&apos;s policy: the job&apos;s restart setting; in parameter_server, workers restart on failure</source>
-        <translation>作业的策略：使用作业的重启设置；在 parameter_server 中，worker 失败时会重启</translation>
+        <location filename="../wizard.py" line="283"/>
+        <source>Needs NVIDIA GPUs: none was found on this machine.</source>
+        <translation>需要 NVIDIA GPU：本机没有找到。</translation>
     </message>
 </context>
 <context>
     <name>TaskEditor</name>
     <message>
+        <location filename="../widgets/task_editor.py" line="193"/>
         <source>Restart</source>
         <translation>重启</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="83"/>
+        <location filename="../widgets/task_editor.py" line="191"/>
         <source>Role</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="83"/>
+        <location filename="../widgets/task_editor.py" line="191"/>
         <source>Count</source>
         <translation>数量</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="83"/>
+        <location filename="../widgets/task_editor.py" line="191"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="84"/>
+        <location filename="../widgets/task_editor.py" line="192"/>
         <source>Port</source>
         <translation>端口</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="84"/>
+        <location filename="../widgets/task_editor.py" line="192"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="85"/>
+        <location filename="../widgets/task_editor.py" line="205"/>
         <source>Add task</source>
         <translation>添加任务</translation>
     </message>
     <message>
-        <source>Remove selected</source>
-        <translation type="vanished">删除所选</translation>
+        <location filename="../widgets/task_editor.py" line="253"/>
+        <source>A port from {low} to {high}, or empty: a free one is picked at each start</source>
+        <translation>{low} 到 {high} 之间的端口；留空则每次启动时自动选择空闲端口</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="127"/>
+        <location filename="../widgets/task_editor.py" line="252"/>
         <source>auto</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="84"/>
+        <location filename="../widgets/task_editor.py" line="192"/>
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../widgets/task_editor.py" line="103"/>
+        <location filename="../widgets/task_editor.py" line="223"/>
         <source>this machine</source>
         <translation>本机</translation>
     </message>
@@ -1526,42 +1716,42 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TaskTable</name>
     <message>
-        <location filename="../widgets/task_table.py" line="31"/>
+        <location filename="../widgets/task_table.py" line="32"/>
         <source>Role</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="31"/>
+        <location filename="../widgets/task_table.py" line="32"/>
         <source>Index</source>
         <translation>序号</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="31"/>
+        <location filename="../widgets/task_table.py" line="32"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="31"/>
+        <location filename="../widgets/task_table.py" line="32"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="31"/>
+        <location filename="../widgets/task_table.py" line="32"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="32"/>
+        <location filename="../widgets/task_table.py" line="33"/>
         <source>Restarts</source>
         <translation>重启次数</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="32"/>
+        <location filename="../widgets/task_table.py" line="33"/>
         <source>Exit code</source>
         <translation>退出码</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="32"/>
+        <location filename="../widgets/task_table.py" line="33"/>
         <source>Uptime</source>
         <translation>运行时长</translation>
     </message>
@@ -1569,44 +1759,44 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TasksPage</name>
     <message>
-        <location filename="../wizard.py" line="193"/>
+        <location filename="../wizard.py" line="330"/>
         <source>Tasks and GPUs</source>
         <translation>任务与 GPU</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="198"/>
+        <location filename="../wizard.py" line="336"/>
         <source>No NVIDIA GPU was found on this machine: the tasks will run on the CPU.</source>
         <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="217"/>
+        <location filename="../wizard.py" line="356"/>
         <source>One process. Choose the GPUs it may use.</source>
         <translation>一个进程。选择它可以使用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="218"/>
-        <source>Each row is one kind of process. Ports: &apos;auto&apos; picks a free one at each start.</source>
-        <translation>每一行是一类进程。端口为“自动”时，每次启动都会挑选一个空闲端口。</translation>
+        <location filename="../wizard.py" line="357"/>
+        <source>Each row is one kind of process. Ports: empty (&apos;auto&apos;) picks a free one at each start.</source>
+        <translation>每一行是一类进程。端口：留空（“自动”）则每次启动时选择空闲端口。</translation>
     </message>
 </context>
 <context>
     <name>TensorBoard</name>
     <message>
-        <location filename="../tensorboard.py" line="74"/>
+        <location filename="../tensorboard.py" line="72"/>
         <source>TensorBoard is not installed in {python}. Install it with:
 {python} -m pip install tensorboard</source>
         <translation>{python} 中没有安装 TensorBoard。请用以下命令安装：
 {python} -m pip install tensorboard</translation>
     </message>
     <message>
-        <location filename="../tensorboard.py" line="78"/>
+        <location filename="../tensorboard.py" line="76"/>
         <source>TensorBoard exited with code {code}:
 {tail}</source>
         <translation>TensorBoard 已退出，退出码 {code}：
 {tail}</translation>
     </message>
     <message>
-        <location filename="../tensorboard.py" line="85"/>
+        <location filename="../tensorboard.py" line="83"/>
         <source>Cannot start {python}: the training interpreter is missing.</source>
         <translation>无法启动 {python}：训练用解释器不存在。</translation>
     </message>
@@ -1614,120 +1804,33 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TrustDialog</name>
     <message>
-        <location filename="../trust_dialog.py" line="40"/>
+        <location filename="../trust_dialog.py" line="46"/>
         <source>Trust {host}?</source>
-        <extracomment>How core&apos;s connect() says a host is not in known_hosts: &quot;HOST:PORT is not a known host&quot;.</extracomment>
         <translation>信任 {host}？</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="42"/>
+        <location filename="../trust_dialog.py" line="48"/>
         <source>{host}:{port} is not a known host yet. Compare its key&apos;s fingerprint with the one the machine itself shows (Linux: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub; Windows: ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub) and trust it only when they are the same.</source>
         <translation>{host}:{port} 还不是已知主机。请将其密钥指纹与该机器自己显示的指纹比较（Linux：ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub；Windows：ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub），只有两者相同时才信任它。</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="47"/>
+        <location filename="../trust_dialog.py" line="54"/>
         <source>Reading the key…</source>
         <translation>正在读取密钥…</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="56"/>
+        <location filename="../trust_dialog.py" line="64"/>
         <source>Trust</source>
         <translation>信任</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="71"/>
+        <location filename="../trust_dialog.py" line="79"/>
         <source>Key fingerprint: {fingerprint}</source>
         <translation>密钥指纹：{fingerprint}</translation>
-    </message>
-    <message>
-        <source>The key changed while this dialog was open (now {fingerprint}). Check the machine and your network before you use it.</source>
-        <translation type="vanished">此对话框打开期间密钥发生了变化（现在是 {fingerprint}）。使用前请检查该机器和你的网络。</translation>
-    </message>
-</context>
-<context>
-    <name>InterpreterCard</name>
-    <message>
-        <location filename="../views/machine.py"/>
-        <source>Use for this job</source>
-        <translation>用于此作业</translation>
-    </message>
-    <message>
-        <location filename="../views/machine.py"/>
-        <source>Train the job in the Cluster view with this interpreter</source>
-        <translation>在“集群”视图中用此解释器训练作业</translation>
-    </message>
-    <message>
-        <location filename="../views/machine.py"/>
-        <source>Checking…</source>
-        <translation>正在检查…</translation>
-    </message>
-    <message>
-        <location filename="../views/machine.py"/>
-        <source>Also started as: {paths}</source>
-        <translation>也可通过以下路径启动：{paths}</translation>
-    </message>
-</context>
-<context>
-    <name>EnvCreateDialog</name>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>Make a TensorFlow environment</source>
-        <translation>创建 TensorFlow 环境</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>Looking at this machine…</source>
-        <translation>正在查看本机…</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>Build</source>
-        <translation>构建</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>Cancel build</source>
-        <translation>取消构建</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>Close</source>
-        <translation>关闭</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>This environment will work on this machine. Build it?</source>
-        <translation>此环境可在本机上运行。要构建吗？</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>TensorDeck cannot build this one itself: follow the steps.</source>
-        <translation>TensorDeck 无法自行构建此环境：请按上面的步骤操作。</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>No environment can be planned: {error}</source>
-        <translation>无法规划环境：{error}</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>Building… (Cancel removes what was made)</source>
-        <translation>正在构建…（取消会删除已创建的内容）</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>Cancelling…</source>
-        <translation>正在取消…</translation>
-    </message>
-    <message>
-        <location filename="../envcreate_dialog.py"/>
-        <source>The build stopped: {error}</source>
-        <translation>构建已停止：{error}</translation>
     </message>
 </context>
 <context>
     <name>Verdict</name>
-    <!-- core/doctor/machine.py VERDICTS: the doctor's words on an interpreter card, translated at run time (QCoreApplication.translate("Verdict", ...)) -->
     <message>
         <source>cannot be probed</source>
         <translation>无法探测</translation>

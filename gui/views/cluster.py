@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -46,8 +47,11 @@ from core.jobfile import (
     default,
     in_file_order,
     new_job,
+    run_problems,
 )
 from core.remote.connect import ENABLE_WINDOWS_SSHD
+from gui.background import run_in_background
+from gui.i18n import core_text
 from gui.style import monospace_font
 from gui.widgets.args_edit import ArgsEdit
 from gui.widgets.env_editor import EnvEditor
@@ -87,6 +91,7 @@ def _problem_label() -> QLabel:
     label = QLabel()
     label.setObjectName("problem")
     label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes the file: no markup from there
     label.hide()
     return label
 
@@ -127,11 +132,13 @@ def _set_bounds(spin: QSpinBox | QDoubleSpinBox, model: type, field: str) -> Non
 
 class ClusterView(QWidget):
     """Signals: ``changed()`` on any edit (the document is then unsaved),
-    ``validity(bool)`` after each validation, ``preflight_requested()`` (the window saves the
-    config, then checks its machines)."""
+    ``validity(bool)`` after each validation (True: checked as ``tensordeck validate`` does,
+    and valid), ``checked()`` when that deeper check is shown, ``preflight_requested()`` (the
+    window saves the config, then checks its machines)."""
 
     changed = Signal()
     validity = Signal(bool)
+    checked = Signal()
     preflight_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -275,6 +282,7 @@ class ClusterView(QWidget):
         self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.preview.setFont(monospace_font())
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # the doctor's titles quote paths
         self.status.setWordWrap(True)
         preview_box = QGroupBox(self.tr("The config file (read-only)"))
         preview_layout = QVBoxLayout(preview_box)
@@ -300,6 +308,11 @@ class ClusterView(QWidget):
         self._validate_timer.setSingleShot(True)
         self._validate_timer.setInterval(150)
         self._validate_timer.timeout.connect(self.validate)
+        self._generation = 0
+        self._check_timer = QTimer(self)  # the deep check waits for a pause in the typing
+        self._check_timer.setSingleShot(True)
+        self._check_timer.setInterval(400)
+        self._check_timer.timeout.connect(self._deep_check)
         for signal, key in (
                 (self.name.textChanged, "name"), (self.script.textChanged, "script"),
                 (self.args.textChanged, "args"), (self.python.currentTextChanged, "python"),
@@ -459,18 +472,27 @@ class ClusterView(QWidget):
             with contextlib.suppress(ValueError):  # another drive on Windows: keep it absolute
                 self.script.setText(os.path.relpath(script, target.parent))
         tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        os.replace(tmp, target)
+        try:  # through a temporary file: a failed write leaves the old file whole
+            tmp.write_text(self.to_json(), encoding="utf-8")
+            os.replace(tmp, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
         self.path = target
         self.dirty = False
         self._update_path_label()
+        self.validate()  # a new folder: the script, the run folder and the checks may differ
         return target
 
     # --- validation ---------------------------------------------------------------------------
 
     def validate(self) -> list[ConfigProblem]:
-        """Check the forms (no file system or network beyond the script's existence) and show
-        each problem next to its field."""
+        """Check the forms at once (core's model, the script's existence, the arguments, the
+        machines' names) and show each problem next to its field; then, when they pass and
+        the document has a folder, check it as ``tensordeck validate`` does (the interpreter
+        run, the ports, the doctor), off the UI thread and a moment after the last edit, and
+        show those problems too (``checked`` then)."""
         data = self.to_dict()
         try:
             parse_config(data)
@@ -484,6 +506,36 @@ class ClusterView(QWidget):
             "two machines are named {name!r}: give each its own name").format(name=name)
             if name else self.tr("a machine has no name: give it one"))
             for name in self.nodes.duplicate_names()]
+        self._generation += 1  # a deep check of an older document is no longer shown
+        self._show_problems(problems, self.tr("Checking the interpreter, the ports and the "
+                                              "doctor's pre-run checks…"))
+        if problems:
+            self._check_timer.stop()
+        else:
+            self._check_timer.start()
+        return problems
+
+    def _deep_check(self) -> None:
+        if self.path is None:  # its script and run folder are found from the file's folder
+            self._show_problems([], self.tr("No problem in the fields. Saved, the file is "
+                                            "also checked as `tensordeck validate` does."))
+            self.checked.emit()
+            return
+        generation, data, path = self._generation, self.to_dict(), self.path
+
+        def show(result: tuple[list[ConfigProblem], list]) -> None:
+            if not shiboken6.isValid(self) or generation != self._generation:
+                return  # the view closed, or the document changed, meanwhile
+            problems, warnings = result
+            self._show_problems(problems, None, warnings)
+            self.checked.emit()
+
+        run_in_background(lambda: run_problems(data, path), show)
+
+    def _show_problems(self, problems: list[ConfigProblem], pending: str | None,
+                       warnings: list | None = None) -> None:
+        """Show ``problems`` next to their fields and in the status line; ``pending``: what
+        the status says while the deeper check runs (when there is no problem yet)."""
         self.problems = problems
         grouped: dict[str, list[str]] = {key: [] for key in self.problem_labels}
         for problem in problems:
@@ -502,14 +554,19 @@ class ClusterView(QWidget):
             self.status.setText(self.tr("{n} problem(s) to fix before this config can run.")
                                 .format(n=len(problems)))
             self.status.setObjectName("problem")
+        elif pending is not None:
+            self.status.setText(pending)
+            self.status.setObjectName("muted")
         else:
-            self.status.setText(self.tr("Valid: this is exactly the file `tensordeck --run` "
-                                        "reads."))
+            text = self.tr("Valid: this is exactly the file `tensordeck --run` reads.")
+            if warnings:
+                text += "\n" + self.tr("The doctor warns: {titles}").format(
+                    titles="; ".join(f.title for f in warnings))
+            self.status.setText(text)
             self.status.setObjectName("muted")
         self.status.style().unpolish(self.status)
         self.status.style().polish(self.status)
-        self.validity.emit(not problems)
-        return problems
+        self.validity.emit(not problems and pending is None)
 
     def _script_problem(self, script: object) -> list[ConfigProblem]:
         if not script or not isinstance(script, str):
@@ -540,7 +597,7 @@ class ClusterView(QWidget):
         if head in ("cluster_spec", "cross_device_ops", "run_dir"):
             return "advanced", f"{head}: {problem.message}"
         if head in self.problem_labels and head:
-            return head, problem.message
+            return head, core_text(problem.message)
         return "", str(problem)
 
     # --- editing ------------------------------------------------------------------------------

@@ -3,6 +3,8 @@ over SSH. Keys the table does not show (``shell``, ``script``) are kept per row.
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -31,7 +33,9 @@ class NodeEditor(RowTable):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(9, 110, parent)
-        self._extras: list[dict] = []  # per row: the keys the table does not edit
+        # Per row: the node as the file says it, and what its cells showed of it. A cell the
+        # user has not changed keeps the file's value (one the cell cannot show included).
+        self._files: list[tuple[dict, dict[str, object]]] = []
         self.table.setHorizontalHeaderLabels([
             self.tr("Name"), self.tr("Host"), self.tr("User"), self.tr("SSH port"),
             self.tr("Python"), self.tr("Work folder"), self.tr("Address"), self.tr("Key file"),
@@ -50,7 +54,8 @@ class NodeEditor(RowTable):
         values = {"name": name, **node}
         for col, key in _TEXT_COLUMNS.items():
             value = values.get(key)
-            edit = QLineEdit("" if value is None else str(value))
+            edit = QLineEdit("" if value is None else value if isinstance(value, str)
+                             else json.dumps(value, ensure_ascii=False))
             if key == "workdir":
                 edit.setPlaceholderText(DEFAULT_WORKDIR)
             elif key == "user":
@@ -75,9 +80,16 @@ class NodeEditor(RowTable):
         centred.setAlignment(Qt.AlignmentFlag.AlignCenter)
         centred.addWidget(password)
         self.table.setCellWidget(row, PASSWORD_COLUMN, holder)
-        shown = set(_TEXT_COLUMNS.values()) | {"port", "password"}
-        self._extras.append({k: v for k, v in node.items() if k not in shown})
+        self._files.append((dict(node), self._cells(row)))
         self.changed.emit()
+
+    def _cells(self, row: int) -> dict[str, object]:
+        """What each cell of ``row`` shows, by config key (the name aside)."""
+        shown: dict[str, object] = {key: self.cell(row, col).text().strip()
+                                    for col, key in _TEXT_COLUMNS.items() if key != "name"}
+        shown["port"] = self.cell(row, PORT_COLUMN).value()
+        shown["password"] = self.password_box(row).isChecked()
+        return shown
 
     def password_box(self, row: int) -> QCheckBox:
         return self.cell(row, PASSWORD_COLUMN).findChild(QCheckBox)
@@ -90,12 +102,12 @@ class NodeEditor(RowTable):
         self.add_row(f"node{number}", {})
 
     def row_removed(self, row: int) -> None:
-        del self._extras[row]
+        del self._files[row]
 
     def set_value(self, nodes: dict) -> None:
         self.blockSignals(True)
         self.table.setRowCount(0)
-        self._extras = []
+        self._files = []
         for name, node in nodes.items():
             self.add_row(str(name), node if isinstance(node, dict) else {})
         self.blockSignals(False)
@@ -110,19 +122,19 @@ class NodeEditor(RowTable):
         return sorted({n for n in names if names.count(n) > 1 or not n})
 
     def value(self) -> dict[str, dict]:
-        """The nodes as the config file says them: only what differs from the defaults."""
+        """The nodes as the config file says them: as loaded, with the cells the user changed
+        (a cell back at its default leaves its key out)."""
         out: dict[str, dict] = {}
         for row, name in enumerate(self.names()):
-            node: dict = {}
-            for col, key in _TEXT_COLUMNS.items():
-                text = self.cell(row, col).text().strip()
-                if key == "name" or (key == "workdir" and text in ("", DEFAULT_WORKDIR)):
+            loaded, shown = self._files[row]
+            node = dict(loaded)
+            for key, now in self._cells(row).items():
+                if now == shown[key]:
                     continue
-                if text:  # an empty host or python is left out: "is required" shows
-                    node[key] = text
-            if self.cell(row, PORT_COLUMN).value() != DEFAULT_PORT:
-                node["port"] = self.cell(row, PORT_COLUMN).value()
-            if self.password_box(row).isChecked():
-                node["password"] = True
-            out.setdefault(name, {**node, **self._extras[row]})
+                if now in ("", False) or (key, now) in (("workdir", DEFAULT_WORKDIR),
+                                                        ("port", DEFAULT_PORT)):
+                    node.pop(key, None)  # an empty host or python: "is required" shows
+                else:
+                    node[key] = now
+            out.setdefault(name, node)
         return out

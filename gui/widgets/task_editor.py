@@ -4,11 +4,14 @@ per entry, the GPUs as checkable items of the machine's real GPUs, the node one 
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLineEdit,
     QMenu,
     QSpinBox,
@@ -16,11 +19,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.jobfile import ROLES
+from core.config import PS_WORKER_RESTARTS, RestartPolicy, TaskGroup
+from core.jobfile import RESTART_POLICIES, ROLES, bounds, default, keys
 from gui.widgets.row_table import RowTable
 
 NODE_COLUMN = 5
 RESTART_COLUMN = 6
+DEFAULT_HOST = str(default(TaskGroup, "host"))
+DEFAULT_COUNT = default(TaskGroup, "count")
+#: What "On failure" offers first: core's own count for parameter_server workers (its default,
+#: 0, is refused with on_failure).
+FIRST_MAX_RESTARTS = PS_WORKER_RESTARTS
+PORT_LOW, PORT_HIGH = (int(b) for b in bounds(TaskGroup, "port"))
+
+
+def _text(value: object) -> str:
+    """A file's value for a text cell: a string as it is, anything else as its JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 class GpuPicker(QToolButton):
@@ -86,13 +101,18 @@ class RestartPicker(QWidget):
         super().__init__(parent)
         self.policy = QComboBox()
         self.policy.addItem(self.tr("Job's policy"), None)
-        self.policy.addItem(self.tr("Never"), "never")
-        self.policy.addItem(self.tr("On failure"), "on_failure")
+        labels = {"never": self.tr("Never"), "on_failure": self.tr("On failure")}
+        for policy in RESTART_POLICIES:
+            self.policy.addItem(labels.get(policy, policy), policy)
         self.policy.setToolTip(self.tr("Job's policy: the job's restart setting; in "
                                        "parameter_server, workers restart on failure"))
         self.max_restarts = QSpinBox()
-        self.max_restarts.setRange(0, 100)  # 0 with on_failure: validation says what is wrong
+        # From 0 whatever core's bound: 0 with on_failure is shown, and validation explains.
+        self.max_restarts.setRange(0, int(bounds(RestartPolicy, "max_restarts")[1] or 2**31 - 1))
         self.max_restarts.setSuffix(self.tr(" times"))
+        # Sized for 4 digits, not for the largest number it takes (2**31 - 1, unbounded).
+        self.max_restarts.setFixedWidth(
+            self.max_restarts.fontMetrics().horizontalAdvance("9999" + self.tr(" times")) + 36)
         self._backoff: object = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -107,12 +127,15 @@ class RestartPicker(QWidget):
         self.changed.emit()
 
     def set_value(self, restart: object) -> None:
-        """From the file: anything that is not a known policy shows as the job's."""
+        """From the file: a policy core does not know is shown as the file says it."""
         restart = restart if isinstance(restart, dict) else {}
         count = restart.get("max_restarts")
         self.blockSignals(True)
-        self.max_restarts.setValue(count if isinstance(count, int) else 3)
-        self.policy.setCurrentIndex(max(self.policy.findData(restart.get("policy")), 0))
+        self.max_restarts.setValue(count if _is_int(count) else FIRST_MAX_RESTARTS)
+        policy = restart.get("policy")
+        if policy is not None and self.policy.findData(policy) < 0:
+            self.policy.addItem(_text(policy), policy)
+        self.policy.setCurrentIndex(max(self.policy.findData(policy), 0))
         self.blockSignals(False)
         self._backoff = restart.get("backoff_seconds")
         self._on_policy()
@@ -129,16 +152,56 @@ class RestartPicker(QWidget):
         return out
 
 
+class ValueEdit(QLineEdit):
+    """A number of the file as text: empty for the default (the placeholder says which), a
+    number as it is, any other value as its JSON (``"23100"``, quoted: a string, not a port),
+    so that the cell shows what the file says and validation says what is wrong with it."""
+
+    def set_file_value(self, value: object) -> None:
+        self.setText("" if value is None else str(value) if _is_int(value)
+                     else json.dumps(value, ensure_ascii=False))
+
+    def file_value(self) -> object:
+        """None for an empty cell (the key is left out), else what the text says."""
+        text = self.text().strip()
+        if not text:
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 class TaskEditor(RowTable):
-    """Rows of (role, count, host, port, GPUs, node, restart); ``changed`` on every edit."""
+    """Rows of (role, count, host, port, GPUs, node, restart); ``changed`` on every edit.
+
+    Each row keeps its entry as the file said it; an edit replaces only the key of the cell
+    edited, so a value the cells cannot offer (an unknown key, a bad value in another cell or
+    another row) is saved as it was until the user edits that cell."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(7, 130, parent)
         self.gpus: list[tuple[int, str]] = []
         self.nodes: list[str] = []
+        self._entries: list[dict] = []
         self.table.setHorizontalHeaderLabels([self.tr("Role"), self.tr("Count"), self.tr("Host"),
                                               self.tr("Port"), self.tr("GPUs"), self.tr("Node"),
                                               self.tr("Restart")])
+        header = self.table.horizontalHeader()
+        header.setMinimumSectionSize(0)
+        # The host takes the room left; numbers get what 5 digits need, the rest their text.
+        digits = self.fontMetrics().horizontalAdvance("65535") + 24
+        for col in range(self.table.columnCount()):
+            mode = (QHeaderView.ResizeMode.Stretch if col == 2 else
+                    QHeaderView.ResizeMode.Fixed if col in (1, 3) else
+                    QHeaderView.ResizeMode.ResizeToContents)
+            header.setSectionResizeMode(col, mode)
+        for col in (1, 3):
+            self.table.setColumnWidth(col, digits)
         self.add_button.setText(self.tr("Add task"))
 
     def set_machine_gpus(self, gpus: list[tuple[int, str]]) -> None:
@@ -169,20 +232,27 @@ class TaskEditor(RowTable):
         return self.cell(row, NODE_COLUMN).currentData()
 
     def add_row(self, entry: dict) -> None:
+        entry = dict(entry)
         row = self.table.rowCount()
         self.table.insertRow(row)
+        self._entries.append(entry)
         role = QComboBox()
         role.addItems(ROLES)
-        if entry.get("role") in ROLES:
+        if entry.get("role") not in ROLES:  # shown as the file says it; validation explains
+            role.addItem(_text(entry.get("role")), entry.get("role"))
+            role.setCurrentIndex(role.count() - 1)
+        else:
             role.setCurrentText(entry["role"])
-        count = QSpinBox()
-        count.setRange(1, 256)
-        count.setValue(int(entry.get("count", 1)) if isinstance(entry.get("count", 1), int) else 1)
-        host = QLineEdit(str(entry.get("host", "localhost")))
-        port = QSpinBox()
-        port.setRange(0, 65535)
-        port.setSpecialValueText(self.tr("auto"))
-        port.setValue(entry["port"] if isinstance(entry.get("port"), int) else 0)
+        count = ValueEdit()
+        count.setPlaceholderText(str(DEFAULT_COUNT))
+        count.set_file_value(entry.get("count"))
+        host = QLineEdit(_text(entry.get("host", DEFAULT_HOST)))
+        host.setPlaceholderText(DEFAULT_HOST)
+        port = ValueEdit()
+        port.setPlaceholderText(self.tr("auto"))
+        port.setToolTip(self.tr("A port from {low} to {high}, or empty: a free one is picked at "
+                                "each start").format(low=PORT_LOW, high=PORT_HIGH))
+        port.set_file_value(entry.get("port"))
         gpus = GpuPicker(self.gpus)
         gpus.set_value(entry.get("gpus") if isinstance(entry.get("gpus"), list) else None)
         node = QComboBox()
@@ -191,14 +261,28 @@ class TaskEditor(RowTable):
         restart.set_value(entry.get("restart"))
         for col, widget in enumerate((role, count, host, port, gpus, node, restart)):
             self.table.setCellWidget(row, col, widget)
-        role.currentIndexChanged.connect(self.changed)
-        count.valueChanged.connect(self.changed)
-        host.textChanged.connect(self.changed)
-        port.valueChanged.connect(self.changed)
-        gpus.changed.connect(self.changed)
-        node.currentIndexChanged.connect(self.changed)
-        restart.changed.connect(self.changed)
+
+        def edited(key: str, value: object, omitted: object = None) -> None:
+            if value == omitted:
+                entry.pop(key, None)
+            else:
+                entry[key] = value
+            self.changed.emit()
+
+        role.currentIndexChanged.connect(
+            lambda: edited("role", role.currentData() if role.currentData() is not None
+                           else role.currentText()))
+        count.textEdited.connect(lambda: edited("count", count.file_value()))
+        host.textEdited.connect(lambda: edited("host", host.text().strip() or DEFAULT_HOST,
+                                               DEFAULT_HOST))
+        port.textEdited.connect(lambda: edited("port", port.file_value()))
+        gpus.changed.connect(lambda: edited("gpus", gpus.value()))
+        node.currentIndexChanged.connect(lambda: edited("node", node.currentData()))
+        restart.changed.connect(lambda: edited("restart", restart.value()))
         self.changed.emit()
+
+    def row_removed(self, row: int) -> None:
+        del self._entries[row]
 
     def add_clicked(self) -> None:
         self.add_row({"role": "worker"})
@@ -209,30 +293,15 @@ class TaskEditor(RowTable):
     def set_value(self, entries: list[dict]) -> None:
         self.blockSignals(True)
         self.table.setRowCount(0)
+        self._entries = []
         for entry in entries:
             self.add_row(entry if isinstance(entry, dict) else {})
         self.blockSignals(False)
         self.changed.emit()
 
     def value(self) -> list[dict]:
-        """The entries as the config file says them: only what differs from the defaults."""
-        out = []
-        for row in range(self.table.rowCount()):
-            entry: dict = {"role": self.cell(row, 0).currentText()}
-            if self.cell(row, 1).value() != 1:
-                entry["count"] = self.cell(row, 1).value()
-            host = self.cell(row, 2).text().strip()
-            if host and host != "localhost":
-                entry["host"] = host
-            if self.cell(row, 3).value():
-                entry["port"] = self.cell(row, 3).value()
-            gpus = self.cell(row, 4).value()
-            if gpus is not None:
-                entry["gpus"] = gpus
-            if self.node_of(row) is not None:
-                entry["node"] = self.node_of(row)
-            restart = self.cell(row, RESTART_COLUMN).value()
-            if restart is not None:
-                entry["restart"] = restart
-            out.append(entry)
-        return out
+        """The entries as the config file says them: as loaded, with the user's edits; the
+        keys core knows in its order, then any others."""
+        order = {key: i for i, key in enumerate(keys(TaskGroup))}
+        return [dict(sorted(e.items(), key=lambda kv: order.get(kv[0], len(order))))
+                for e in self._entries]
