@@ -114,6 +114,7 @@ class MainWindow(QMainWindow):
             self.gpu_feed.sample.connect(self.run_view.show_gpu_sample)
         self.machine.gpus_found.connect(self.cluster.set_machine_gpus)
         self.machine.interpreters_found.connect(self.cluster.set_interpreters)
+        self.machine.use_interpreter.connect(self._use_interpreter)
         self.cluster.changed.connect(self._update_title)
         self.run_view.start_requested.connect(self.start_run)
         self.cluster.preflight_requested.connect(self.preflight)
@@ -127,6 +128,12 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     # --- pages --------------------------------------------------------------------------------
+
+    def _use_interpreter(self, path: str) -> None:
+        """A Machine view card's "Use for this job": the job's interpreter, shown where it is
+        edited."""
+        self.cluster.use_interpreter(path)
+        self.show_page("cluster")
 
     def show_page(self, name: str) -> None:
         self.nav.setCurrentRow(PAGES.index(name))

@@ -128,7 +128,7 @@ def shoot(app: QApplication, language: str, out: Path, folder: Path, prefix: str
     settle(app, 0.5)
     run = window.run_view
     tabs = ((run.logs, "run-logs"), (run.metric_charts, "run-metrics"),
-            (run.gpu_charts, "run-gpus"))
+            (run.resources, "run-resources"))
     for tab, shot in tabs[:1] if small else tabs:
         run.tabs.setCurrentWidget(tab)
         settle(app)

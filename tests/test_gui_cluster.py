@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 
 import pytest
 from PySide6.QtCore import Qt
@@ -317,3 +318,20 @@ def test_the_status_says_what_validate_says_about_interpreters_and_ports(qtbot, 
     with qtbot.waitSignal(cluster.checked, timeout=60_000):
         retype(qtbot, cluster.name, "t2")
     assert cluster.problems == [] and cluster.status.text().startswith("Valid")
+
+
+def test_use_for_this_job_on_a_machine_card_sets_the_jobs_interpreter(qtbot, window, tmp_path):
+    """The Machine view's check, then a click on an interpreter card's "Use for this job": the
+    Cluster view shows that interpreter for the open job, which is now unsaved."""
+    from gui.views.machine import InterpreterCard
+
+    shutil.copy(EXAMPLES / "mirrored.json", tmp_path / "mirrored.json")
+    assert window.open_file(str(tmp_path / "mirrored.json"))
+    window.show_page("machine")
+    qtbot.mouseClick(window.machine.refresh_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.machine.checking, timeout=240_000)
+    [mine] = [c for c in window.machine.findChildren(InterpreterCard) if c.path == sys.executable]
+    qtbot.mouseClick(mine.use_button, Qt.MouseButton.LeftButton)
+    assert window.current_page() == "cluster"
+    assert window.cluster.python.currentText() == sys.executable
+    assert window.cluster.dirty and window.windowTitle().startswith("mirrored.json *")

@@ -4,63 +4,79 @@
 <context>
     <name>Charts</name>
     <message>
-        <location filename="../widgets/charts.py" line="99"/>
+        <location filename="../widgets/charts.py" line="109"/>
         <source>Utilization</source>
         <extracomment>(GpuInfo attribute, chart title, unit, fixed y range or None)</extracomment>
         <translation>利用率</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="100"/>
+        <location filename="../widgets/charts.py" line="110"/>
         <source>Memory used</source>
         <translation>已用显存</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="101"/>
+        <location filename="../widgets/charts.py" line="111"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="102"/>
+        <location filename="../widgets/charts.py" line="112"/>
         <source>Power</source>
         <translation>功耗</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="105"/>
+        <location filename="../widgets/charts.py" line="115"/>
         <source>1 min</source>
         <translation>1 分钟</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="106"/>
+        <location filename="../widgets/charts.py" line="116"/>
         <source>5 min</source>
         <translation>5 分钟</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="107"/>
+        <location filename="../widgets/charts.py" line="117"/>
         <source>1 h</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="108"/>
+        <location filename="../widgets/charts.py" line="118"/>
         <source>24 h</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="152"/>
+        <location filename="../widgets/charts.py" line="162"/>
         <source>No GPU samples: this machine has no NVIDIA GPU that NVML can read, so there is nothing to chart.</source>
         <translation>没有 GPU 采样：本机没有 NVML 可读取的 NVIDIA GPU，因此没有可绘制的数据。</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="158"/>
+        <location filename="../widgets/charts.py" line="168"/>
         <source>Show the last</source>
         <translation>显示最近</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="224"/>
+        <location filename="../widgets/charts.py" line="252"/>
         <source>No training metrics yet. TensorDeck charts the loss and metrics it reads in the task logs (Keras progress bars, lines like &apos;step 100 loss=0.25&apos;) and what the script reports with tensordeck_runtime.report(step, loss=...).</source>
         <translation>还没有训练指标。TensorDeck 会绘制从任务日志中读到的损失和指标（Keras 进度条、形如 “step 100 loss=0.25” 的行），以及脚本通过 tensordeck_runtime.report(step, loss=...) 报告的数据。</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="279"/>
+        <location filename="../widgets/charts.py" line="258"/>
+        <source>Log scale</source>
+        <translation>对数坐标</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="263"/>
+        <source>Reset zoom</source>
+        <translation>重置缩放</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="269"/>
+        <source>Smoothing</source>
+        <translation>平滑</translation>
+    </message>
+    <message>
+        <location filename="../widgets/charts.py" line="376"/>
+        <location filename="../widgets/charts.py" line="384"/>
         <source>step</source>
         <translation>步数</translation>
     </message>
@@ -345,6 +361,24 @@
     </message>
 </context>
 <context>
+    <name>CompareDialog</name>
+    <message>
+        <location filename="../views/history.py" line="348"/>
+        <source>Compare runs</source>
+        <translation>比较运行</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="352"/>
+        <source>Reading the runs&apos; metrics…</source>
+        <translation>正在读取各次运行的指标…</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="367"/>
+        <source>{count} runs; hover a chart for the values at a step</source>
+        <translation>{count} 次运行；鼠标悬停在图表上可查看某一步的数值</translation>
+    </message>
+</context>
+<context>
     <name>ConfigWizard</name>
     <message>
         <location filename="../wizard.py" line="562"/>
@@ -521,90 +555,151 @@
 <context>
     <name>HistoryView</name>
     <message>
-        <location filename="../views/history.py" line="192"/>
+        <location filename="../views/history.py" line="238"/>
         <source>restarts</source>
         <translation>重启次数</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="80"/>
+        <location filename="../views/history.py" line="99"/>
         <source>History</source>
         <extracomment>How much of each log the history shows (the file has everything).</extracomment>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="82"/>
+        <location filename="../views/history.py" line="101"/>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="83"/>
+        <location filename="../views/history.py" line="102"/>
         <source>Open run folder</source>
         <translation>打开运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="84"/>
+        <location filename="../views/history.py" line="103"/>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="104"/>
+        <source>The training metrics of the selected runs in one chart (select several with Ctrl or Shift)</source>
+        <translation>在一张图中显示所选运行的训练指标（按住 Ctrl 或 Shift 可多选）</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="106"/>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="107"/>
+        <location filename="../views/history.py" line="333"/>
         <source>Run again</source>
         <translation>再次运行</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="96"/>
+        <location filename="../views/history.py" line="110"/>
+        <source>Runs what this run ran (the config kept in its run folder, even if the config file changed since), in a new run folder</source>
+        <translation>在新的运行文件夹中重新运行这次运行的内容（使用其运行文件夹中保存的配置，即使配置文件此后已更改）</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="123"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="96"/>
+        <location filename="../views/history.py" line="123"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="97"/>
+        <location filename="../views/history.py" line="124"/>
         <source>Started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="97"/>
+        <location filename="../views/history.py" line="124"/>
         <source>Duration</source>
         <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="98"/>
+        <location filename="../views/history.py" line="125"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="142"/>
+        <location filename="../views/history.py" line="178"/>
         <source>Runs found next to the configs you opened: {folders}</source>
+        <extracomment>The open comparisons (each a window of its own).</extracomment>
         <translation>在你打开过的配置文件旁找到的运行：{folders}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="143"/>
+        <location filename="../views/history.py" line="179"/>
         <source>none yet</source>
         <translation>暂无</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="164"/>
+        <location filename="../views/history.py" line="200"/>
         <source>No runs yet. Start one from the Run view.</source>
         <translation>还没有运行记录。请在“运行”页面启动一次。</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="187"/>
+        <location filename="../views/history.py" line="233"/>
         <source>exit code</source>
         <translation>退出码</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="199"/>
+        <location filename="../views/history.py" line="246"/>
         <source>Config: {path}</source>
         <translation>配置：{path}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="200"/>
+        <location filename="../views/history.py" line="247"/>
         <source>Reason: {reason}</source>
         <translation>原因：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="213"/>
+        <location filename="../views/history.py" line="262"/>
+        <source>Final metrics: {metrics}</source>
+        <translation>最终指标：{metrics}</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="266"/>
+        <source>The config file changed since this run (or is gone): Run again runs what this run ran.</source>
+        <translation>配置文件在这次运行之后已更改（或已不存在）：“再次运行”将运行这次运行当时的内容。</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="269"/>
         <source>Environment: {variables}</source>
         <translation>环境变量：{variables}</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="285"/>
+        <source>All tasks</source>
+        <translation>全部任务</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="311"/>
+        <location filename="../views/history.py" line="323"/>
+        <source>Delete runs</source>
+        <translation>删除运行</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="312"/>
+        <source>Delete these run folders with their logs and metrics? This cannot be undone.</source>
+        <translation>删除这些运行文件夹及其日志和指标？此操作无法撤销。</translation>
+    </message>
+</context>
+<context>
+    <name>InstallDialog</name>
+    <message>
+        <location filename="../tensorboard.py" line="161"/>
+        <source>Install TensorBoard</source>
+        <translation>安装 TensorBoard</translation>
+    </message>
+    <message>
+        <location filename="../tensorboard.py" line="170"/>
+        <source>Installing…</source>
+        <translation>正在安装…</translation>
     </message>
 </context>
 <context>
@@ -698,28 +793,38 @@
 <context>
     <name>LogPanel</name>
     <message>
-        <location filename="../widgets/log_view.py" line="240"/>
+        <location filename="../widgets/log_view.py" line="273"/>
         <source>Search the logs (Enter: next match)</source>
         <extracomment>Under a flood, the tail is redrawn at most this often (seconds), and only its last FLOOD_TAIL lines (a screenful is ~50); the full tail comes back when the flood stops. Longer lines are cut in the pane (the log file keeps them whole).</extracomment>
         <translation>搜索日志（回车：下一个匹配）</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="242"/>
+        <location filename="../widgets/log_view.py" line="275"/>
         <source>Only matching lines</source>
         <translation>只显示匹配的行</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="243"/>
+        <location filename="../widgets/log_view.py" line="276"/>
+        <source>Raw output</source>
+        <translation>原始输出</translation>
+    </message>
+    <message>
+        <location filename="../widgets/log_view.py" line="278"/>
+        <source>Show TensorFlow&apos;s known-harmless start-up messages (such as &quot;failed call to cuInit&quot; on a CPU run) like every other line instead of dimmed</source>
+        <translation>像其他行一样显示 TensorFlow 已知无害的启动消息（例如 CPU 运行时的“failed call to cuInit”），而不是变暗显示</translation>
+    </message>
+    <message>
+        <location filename="../widgets/log_view.py" line="281"/>
         <source>Previous</source>
         <translation>上一个</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="244"/>
+        <location filename="../widgets/log_view.py" line="282"/>
         <source>Next</source>
         <translation>下一个</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="253"/>
+        <location filename="../widgets/log_view.py" line="292"/>
         <source>All tasks</source>
         <translation>全部任务</translation>
     </message>
@@ -934,188 +1039,188 @@ It may change your system. Continue?</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="154"/>
+        <location filename="../main_window.py" line="155"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="155"/>
+        <location filename="../main_window.py" line="156"/>
         <source>&amp;New (wizard)…</source>
         <translation>新建（向导）(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="157"/>
+        <location filename="../main_window.py" line="158"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="159"/>
+        <location filename="../main_window.py" line="160"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="160"/>
+        <location filename="../main_window.py" line="161"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="162"/>
+        <location filename="../main_window.py" line="163"/>
         <source>Save &amp;as…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="165"/>
+        <location filename="../main_window.py" line="166"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="167"/>
+        <location filename="../main_window.py" line="168"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="168"/>
+        <location filename="../main_window.py" line="169"/>
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="169"/>
+        <location filename="../main_window.py" line="170"/>
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="170"/>
+        <location filename="../main_window.py" line="171"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="171"/>
+        <location filename="../main_window.py" line="172"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="174"/>
+        <location filename="../main_window.py" line="175"/>
         <source>System language</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="180"/>
+        <location filename="../main_window.py" line="181"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="181"/>
+        <location filename="../main_window.py" line="182"/>
         <source>&amp;About TensorDeck</source>
         <translation>关于 TensorDeck(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="199"/>
+        <location filename="../main_window.py" line="200"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="209"/>
+        <location filename="../main_window.py" line="210"/>
         <source>About TensorDeck</source>
         <translation>关于 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="210"/>
+        <location filename="../main_window.py" line="211"/>
         <source>TensorDeck {version}
 Launch, watch and diagnose TensorFlow training.</source>
         <translation>TensorDeck {version}
 启动、监视和诊断 TensorFlow 训练。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="219"/>
+        <location filename="../main_window.py" line="220"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="220"/>
+        <location filename="../main_window.py" line="221"/>
         <source>The config has unsaved changes. Save them first?</source>
         <translation>配置有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="250"/>
-        <location filename="../main_window.py" line="289"/>
-        <location filename="../main_window.py" line="303"/>
+        <location filename="../main_window.py" line="255"/>
+        <location filename="../main_window.py" line="294"/>
+        <location filename="../main_window.py" line="308"/>
         <source>Not saved</source>
         <translation>未保存</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="251"/>
+        <location filename="../main_window.py" line="256"/>
         <source>{path} could not be saved ({error}); nothing was started. The config is in the Cluster view: save it elsewhere with File &gt; Save as.</source>
         <translation>无法保存 {path}（{error}），因此没有启动任何运行。配置仍在“集群”视图中：请用“文件 &gt; 另存为”保存到其他位置。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="265"/>
+        <location filename="../main_window.py" line="270"/>
         <source>Open a config</source>
         <translation>打开配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="267"/>
-        <location filename="../main_window.py" line="297"/>
+        <location filename="../main_window.py" line="272"/>
+        <location filename="../main_window.py" line="302"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="275"/>
+        <location filename="../main_window.py" line="280"/>
         <source>Cannot open</source>
         <translation>无法打开</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="296"/>
+        <location filename="../main_window.py" line="301"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="320"/>
+        <location filename="../main_window.py" line="325"/>
         <source>new config</source>
         <translation>新配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="353"/>
+        <location filename="../main_window.py" line="359"/>
         <source>Fix the config first</source>
         <translation>请先修正配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="361"/>
+        <location filename="../main_window.py" line="367"/>
         <source>Save the changes?</source>
         <translation>保存更改？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="362"/>
+        <location filename="../main_window.py" line="368"/>
         <source>The run reads the config file. Save your changes to {path} first?</source>
         <translation>运行读取的是配置文件。要先把更改保存到 {path} 吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="405"/>
+        <location filename="../main_window.py" line="412"/>
         <source>TensorDeck: {name} {status}</source>
         <translation>TensorDeck：{name} {status}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="469"/>
+        <location filename="../main_window.py" line="476"/>
         <source>A run is going on</source>
         <translation>有运行正在进行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="470"/>
+        <location filename="../main_window.py" line="477"/>
         <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="376"/>
+        <location filename="../main_window.py" line="382"/>
         <source>Checking the machines…</source>
         <translation>正在检查机器…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="200"/>
+        <location filename="../main_window.py" line="201"/>
         <source>TensorDeck shows the new language after a restart. Restart now?</source>
         <translation>TensorDeck 重启后才会显示新的语言。现在重启吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="382"/>
-        <location filename="../main_window.py" line="392"/>
+        <location filename="../main_window.py" line="388"/>
+        <location filename="../main_window.py" line="398"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
@@ -1251,6 +1356,63 @@ Launch, watch and diagnose TensorFlow training.</source>
     </message>
 </context>
 <context>
+    <name>ResourcePanel</name>
+    <message>
+        <location filename="../widgets/resources.py" line="33"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="35"/>
+        <source>Memory used</source>
+        <translation>已用内存</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="45"/>
+        <location filename="../widgets/resources.py" line="56"/>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="45"/>
+        <location filename="../widgets/resources.py" line="55"/>
+        <source>PID</source>
+        <translation>PID</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="46"/>
+        <source>CPU (% of a core)</source>
+        <translation>CPU（单核的 %）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="46"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="47"/>
+        <location filename="../widgets/resources.py" line="55"/>
+        <source>GPU memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="55"/>
+        <source>GPU</source>
+        <extracomment>Every compute process on the GPUs, this run&apos;s or not (as nvitop lists them).</extracomment>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="55"/>
+        <source>Process</source>
+        <translation>进程</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="118"/>
+        <source>CPU {cpu:.0f}% · memory {used:,.0f} of {total:,.0f} MiB</source>
+        <translation>CPU {cpu:.0f}% · 内存 {used:,.0f} / {total:,.0f} MiB</translation>
+    </message>
+</context>
+<context>
     <name>RestartPicker</name>
     <message>
         <location filename="../widgets/task_editor.py" line="103"/>
@@ -1363,100 +1525,147 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>RunView</name>
     <message>
-        <location filename="../views/run.py" line="75"/>
+        <location filename="../views/run.py" line="80"/>
         <source>TensorBoard</source>
         <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap).</extracomment>
         <translation>TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="86"/>
+        <location filename="../views/run.py" line="98"/>
         <source>Run</source>
-        <extracomment>Offered when a start failed on a node whose host key is not known yet.</extracomment>
+        <extracomment>When the tasks are killed if they have not exited (monotonic), while stopping. Offered when a start failed on a node whose host key is not known yet.</extracomment>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="88"/>
-        <location filename="../views/run.py" line="147"/>
+        <location filename="../views/run.py" line="100"/>
+        <location filename="../views/run.py" line="176"/>
         <source>No config loaded: open one, or create one with File &gt; New.</source>
         <translation>尚未加载配置：请打开一个，或通过“文件 &gt; 新建”创建。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="94"/>
+        <location filename="../views/run.py" line="112"/>
         <source>Start</source>
+        <extracomment>Why the last run ended, or why it did not start: stays after the dialog is closed.</extracomment>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="96"/>
+        <location filename="../views/run.py" line="114"/>
+        <location filename="../views/run.py" line="349"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="99"/>
+        <location filename="../views/run.py" line="117"/>
         <source>Open run folder</source>
         <translation>打开运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="101"/>
+        <location filename="../views/run.py" line="119"/>
         <source>Open TensorBoard</source>
         <translation>打开 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="116"/>
+        <location filename="../views/run.py" line="144"/>
         <source>Logs</source>
+        <extracomment>CPU and memory of the machine and of each task, sampled once a second while shown.</extracomment>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="117"/>
+        <location filename="../views/run.py" line="145"/>
         <source>Training metrics</source>
         <translation>训练指标</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="118"/>
-        <source>GPUs</source>
-        <translation>GPU</translation>
+        <location filename="../views/run.py" line="146"/>
+        <source>Resources</source>
+        <translation>资源</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="217"/>
+        <location filename="../views/run.py" line="208"/>
+        <source>Killing the tasks…</source>
+        <translation>正在强制结束任务…</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="214"/>
+        <source>Force stop</source>
+        <translation>强制停止</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="221"/>
+        <source>Stopping: the tasks have {seconds} s to exit, then they are killed. Force stop kills them now.</source>
+        <translation>正在停止：任务有 {seconds} 秒时间退出，之后将被强制结束。“强制停止”会立即结束它们。</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="235"/>
+        <source>TensorBoard: {link}</source>
+        <translation>TensorBoard：{link}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="242"/>
+        <source>TensorBoard is not installed</source>
+        <translation>未安装 TensorBoard</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="243"/>
+        <source>TensorBoard is not installed in the training interpreter {python}. Install it there now (pip install tensorboard)?</source>
+        <translation>训练解释器 {python} 中未安装 TensorBoard。现在在其中安装吗（pip install tensorboard）？</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation type="vanished">GPU</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="301"/>
         <source>{task} started (pid {pid})</source>
         <translation>{task} 已启动（pid {pid}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="222"/>
+        <location filename="../views/run.py" line="306"/>
         <source>{task} exited with code {code} ({state})</source>
         <translation>{task} 已退出，退出码 {code}（{state}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="227"/>
+        <location filename="../views/run.py" line="311"/>
         <source>{task} restarts in {delay:g} s</source>
         <translation>{task} 将在 {delay:g} 秒后重启</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="231"/>
+        <location filename="../views/run.py" line="316"/>
         <source>stopping: {reason}</source>
         <translation>正在停止：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="233"/>
+        <location filename="../views/run.py" line="318"/>
         <source>run folder {path}</source>
         <translation>运行文件夹 {path}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="235"/>
+        <location filename="../views/run.py" line="320"/>
         <source>run {status} (exit code {code})</source>
         <translation>运行{status}（退出码 {code}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="259"/>
+        <location filename="../views/run.py" line="323"/>
+        <source>The run {status}: {reason}</source>
+        <translation>运行{status}：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="356"/>
+        <source>The run did not start:</source>
+        <translation>运行未能开始：</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="362"/>
         <source>The run did not start</source>
         <translation>运行未启动</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="260"/>
+        <location filename="../views/run.py" line="363"/>
         <source>Nothing was started:</source>
         <translation>没有启动任何任务：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="120"/>
+        <location filename="../views/run.py" line="148"/>
         <source>Node GPUs</source>
         <translation>节点 GPU</translation>
     </message>
@@ -1716,44 +1925,64 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TaskTable</name>
     <message>
-        <location filename="../widgets/task_table.py" line="32"/>
+        <location filename="../widgets/task_table.py" line="35"/>
         <source>Role</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="32"/>
+        <location filename="../widgets/task_table.py" line="35"/>
         <source>Index</source>
         <translation>序号</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="32"/>
+        <location filename="../widgets/task_table.py" line="35"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="32"/>
+        <location filename="../widgets/task_table.py" line="35"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="32"/>
+        <location filename="../widgets/task_table.py" line="35"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="33"/>
+        <location filename="../widgets/task_table.py" line="36"/>
         <source>Restarts</source>
         <translation>重启次数</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="33"/>
+        <location filename="../widgets/task_table.py" line="36"/>
         <source>Exit code</source>
         <translation>退出码</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="33"/>
+        <location filename="../widgets/task_table.py" line="36"/>
         <source>Uptime</source>
         <translation>运行时长</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="36"/>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="118"/>
+        <source>{rate:.3g} steps/s</source>
+        <translation>{rate:.3g} 步/秒</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="120"/>
+        <source>ETA {time}</source>
+        <translation>预计剩余 {time}</translation>
+    </message>
+    <message>
+        <location filename="../widgets/task_table.py" line="124"/>
+        <source>{done:g} of {total:g} steps</source>
+        <translation>{done:g} / {total:g} 步</translation>
     </message>
 </context>
 <context>
@@ -1782,23 +2011,37 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TensorBoard</name>
     <message>
-        <location filename="../tensorboard.py" line="72"/>
         <source>TensorBoard is not installed in {python}. Install it with:
 {python} -m pip install tensorboard</source>
-        <translation>{python} 中没有安装 TensorBoard。请用以下命令安装：
+        <translation type="vanished">{python} 中没有安装 TensorBoard。请用以下命令安装：
 {python} -m pip install tensorboard</translation>
     </message>
     <message>
-        <location filename="../tensorboard.py" line="76"/>
+        <location filename="../tensorboard.py" line="97"/>
         <source>TensorBoard exited with code {code}:
 {tail}</source>
         <translation>TensorBoard 已退出，退出码 {code}：
 {tail}</translation>
     </message>
     <message>
-        <location filename="../tensorboard.py" line="83"/>
+        <location filename="../tensorboard.py" line="104"/>
         <source>Cannot start {python}: the training interpreter is missing.</source>
         <translation>无法启动 {python}：训练用解释器不存在。</translation>
+    </message>
+    <message>
+        <location filename="../tensorboard.py" line="138"/>
+        <source>TensorBoard is installed in {python}.</source>
+        <translation>TensorBoard 已安装到 {python}。</translation>
+    </message>
+    <message>
+        <location filename="../tensorboard.py" line="143"/>
+        <source>The install failed (exit code {code}): {last}</source>
+        <translation>安装失败（退出码 {code}）：{last}</translation>
+    </message>
+    <message>
+        <location filename="../tensorboard.py" line="150"/>
+        <source>Cannot start {python}.</source>
+        <translation>无法启动 {python}。</translation>
     </message>
 </context>
 <context>

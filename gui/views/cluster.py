@@ -368,6 +368,10 @@ class ClusterView(QWidget):
         self._loading = loading
         self.no_gpu_note.setVisible(not gpus)
 
+    def use_interpreter(self, path: str) -> None:
+        """Make ``path`` the job's interpreter, as if typed (an edit: the file is unsaved)."""
+        self.python.setEditText(path)
+
     def set_interpreters(self, paths: list[str]) -> None:
         current = self.python.currentText()
         self.python.blockSignals(True)

@@ -50,7 +50,7 @@ from core.output import plain
 from core.paths import user_data_dir
 from core.secrets import masked_env
 from gui.background import run_in_background
-from gui.i18n import state_label
+from gui.i18n import core_text, state_label
 from gui.style import status_color
 from gui.widgets.charts import MetricCharts
 from gui.widgets.log_view import LogView
@@ -244,7 +244,7 @@ class HistoryView(QWidget):
         self.details.setText(
             f"<b>{shown(record.run_dir)}</b><br>"
             + self.tr("Config: {path}").format(path=shown(record.config_path or "?")) + "<br>"
-            + (self.tr("Reason: {reason}").format(reason=shown(record.reason)) + "<br>"
+            + (self.tr("Reason: {reason}").format(reason=shown(core_text(record.reason))) + "<br>"
                if record.reason else "")
             + tasks)
         logs = record.log_paths()

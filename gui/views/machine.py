@@ -32,6 +32,7 @@ from core.findings import Finding, FixStep
 from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.output import plain
 from gui.background import run_in_background, start_process
+from gui.i18n import kind_label
 from gui.style import monospace_font, status_color
 
 if TYPE_CHECKING:  # the doctor's modules load when a check runs, not with the window
@@ -198,7 +199,7 @@ class InterpreterCard(QFrame):
         self.state = status.state if status else "pending"
         head.addWidget(_dot(self.state))
         head.addWidget(_label(path, "cardTitle"), 1)
-        head.addWidget(_label(kind, "muted", wrap=False))
+        head.addWidget(_label(kind_label(kind), "muted", wrap=False))
         self.use_button = QPushButton(self.tr("Use for this job"))
         self.use_button.setToolTip(self.tr("Train the job in the Cluster view with this "
                                            "interpreter"))
