@@ -9,8 +9,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from core import messages
+
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class Text:
+    """A catalogue message (:mod:`core.messages`) with its parameters: what a finding's title or
+    a step's text says, in any language. The English is what ``title`` / ``text`` hold."""
+
+    message_id: str
+    params: tuple[tuple[str, object], ...] = ()
+
+    @classmethod
+    def of(cls, message_id: str, /, **params: object) -> Text:
+        return cls(message_id, tuple(params.items()))
+
+    def said(self, language_code: str | None = None) -> str:
+        """In ``language_code`` (default: :func:`core.messages.language`)."""
+        return messages.tr(self.message_id, language_code, **dict(self.params))
+
+    @property
+    def en(self) -> str:
+        return self.said("en")
 
 
 @dataclass(frozen=True)
@@ -29,11 +52,17 @@ class FixStep:
     #: never run with one click.
     admin: bool = False
     reboot: bool = False
+    #: ``text`` as a catalogue message, to say it in the reader's language; None: English only.
+    message: Text | None = None
+
+    def text_in(self, language_code: str | None = None) -> str:
+        return self.message.said(language_code) if self.message else self.text
 
     def to_json(self) -> dict:
         return {"text": self.text, "command": self.command, "shell": self.shell,
                 "argv": [list(a) for a in self.argv], "admin": self.admin,
-                "reboot": self.reboot}
+                "reboot": self.reboot,
+                **({"message_id": self.message.message_id} if self.message else {})}
 
 
 @dataclass(frozen=True)
@@ -49,6 +78,11 @@ class Finding:
     #: The interpreter (its path) this finding is about; None for the machine or a pasted
     #: output. The window shows the finding's severity on that interpreter's card.
     subject: str | None = None
+    #: ``title`` as a catalogue message, to say it in the reader's language; None: English only.
+    message: Text | None = None
+
+    def title_in(self, language_code: str | None = None) -> str:
+        return self.message.said(language_code) if self.message else self.title
 
     @property
     def fix(self) -> str:
@@ -69,6 +103,7 @@ class Finding:
             "fix": self.fix,
             "steps": [s.to_json() for s in self.steps],
             **({"subject": self.subject} if self.subject else {}),
+            **({"message_id": self.message.message_id} if self.message else {}),
         }
 
 

@@ -17,6 +17,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
+from functools import cache
 from typing import NamedTuple
 
 LANGUAGES = ("en", "zh_CN")
@@ -135,6 +136,227 @@ CATALOGUE: dict[str, Message] = {
         "the path of python(.exe) in the training environment",
         "{python} 在 {seconds} 秒内没有响应（已终止）：它卡住了，或者不是 Python；请给出训练环境中 "
         "python(.exe) 的路径"),
+    # --- the doctor's findings: default titles (core/doctor/fixes.py, "finding.<id>") -----------
+    "finding.no-nvidia-driver": Message(
+        "No working NVIDIA driver: TensorFlow cannot reach a GPU",
+        "没有可用的 NVIDIA 驱动：TensorFlow 无法使用 GPU"),
+    "finding.driver-not-loaded": Message(
+        "The NVIDIA driver is installed but not loaded", "NVIDIA 驱动已安装，但没有加载"),
+    "finding.driver-too-old": Message(
+        "The NVIDIA driver is too old for the CUDA this TensorFlow uses",
+        "NVIDIA 驱动太旧，不支持此 TensorFlow 所用的 CUDA"),
+    "finding.tf-windows-gpu-unsupported": Message(
+        "TensorFlow 2.11+ has no GPU support on native Windows (the last was 2.10)",
+        "TensorFlow 2.11 及以上版本在原生 Windows 上不支持 GPU（最后支持的是 2.10）"),
+    "finding.missing-cuda-runtime": Message(
+        "The CUDA runtime libraries TensorFlow needs are not found",
+        "找不到 TensorFlow 需要的 CUDA 运行库"),
+    "finding.missing-cudnn": Message(
+        "The cuDNN library TensorFlow needs is not found", "找不到 TensorFlow 需要的 cuDNN 库"),
+    "finding.cuda-version-mismatch": Message(
+        "The installed CUDA/cuDNN version is not the one this TensorFlow build wants",
+        "已安装的 CUDA/cuDNN 版本不是此 TensorFlow 版本所要求的"),
+    "finding.missing-msvc-runtime": Message(
+        "The Microsoft Visual C++ runtime (msvcp140.dll, msvcp140_1.dll, vcruntime140_1.dll) "
+        "is missing",
+        "缺少 Microsoft Visual C++ 运行库（msvcp140.dll、msvcp140_1.dll、vcruntime140_1.dll）"),
+    "finding.cpu-no-avx": Message(
+        "The CPU lacks AVX, which TensorFlow binaries (1.6+) require",
+        "CPU 不支持 AVX，而 TensorFlow 的二进制版本（1.6 及以上）需要它"),
+    "finding.python-unsupported": Message(
+        "This Python version or architecture is not supported by this TensorFlow",
+        "此 TensorFlow 不支持这个 Python 版本或架构"),
+    "finding.mixed-tf-packages": Message(
+        "Conflicting TensorFlow-related packages are installed in one environment",
+        "同一环境中安装了相互冲突的 TensorFlow 相关包"),
+    "finding.native-runtime-load-failed": Message(
+        "TensorFlow's native runtime failed to load", "TensorFlow 的原生运行时加载失败"),
+    "finding.keras3-strategy-unsupported": Message(
+        "Keras 3 (TF 2.16+) does not support what this script uses",
+        "Keras 3（TF 2.16 及以上）不支持此脚本所用的功能"),
+    "finding.nccl-unavailable": Message(
+        "NCCL all-reduce is not available (always so on Windows)",
+        "NCCL all-reduce 不可用（在 Windows 上总是如此）"),
+    "finding.gpu-out-of-memory": Message("The GPU ran out of memory", "GPU 显存不足"),
+    "finding.port-in-use": Message(
+        "A cluster port is already in use or reserved", "集群端口已被占用或被系统保留"),
+    "finding.conda-env-not-activated": Message(
+        "The conda env's CUDA/cuDNN libraries are not on the search path (env not activated)",
+        "conda 环境中的 CUDA/cuDNN 库不在搜索路径上（环境未激活）"),
+    "finding.tf1-api-on-tf2": Message(
+        "The script uses TensorFlow 1.x APIs that TensorFlow 2 removed",
+        "脚本使用了 TensorFlow 2 已移除的 TensorFlow 1.x API"),
+    "finding.peer-unreachable": Message(
+        "A cluster task cannot reach another task", "集群中的一个任务无法连接另一个任务"),
+    "finding.optional-library-missing": Message(
+        "An optional GPU library (TensorRT / CUPTI) is missing: harmless for training",
+        "缺少可选的 GPU 库（TensorRT / CUPTI）：不影响训练"),
+    "finding.gpu-arch-unsupported": Message(
+        "This TensorFlow build has no code for this GPU's compute capability: it trains on "
+        "the CPU",
+        "此 TensorFlow 版本没有针对这块 GPU 计算能力的代码：训练会在 CPU 上进行"),
+    "finding.cpu-only-build": Message(
+        "This TensorFlow is a CPU-only build; training runs on CPU",
+        "此 TensorFlow 是仅 CPU 版本；训练在 CPU 上进行"),
+    "finding.probe-failed": Message(
+        "The interpreter could not be probed", "无法探测该解释器"),
+    "finding.tf-not-installed": Message(
+        "TensorFlow is not installed in this interpreter", "此解释器中没有安装 TensorFlow"),
+    "finding.script-not-parsed": Message(
+        "The script could not be read as Python 3 (not scanned)",
+        "无法把脚本读作 Python 3 代码（未扫描）"),
+    "finding.pip-install-failed": Message("pip could not install a package", "pip 无法安装某个包"),
+    "finding.dependency-version-conflict": Message(
+        "A package TensorFlow depends on has a version this TensorFlow cannot use",
+        "TensorFlow 依赖的某个包的版本不能与此 TensorFlow 一起使用"),
+    "finding.unrecognized-error": Message(
+        "An error TensorDeck does not know: the lines below are the ones that matter",
+        "TensorDeck 不认识的错误：下面这几行是关键"),
+    "finding.no-error-found": Message(
+        "This output holds no error message", "这段输出中没有错误信息"),
+    # --- the doctor's findings: titles the rules give (core/doctor/explain.py and others) -------
+    "finding.no-nvidia-driver.no-device": Message(
+        "CUDA finds no GPU: no NVIDIA driver, or the GPU is hidden (CUDA_VISIBLE_DEVICES)",
+        "CUDA 找不到 GPU：没有 NVIDIA 驱动，或 GPU 被隐藏了（CUDA_VISIBLE_DEVICES）"),
+    "finding.no-nvidia-driver.library": Message(
+        "{library} (the NVIDIA driver's library) is not found: no NVIDIA driver installed",
+        "找不到 {library}（NVIDIA 驱动的库）：没有安装 NVIDIA 驱动"),
+    "finding.no-nvidia-driver.cpu-training": Message(
+        "No NVIDIA driver found: GPU training is not possible here (CPU training is)",
+        "未找到 NVIDIA 驱动：这里无法用 GPU 训练（可以用 CPU 训练）"),
+    "finding.driver-not-loaded.error": Message(
+        "The NVIDIA driver answered with an error", "NVIDIA 驱动返回了错误"),
+    "finding.gpu-out-of-memory.cudnn-init": Message(
+        "cuDNN/cuBLAS failed to initialise: usually the GPU memory is already taken (or a cuDNN "
+        "version problem)",
+        "cuDNN/cuBLAS 初始化失败：通常是 GPU 显存已被占用（也可能是 cuDNN 版本问题）"),
+    "finding.cpu-no-avx.illegal-instruction": Message(
+        "The process died of an illegal instruction: a CPU without AVX",
+        "进程因非法指令而终止：CPU 不支持 AVX"),
+    "finding.python-unsupported.no-wheel": Message(
+        "pip finds no TensorFlow for this Python (too new, too old, or 32-bit)",
+        "pip 找不到适用于此 Python 的 TensorFlow（版本太新、太旧，或是 32 位）"),
+    "finding.python-unsupported.bitness": Message(
+        "A 32-bit / 64-bit mismatch: TensorFlow needs a 64-bit Python",
+        "32 位 / 64 位不匹配：TensorFlow 需要 64 位 Python"),
+    "finding.mixed-tf-packages.keras": Message(
+        "TensorFlow and Keras versions do not match", "TensorFlow 与 Keras 的版本不匹配"),
+    "finding.mixed-tf-packages.procedure": Message(
+        "A DLL of another version is loaded in its place (procedure not found)",
+        "加载了另一个版本的 DLL 来代替它（找不到过程）"),
+    "finding.mixed-tf-packages.requires": Message(
+        "Package versions conflict with what TensorFlow requires",
+        "包的版本与 TensorFlow 的要求冲突"),
+    "finding.mixed-tf-packages.numpy-api": Message(
+        "NumPy does not match the version TensorFlow was built against",
+        "NumPy 与构建 TensorFlow 时所用的版本不匹配"),
+    "finding.mixed-tf-packages.one-version-twice": Message(
+        "Two TensorFlow distributions of one version share one tensorflow folder: keep one",
+        "同一版本的两个 TensorFlow 发行包共用一个 tensorflow 文件夹：只保留一个"),
+    "finding.mixed-tf-packages.keras-minor": Message(
+        "keras does not match TensorFlow's minor version", "keras 与 TensorFlow 的次版本号不一致"),
+    "finding.mixed-tf-packages.tf-keras-minor": Message(
+        "tf-keras does not match TensorFlow's minor version",
+        "tf-keras 与 TensorFlow 的次版本号不一致"),
+    "finding.tf-windows-gpu-unsupported.package-removed": Message(
+        "The tensorflow-gpu package is gone from PyPI (GPU on native Windows ended at 2.10)",
+        "tensorflow-gpu 包已从 PyPI 移除（原生 Windows 的 GPU 支持止于 2.10）"),
+    "finding.keras3-strategy-unsupported.estimator": Message(
+        "tf.estimator is gone: TensorFlow 2.16+ (Keras 3) removed it",
+        "tf.estimator 已不存在：TensorFlow 2.16 及以上（Keras 3）移除了它"),
+    "finding.keras3-strategy-unsupported.per-replica": Message(
+        "Keras 3 model.fit cannot run under this tf.distribute strategy",
+        "Keras 3 的 model.fit 不能在这个 tf.distribute 策略下运行"),
+    "finding.keras3-strategy-unsupported.ps-strategy": Message(
+        "Keras 3 model.fit does not support ParameterServerStrategy",
+        "Keras 3 的 model.fit 不支持 ParameterServerStrategy"),
+    "finding.keras3-strategy-unsupported.mixed-keras": Message(
+        "Keras 3 objects mixed with TF/Keras 2 code", "Keras 3 对象与 TF/Keras 2 代码混用"),
+    "finding.keras3-strategy-unsupported.script-estimator": Message(
+        "{script} uses tf.estimator, removed in TensorFlow 2.16",
+        "{script} 使用了 tf.estimator，它已在 TensorFlow 2.16 中移除"),
+    "finding.keras3-strategy-unsupported.script-fit": Message(
+        "Keras 3 model.fit under {strategy} fails on TensorFlow {tf}",
+        "在 TensorFlow {tf} 上，{strategy} 下的 Keras 3 model.fit 会失败"),
+    "finding.port-in-use.reserved": Message(
+        "The port lies in a range Windows reserved (Hyper-V / WSL): it cannot be bound",
+        "该端口位于 Windows 保留的范围内（Hyper-V / WSL）：无法绑定"),
+    "finding.peer-unreachable.waiting": Message(
+        "A task is waiting for another task of the cluster that never answers",
+        "一个任务在等待集群中另一个始终没有响应的任务"),
+    "finding.missing-msvc-runtime.named-one": Message(
+        "{libraries} is not found: the Microsoft Visual C++ runtime is missing or too old",
+        "找不到 {libraries}：缺少 Microsoft Visual C++ 运行库，或版本太旧"),
+    "finding.missing-msvc-runtime.named-many": Message(
+        "{libraries} are not found: the Microsoft Visual C++ runtime is missing or too old",
+        "找不到 {libraries}：缺少 Microsoft Visual C++ 运行库，或版本太旧"),
+    "finding.missing-msvc-runtime.unnamed": Message(
+        "A DLL that TensorFlow's native module imports is not found: most often the Microsoft "
+        "Visual C++ runtime (msvcp140.dll, msvcp140_1.dll, vcruntime140_1.dll)",
+        "找不到 TensorFlow 原生模块导入的某个 DLL：最常见的是 Microsoft Visual C++ 运行库"
+        "（msvcp140.dll、msvcp140_1.dll、vcruntime140_1.dll）"),
+    "finding.cuda-version-mismatch.unofficial": Message(
+        "This TensorFlow build wants CUDA {wanted}, not the CUDA {official} its official "
+        "release uses",
+        "此 TensorFlow 版本要求 CUDA {wanted}，而不是其官方版本所用的 CUDA {official}"),
+    "finding.cpu-only-build.macos": Message(
+        "TensorFlow has no CUDA GPU support on macOS: it runs on the CPU (or Apple's Metal "
+        "plugin)",
+        "TensorFlow 在 macOS 上不支持 CUDA GPU：它在 CPU 上运行（或使用 Apple 的 Metal 插件）"),
+    "finding.cpu-only-build.tensorflow-cpu": Message(
+        "tensorflow-cpu is the CPU-only build: it never lists a GPU",
+        "tensorflow-cpu 是仅 CPU 版本：它永远不会列出 GPU"),
+    "finding.cpu-only-build.before-2.1": Message(
+        "Before TensorFlow 2.1 the 'tensorflow' package was CPU-only (the GPU build was "
+        "'tensorflow-gpu')",
+        "TensorFlow 2.1 之前，'tensorflow' 包只支持 CPU（GPU 版本是 'tensorflow-gpu'）"),
+    "finding.cpu-only-build.not-cuda": Message(
+        "This TensorFlow is a CPU-only build (is_built_with_cuda() is False): install the GPU "
+        "build",
+        "此 TensorFlow 是仅 CPU 版本（is_built_with_cuda() 为 False）：请安装 GPU 版本"),
+    "finding.cpu-only-build.gpus-present": Message(
+        "TensorFlow {tf} is a CPU-only build: trains on the CPU, though this machine has {n} "
+        "NVIDIA GPU(s)",
+        "TensorFlow {tf} 是仅 CPU 版本：会在 CPU 上训练，尽管这台机器有 {n} 块 NVIDIA GPU"),
+    "finding.tf1-api-on-tf2.removed-module": Message(
+        "{module} was removed in TensorFlow 2 (a TF1 script)",
+        "{module} 已在 TensorFlow 2 中移除（这是 TF1 脚本）"),
+    "finding.tf1-api-on-tf2.unknown-attribute": Message(
+        "tf.{name} does not exist in this TensorFlow (a TF1 API, or a file named tensorflow.py "
+        "shadowing the package)",
+        "此 TensorFlow 中没有 tf.{name}（它是 TF1 API，或者有一个名为 tensorflow.py 的文件遮蔽了"
+        "这个包）"),
+    "finding.tf1-api-on-tf2.script": Message(
+        "{script} uses TF1 APIs that TensorFlow {tf} removed",
+        "{script} 使用了 TensorFlow {tf} 已移除的 TF1 API"),
+    "finding.tf1-api-on-tf2.script-modules": Message(
+        "{script} uses TF1 modules ({modules}) and APIs that TensorFlow {tf} removed",
+        "{script} 使用了 TensorFlow {tf} 已移除的 TF1 模块（{modules}）和 API"),
+    "finding.pip-install-failed.network": Message(
+        "pip cannot reach the package index", "pip 无法连接到包索引"),
+    "finding.dependency-version-conflict.dll": Message(
+        "{package}'s compiled part fails to load: {package} does not match its libraries or "
+        "this TensorFlow",
+        "{package} 的编译部分加载失败：{package} 与它的库或此 TensorFlow 不匹配"),
+    "finding.dependency-version-conflict.package": Message(
+        "{package} does not have a version this TensorFlow works with",
+        "{package} 的版本不能与此 TensorFlow 一起工作"),
+    "finding.gpu-arch-unsupported.gpu": Message(
+        "TensorFlow {tf}'s GPU build has no code for the {gpu} (compute capability "
+        "{capability})",
+        "TensorFlow {tf} 的 GPU 版本没有针对 {gpu}（计算能力 {capability}）的代码"),
+    "finding.probe-failed.hung": Message(
+        "import tensorflow hung (killed at the timeout)",
+        "import tensorflow 卡住了（超时后已终止）"),
+    "finding.prerun.no-gpu": Message(
+        "GPUs requested, but TensorFlow {tf} in this interpreter sees none",
+        "作业请求了 GPU，但此解释器中的 TensorFlow {tf} 一块也看不到"),
+    "finding.library-not-found": Message(
+        "{library} is not found (needed by {needed_by})",
+        "找不到 {library}（{needed_by} 需要它）"),
+    "finding.library-wrong-arch": Message(
+        "{library} is only present for another CPU architecture (needed by {needed_by})",
+        "{library} 只有其他 CPU 架构的版本（{needed_by} 需要它）"),
 }
 
 _chosen: str | None = None
@@ -175,16 +397,25 @@ def tr(message_id: str, /, language_code: str | None = None, **params: object) -
 
 def _pattern(template: str) -> re.Pattern[str]:
     parts = re.split(r"\{(\w+)\}", template)  # literal, name, literal, name ...
-    body = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
-    return re.compile(f"^{body}$", re.DOTALL)
+    body, named = [], set()
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            body.append(re.escape(part))
+        else:  # a name said twice is the same value twice
+            body.append(f"(?P={part})" if part in named else f"(?P<{part}>.+?)")
+            named.add(part)
+    return re.compile(f"^{''.join(body)}$", re.DOTALL)
 
 
-_PATTERNS = [(message_id, _pattern(message.en)) for message_id, message in CATALOGUE.items()]
+@cache
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """Compiled on first use: ``tensordeck --help`` and a run's launch never need them."""
+    return [(message_id, _pattern(message.en)) for message_id, message in CATALOGUE.items()]
 
 
 def recognise(text: str) -> tuple[str, dict[str, str]] | None:
     """(message id, parameters) of a catalogue message said in English, else None."""
-    for message_id, pattern in _PATTERNS:
+    for message_id, pattern in _patterns():
         if match := pattern.match(text):
             return message_id, match.groupdict()
     return None

@@ -38,7 +38,7 @@ def test_explain_stdin_json() -> None:
     data = json.loads(run.stdout)
     first = data["findings"][0]
     assert first["id"] == "missing-msvc-runtime"
-    assert set(first) == {"id", "severity", "title", "evidence", "fix", "steps"}
+    assert set(first) == {"id", "severity", "title", "evidence", "fix", "steps", "message_id"}
     assert "winget install --id Microsoft.VCRedist.2015+.x64 -e" in first["fix"]
 
 

@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from core.doctor import kb
-from core.doctor.fixes import FixContext, make_finding
+from core.doctor.fixes import FixContext, finding_title, make_finding
 from core.findings import Finding
 
 # Windows resolves these itself: API-set contracts and the KnownDLLs registry list (plus ntdll,
@@ -372,7 +372,6 @@ def walk_finding(result: WalkResult, ctx: FixContext | None = None) -> Finding |
     fid = _KIND_TO_FINDING.get(info.kind, "native-runtime-load-failed")
     ctx.detail.setdefault("library", miss.name)
     needed_by = miss.chain[-2] if len(miss.chain) > 1 else result.root.name
-    title = f"{miss.name} is not found (needed by {needed_by})"
-    if miss.wrong_arch:
-        title = f"{miss.name} is only present for another CPU architecture (needed by {needed_by})"
+    title = finding_title("library-wrong-arch" if miss.wrong_arch else "library-not-found",
+                          library=miss.name, needed_by=needed_by)
     return make_finding(fid, miss.chain_text(), ctx, title=title)

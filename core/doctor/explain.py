@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 
 from core.doctor import kb
 from core.doctor.context import TextContext, read_context
-from core.doctor.fixes import FixContext, make_finding
-from core.findings import Finding
+from core.doctor.fixes import FixContext, finding_title, make_finding
+from core.findings import Finding, Text
 
 
 @dataclass
 class _Candidate:
     score: int
     evidence: list[str] = field(default_factory=list)
-    title: str | None = None
+    title: Text | None = None
     detail: dict = field(default_factory=dict)
 
 
@@ -33,7 +33,7 @@ class _Scores:
         self.by_id: dict[str, _Candidate] = {}
 
     def add(self, fid: str, score: int, evidence: list[str] | str = (), *,
-            title: str | None = None, **detail) -> None:
+            title: Text | None = None, **detail) -> None:
         lines = [evidence] if isinstance(evidence, str) else list(evidence)
         cand = self.by_id.get(fid)
         if cand is None:
@@ -55,12 +55,15 @@ class _Signature:
     fid: str
     score: int
     pattern: re.Pattern
-    title: str | None = None
+    title: Text | None = None
     detail: tuple[tuple[str, object], ...] = ()
 
 
-def _sig(fid: str, score: int, pattern: str, title: str | None = None, **detail) -> _Signature:
-    return _Signature(fid, score, re.compile(pattern, re.IGNORECASE), title,
+def _sig(fid: str, score: int, pattern: str, variant: str | None = None,
+         **detail) -> _Signature:
+    """``variant``: the title is the message ``finding.<fid>.<variant>``, not the default."""
+    return _Signature(fid, score, re.compile(pattern, re.IGNORECASE),
+                      finding_title(f"{fid}.{variant}") if variant else None,
                       tuple(detail.items()))
 
 
@@ -73,7 +76,7 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"nvidia-smi: (command )?not found"),
     _sig("no-nvidia-driver", 80, r"/proc/driver/nvidia/version does not exist"),
     _sig("no-nvidia-driver", 72, r"CUDA_ERROR_NO_DEVICE|no CUDA-capable device is detected",
-         "CUDA finds no GPU: no NVIDIA driver, or the GPU is hidden (CUDA_VISIBLE_DEVICES)"),
+         "no-device"),
     _sig("driver-not-loaded", 90, r"Driver Not Loaded|NVMLError_DriverNotLoaded"),
     _sig("driver-not-loaded", 88, r"kernel version \S+ does not match DSO version|"
          r"Driver/library version mismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
@@ -97,49 +100,46 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("gpu-out-of-memory", 74, r"Failed to get convolution algorithm\. This is probably because "
          r"cuDNN failed to initialize|Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|"
          r"CUDNN_STATUS_NOT_INITIALIZED|Blas \w+ launch failed|CUBLAS_STATUS_(?:ALLOC_FAILED|"
-         r"NOT_INITIALIZED)", "cuDNN/cuBLAS failed to initialise: usually the GPU memory is "
-         r"already taken (or a cuDNN version problem)"),
+         r"NOT_INITIALIZED)", "cudnn-init"),
     _sig("cuda-version-mismatch", 62, r"Failed to get convolution algorithm|"
          r"Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|CUDNN_STATUS_NOT_INITIALIZED"),
     # CPU.
     _sig("cpu-no-avx", 98, r"compiled to use \w+ instructions, but these aren't available"),
     _sig("cpu-no-avx", 96, r"-1073741795|3221225501|0xC000001D|STATUS_ILLEGAL_INSTRUCTION",
-         "The process died of an illegal instruction: a CPU without AVX"),
-    _sig("cpu-no-avx", 92, r"Illegal instruction",
-         "The process died of an illegal instruction: a CPU without AVX"),
+         "illegal-instruction"),
+    _sig("cpu-no-avx", 92, r"Illegal instruction", "illegal-instruction"),
     # Packages and Python.
     _sig("python-unsupported", 95, r"requires a 64-bit Python", bits=32),
     _sig("python-unsupported", 92, r"Could not find a version that satisfies the requirement "
          r"(?:tensorflow|tf-nightly)|No matching distribution found for (?:tensorflow|tf-nightly)",
-         "pip finds no TensorFlow for this Python (too new, too old, or 32-bit)"),
+         "no-wheel"),
     _sig("python-unsupported", 88, r"tensorflow\S*\.whl is not a supported wheel on this platform"),
     _sig("python-unsupported", 84, r"\[MSC v\.\d+ 32 bit|Python\d+-32[\\/]", bits=32),
     _sig("mixed-tf-packages", 95, r"conflicting TensorFlow installations"),
     _sig("mixed-tf-packages", 90, r"compiled using NumPy 1\.x cannot be run in|"
          r"_ARRAY_API not found", numpy="downgrade"),
     _sig("mixed-tf-packages", 88, r"Descriptors cannot be created directly", protobuf=True),
-    _sig("mixed-tf-packages", 88, r"Another metric with the same name already exists",
-         "TensorFlow and Keras versions do not match"),
+    _sig("mixed-tf-packages", 88, r"Another metric with the same name already exists", "keras"),
     _sig("mixed-tf-packages", 76, r"numpy\.core\.(?:multiarray|umath) failed to import|"
          r"numpy\.dtype size changed"),
     _sig("tf-windows-gpu-unsupported", 75, r"\"tensorflow-gpu\" package has been removed",
-         "The tensorflow-gpu package is gone from PyPI (GPU on native Windows ended at 2.10)"),
+         "package-removed"),
     # Distribution.
     _sig("nccl-unavailable", 95, r"NcclAllReduce|\bNccl\w*'? used by"),
     _sig("nccl-unavailable", 82, r"\bNCCL\b[^\n]*(?:not supported|unavailable|not available|"
          r"not found|not built)"),
     _sig("keras3-strategy-unsupported", 92, r"No module named 'tensorflow(?:\.python)?\.estimator'|"
          r"No module named 'tensorflow_estimator'|has no attribute 'estimator'",
-         "tf.estimator is gone: TensorFlow 2.16+ (Keras 3) removed it", estimator=True),
+         "estimator", estimator=True),
     _sig("keras3-strategy-unsupported", 90, r"unsupported type[^\n]*PerReplica|"
          r"PerReplica[^\n]*(?:unsupported|not supported)",
-         "Keras 3 model.fit cannot run under this tf.distribute strategy"),
+         "per-replica"),
     _sig("keras3-strategy-unsupported", 86, r"ParameterServerStrategy[^\n]*(?:not supported|"
          r"unsupported|NotImplementedError)",
-         "Keras 3 model.fit does not support ParameterServerStrategy"),
+         "ps-strategy"),
     _sig("keras3-strategy-unsupported", 70,
          r"KerasTensor cannot be used as input to a TensorFlow function",
-         "Keras 3 objects mixed with TF/Keras 2 code"),
+         "mixed-keras"),
     _sig("tf1-api-on-tf2", 92, r"module 'tensorflow\._api\.v2\.\w+' has no attribute|"
          r"tf\.placeholder\(\) is not compatible with eager execution"),
     _sig("port-in-use", 95, r"Address already in use|Only one usage of each socket address|"
@@ -147,9 +147,9 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("port-in-use", 90, r"Failed to add port to server|Could not start gRPC server|"
          r"No address added out of total"),
     _sig("port-in-use", 88, r"forbidden by its access permissions|WSAEACCES|\b10013\b",
-         "The port lies in a range Windows reserved (Hyper-V / WSL): it cannot be bound"),
+         "reserved"),
     _sig("peer-unreachable", 95, r"CreateSession still waiting for response from (?:worker|ps)",
-         "A task is waiting for another task of the cluster that never answers"),
+         "waiting"),
     _sig("peer-unreachable", 86, r"failed to connect to all addresses|"
          r"Connection refused[^\n]*(?:grpc|ipv4|ipv6|UNAVAILABLE)|"
          r"(?:Worker|task)[^\n]*(?:has been preempted|is unavailable|unreachable)"),
@@ -275,15 +275,16 @@ def _library_rules(ctx: TextContext, scores: _Scores) -> None:
     msvc_libs = [n for n, i in infos.items() if i.kind == "msvc"]
     if msvc_libs:
         # Named by TF's self-check or a loader message: the cause, not a guess.
-        verb = "is" if len(msvc_libs) == 1 else "are"
         scores.add("missing-msvc-runtime", 97, [missing[n] for n in msvc_libs],
-                   title=f"{', '.join(msvc_libs)} {verb} not found: the Microsoft Visual C++ "
-                         "runtime is missing or too old", library=msvc_libs[0])
+                   title=finding_title("missing-msvc-runtime."
+                                       + ("named-one" if len(msvc_libs) == 1 else "named-many"),
+                                       libraries=", ".join(msvc_libs)),
+                   library=msvc_libs[0])
     for name, info in infos.items():
         line = missing[name]
         if info.kind == "driver":
-            scores.add("no-nvidia-driver", 90, line, title=f"{name} (the NVIDIA driver's library) "
-                       "is not found: no NVIDIA driver installed")
+            scores.add("no-nvidia-driver", 90, line,
+                       title=finding_title("no-nvidia-driver.library", library=name))
         elif info.kind == "optional":
             scores.add("optional-library-missing", 10, line)
     row = ctx.tf_version and kb.find_build(ctx.tf_version, ctx.platform, "gpu")
@@ -317,8 +318,8 @@ def _mismatch_rules(ctx: TextContext, scores: _Scores, labels: tuple[str, ...], 
         # The build asks for a CUDA its official release was not built with: a community or
         # mismatched wheel; the CUDA that is installed is not the one it wants.
         scores.add("cuda-version-mismatch", 84, evidence, cuda=wanted,
-                   title=f"This TensorFlow build wants CUDA {wanted}, not the CUDA "
-                         f"{row.cuda} its official release uses")
+                   title=finding_title("cuda-version-mismatch.unofficial", wanted=wanted,
+                                       official=row.cuda))
     if any(kb.library_info(n).kind == "cuda" for n in loaded):
         # Part of the CUDA set loads and part does not: one toolkit is installed, and it is
         # not the version this build names (TF 2.4's cusolver64_10 under CUDA 11.1+).
@@ -369,18 +370,16 @@ def _import_failure_rules(ctx: TextContext, scores: _Scores) -> None:
             scores.add("missing-cudnn", 60, lines)
         # The loader does not say which DLL: the VC++ runtime is the usual one on TF 2.
         scores.add("missing-msvc-runtime", 72 if not tf1 else 66, lines,
-                   title="A DLL that TensorFlow's native module imports is not found: most "
-                         "often the Microsoft Visual C++ runtime (msvcp140.dll, msvcp140_1.dll, "
-                         "vcruntime140_1.dll)")
+                   title=finding_title("missing-msvc-runtime.unnamed"))
         scores.add("native-runtime-load-failed", 70, lines)
         scores.add("cpu-no-avx", 55, lines)
     elif lines := ctx.lines_matching(r"not a valid Win32 application|WinError 193|0xC1\b"):
         scores.add("python-unsupported", 82, lines, bits=32,
-                   title="A 32-bit / 64-bit mismatch: TensorFlow needs a 64-bit Python")
+                   title=finding_title("python-unsupported.bitness"))
         scores.add("native-runtime-load-failed", 60, lines)
     elif lines := ctx.lines_matching(r"specified procedure could not be found|\b127\b|0x7F\b"):
         scores.add("mixed-tf-packages", 72, lines,
-                   title="A DLL of another version is loaded in its place (procedure not found)")
+                   title=finding_title("mixed-tf-packages.procedure"))
         scores.add("native-runtime-load-failed", 68, lines)
     else:
         scores.add("native-runtime-load-failed", 70, failed)
@@ -438,22 +437,19 @@ def _cpu_only_context(ctx: TextContext, scores: _Scores, evidence: list[str]) ->
     ``tensorflow-cpu`` install, TF before 2.1 whose ``tensorflow`` package was CPU-only."""
     lower = ctx.text.lower()
     if ctx.platform == "macos":
-        scores.add("cpu-only-build", 90, evidence, title="TensorFlow has no CUDA GPU support on "
-                   "macOS: it runs on the CPU (or Apple's Metal plugin)")
+        scores.add("cpu-only-build", 90, evidence, title=finding_title("cpu-only-build.macos"))
         return True
     if re.search(r"tensorflow[-_]cpu", lower):
         scores.add("cpu-only-build", 88, evidence + ctx.lines_matching(r"tensorflow[-_]cpu", 1),
-                   title="tensorflow-cpu is the CPU-only build: it never lists a GPU")
+                   title=finding_title("cpu-only-build.tensorflow-cpu"))
         return True
     if ctx.tf_at_least((2, 1)) is False and ctx.platform != "windows" and not re.search(
             r"tensorflow[-_]gpu|cudart|libcuda|cuda_", lower):
         scores.add("cpu-only-build", 80, evidence,
-                   title="Before TensorFlow 2.1 the 'tensorflow' package was CPU-only (the GPU "
-                         "build was 'tensorflow-gpu')")
+                   title=finding_title("cpu-only-build.before-2.1"))
         return True
     if ctx.platform in ("linux", "wsl") and _matched_lines(ctx, _CPU_BUILD):
-        scores.add("cpu-only-build", 86, evidence, title="This TensorFlow is a CPU-only build "
-                   "(is_built_with_cuda() is False): install the GPU build")
+        scores.add("cpu-only-build", 86, evidence, title=finding_title("cpu-only-build.not-cuda"))
         return True
     return False
 
@@ -515,13 +511,13 @@ def _pip_conflict_rules(ctx: TextContext, scores: _Scores) -> None:
         scores.add("mixed-tf-packages", 90, lines[:4])
     elif lines and _PIP_REQUIRES.match(lines[0]):
         scores.add("mixed-tf-packages", 66, lines[:3],
-                   title="Package versions conflict with what TensorFlow requires")
+                   title=finding_title("mixed-tf-packages.requires"))
     m = re.search(r"compiled against API version (0x\w+) but this version of numpy is (0x\w+)",
                   ctx.text)
     if m:
         newer = int(m.group(1), 16) > int(m.group(2), 16)
         scores.add("mixed-tf-packages", 90, ctx.lines_matching(r"compiled against API version"),
-                   title="NumPy does not match the version TensorFlow was built against",
+                   title=finding_title("mixed-tf-packages.numpy-api"),
                    numpy="upgrade" if newer else "downgrade")
 
 
@@ -535,15 +531,15 @@ def _tf1_rules(ctx: TextContext, scores: _Scores) -> None:
         if m:
             module = m.group(1) or f"tensorflow.{m.group(2)}"
             scores.add("tf1-api-on-tf2", 95, line, removed=[module],
-                       title=f"{module} was removed in TensorFlow 2 (a TF1 script)")
+                       title=finding_title("tf1-api-on-tf2.removed-module", module=module))
     for line in ctx.lines:
         m = _NO_ATTR.search(line)
         if not m or m.group(1) in ("estimator", "contrib", "examples"):
             continue
         known = m.group(1) in _TF1_ONLY
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,
-                   title=None if known else f"tf.{m.group(1)} does not exist in this TensorFlow "
-                   "(a TF1 API, or a file named tensorflow.py shadowing the package)")
+                   title=None if known else finding_title("tf1-api-on-tf2.unknown-attribute",
+                                                          name=m.group(1)))
 
 
 # --- pip, at install time ----------------------------------------------------------------
@@ -582,7 +578,7 @@ def _install_rules(ctx: TextContext, scores: _Scores) -> None:
             continue  # the same words from other programs are not an install failure
         score = {"network": 94, "notfound": 80}.get(why, 85)
         scores.add("pip-install-failed", score, lines + ctx.lines_matching(r"^ERROR: ", 2),
-                   why=why, title="pip cannot reach the package index" if why == "network"
+                   why=why, title=finding_title("pip-install-failed.network") if why == "network"
                    else None)
         return
 
@@ -628,8 +624,8 @@ def _dependency_rules(ctx: TextContext, scores: _Scores) -> None:
         scores.add("dependency-version-conflict", 84,
                    ctx.lines_matching(r"DLL load failed|File \"[^\"]*site-packages", 2)[-1:]
                    + ctx.lines_matching(r"DLL load failed"),
-                   title=f"{package}'s compiled part fails to load: {package} does not match "
-                         "its libraries or this TensorFlow", package=package)
+                   title=finding_title("dependency-version-conflict.dll", package=package),
+                   package=package)
         return
     for line in reversed(ctx.lines):
         for rx in _DEP_MESSAGES:
@@ -646,7 +642,8 @@ def _dependency_rules(ctx: TextContext, scores: _Scores) -> None:
             near_tf = "tensorflow" in ctx.text.lower() or any(
                 f.startswith("tensorflow") for f in frames)
             scores.add("dependency-version-conflict", 82 if near_tf else 70, line,
-                       title=f"{package} does not have a version this TensorFlow works with",
+                       title=finding_title("dependency-version-conflict.package",
+                                           package=package),
                        **detail)
             return
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from core.doctor import kb
 from core.doctor.kb import Version, minor_of
-from core.findings import Finding, FixStep, Severity
+from core.findings import Finding, FixStep, Severity, Text
 from core.output import control_character
 from core.remote.shell import quote as remote_quote
 
@@ -60,63 +60,56 @@ class FixContext:
         return kb.find_build(self.tf_version, self.platform, "gpu") if self.tf_version else None
 
 
-_CATALOG: dict[str, tuple[Severity, str]] = {
-    "no-nvidia-driver": ("error", "No working NVIDIA driver: TensorFlow cannot reach a GPU"),
-    "driver-not-loaded": ("error", "The NVIDIA driver is installed but not loaded"),
-    "driver-too-old": ("error", "The NVIDIA driver is too old for the CUDA this TensorFlow uses"),
-    "tf-windows-gpu-unsupported": (
-        "error", "TensorFlow 2.11+ has no GPU support on native Windows (the last was 2.10)"),
-    "missing-cuda-runtime": ("error", "The CUDA runtime libraries TensorFlow needs are not found"),
-    "missing-cudnn": ("error", "The cuDNN library TensorFlow needs is not found"),
-    "cuda-version-mismatch": (
-        "error", "The installed CUDA/cuDNN version is not the one this TensorFlow build wants"),
-    "missing-msvc-runtime": (
-        "error", "The Microsoft Visual C++ runtime (msvcp140.dll, msvcp140_1.dll, "
-                 "vcruntime140_1.dll) is missing"),
-    "cpu-no-avx": ("error", "The CPU lacks AVX, which TensorFlow binaries (1.6+) require"),
-    "python-unsupported": (
-        "error", "This Python version or architecture is not supported by this TensorFlow"),
-    "mixed-tf-packages": (
-        "error", "Conflicting TensorFlow-related packages are installed in one environment"),
-    "native-runtime-load-failed": ("error", "TensorFlow's native runtime failed to load"),
-    "keras3-strategy-unsupported": (
-        "error", "Keras 3 (TF 2.16+) does not support what this script uses"),
-    "nccl-unavailable": ("error", "NCCL all-reduce is not available (always so on Windows)"),
-    "gpu-out-of-memory": ("error", "The GPU ran out of memory"),
-    "port-in-use": ("error", "A cluster port is already in use or reserved"),
-    "conda-env-not-activated": (
-        "error", "The conda env's CUDA/cuDNN libraries are not on the search path "
-                 "(env not activated)"),
-    "tf1-api-on-tf2": ("error", "The script uses TensorFlow 1.x APIs that TensorFlow 2 removed"),
-    "peer-unreachable": ("error", "A cluster task cannot reach another task"),
-    "optional-library-missing": (
-        "info", "An optional GPU library (TensorRT / CUPTI) is missing: harmless for training"),
-    "gpu-arch-unsupported": (
-        "error", "This TensorFlow build has no code for this GPU's compute capability: it "
-                 "trains on the CPU"),
-    "cpu-only-build": ("info", "This TensorFlow is a CPU-only build; training runs on CPU"),
-    "probe-failed": ("warning", "The interpreter could not be probed"),
-    "tf-not-installed": ("info", "TensorFlow is not installed in this interpreter"),
-    "script-not-parsed": ("warning", "The script could not be read as Python 3 (not scanned)"),
-    "pip-install-failed": ("error", "pip could not install a package"),
-    "dependency-version-conflict": (
-        "error", "A package TensorFlow depends on has a version this TensorFlow cannot use"),
-    "unrecognized-error": (
-        "warning", "An error TensorDeck does not know: the lines below are the ones that matter"),
-    "no-error-found": ("info", "This output holds no error message"),
+#: Each finding id and its default severity; its default title is the message "finding.<id>".
+_CATALOG: dict[str, Severity] = {
+    "no-nvidia-driver": "error",
+    "driver-not-loaded": "error",
+    "driver-too-old": "error",
+    "tf-windows-gpu-unsupported": "error",
+    "missing-cuda-runtime": "error",
+    "missing-cudnn": "error",
+    "cuda-version-mismatch": "error",
+    "missing-msvc-runtime": "error",
+    "cpu-no-avx": "error",
+    "python-unsupported": "error",
+    "mixed-tf-packages": "error",
+    "native-runtime-load-failed": "error",
+    "keras3-strategy-unsupported": "error",
+    "nccl-unavailable": "error",
+    "gpu-out-of-memory": "error",
+    "port-in-use": "error",
+    "conda-env-not-activated": "error",
+    "tf1-api-on-tf2": "error",
+    "peer-unreachable": "error",
+    "optional-library-missing": "info",
+    "gpu-arch-unsupported": "error",
+    "cpu-only-build": "info",
+    "probe-failed": "warning",
+    "tf-not-installed": "info",
+    "script-not-parsed": "warning",
+    "pip-install-failed": "error",
+    "dependency-version-conflict": "error",
+    "unrecognized-error": "warning",
+    "no-error-found": "info",
 }
 
 
 def make_finding(fid: str, evidence: str | list[str], ctx: FixContext | None = None, *,
-                 title: str | None = None, severity: Severity | None = None) -> Finding:
-    """A Finding of catalogue id ``fid`` with the fix for ``ctx``."""
-    default_severity, default_title = _CATALOG[fid]
+                 title: Text | None = None, severity: Severity | None = None) -> Finding:
+    """A Finding of catalogue id ``fid`` with the fix for ``ctx``; its title ``title``, by
+    default the message ``finding.<fid>``."""
     ctx = ctx or FixContext()
     if isinstance(evidence, list):
         evidence = "\n".join(dict.fromkeys(line[:400] for line in evidence))
     steps = _STEPS[fid](ctx) if fid in _STEPS else ()
-    return Finding(fid, severity or default_severity, title or default_title, evidence,
-                   tuple(steps))
+    title = title or Text.of(f"finding.{fid}")
+    return Finding(fid, severity or _CATALOG[fid], title.en, evidence, tuple(steps),
+                   message=title)
+
+
+def finding_title(key: str, /, **params: object) -> Text:
+    """The title message ``finding.<key>`` (``key``: a finding id, or ``<id>.<variant>``)."""
+    return Text.of(f"finding.{key}", **params)
 
 
 def is_known(fid: str) -> bool:

@@ -14,7 +14,7 @@ from core.doctor import kb
 from core.doctor.context import OS_RELEASE, linux_distro, probe_platform
 from core.doctor.depwalk import application_dirs, python_searches_path, walk, walk_finding
 from core.doctor.explain import explain
-from core.doctor.fixes import FixContext, make_finding
+from core.doctor.fixes import FixContext, finding_title, make_finding
 from core.findings import Finding, sort_findings
 from core.gpu.capability import build_minimum, build_runs_on, capability_text
 from core.gpu.info import GpuReport, GpuState
@@ -150,13 +150,13 @@ def _gpu_findings(report: GpuReport, distro: str | None) -> list[Finding]:
     if report.state == GpuState.NO_DRIVER:
         return [make_finding("no-nvidia-driver", f"NVML: {report.message}", ctx,
                              severity="warning",
-                             title="No NVIDIA driver found: GPU training is not possible here "
-                                   "(CPU training is)")]
+                             title=finding_title("no-nvidia-driver.cpu-training"))]
     if report.state in (GpuState.DRIVER_NOT_LOADED, GpuState.DRIVER_MISMATCH):
         return [make_finding("driver-not-loaded", f"NVML: {report.message}", ctx)]
     if report.state == GpuState.ERROR:
         return [make_finding("driver-not-loaded", f"NVML: {report.message}", ctx,
-                             severity="warning", title="The NVIDIA driver answered with an error")]
+                             severity="warning",
+                             title=finding_title("driver-not-loaded.error"))]
     return []
 
 
@@ -218,8 +218,7 @@ def _package_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Fi
         # tensorflow 2.11-2.15 is a shell around tensorflow-intel by design.
         out.append(make_finding("mixed-tf-packages", f"{head}; installed: {listed}", ctx,
                                 severity="warning",
-                                title="Two TensorFlow distributions of one version share one "
-                                      "tensorflow folder: keep one"))
+                                title=finding_title("mixed-tf-packages.one-version-twice")))
     tf = ctx.tf_version
     keras = kb.parse_version(pkgs.get("keras"))
     # TF 2.6-2.15 load the separate keras package of the same minor release.
@@ -227,12 +226,12 @@ def _package_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Fi
             tf):
         out.append(make_finding("mixed-tf-packages", f"{head}; keras {pkgs['keras']}", ctx,
                                 severity="warning",
-                                title="keras does not match TensorFlow's minor version"))
+                                title=finding_title("mixed-tf-packages.keras-minor")))
     tfk = kb.parse_version(pkgs.get("tf-keras"))
     if tf and tfk and kb.minor_of(tfk) != kb.minor_of(tf):
         out.append(make_finding("mixed-tf-packages", f"{head}; tf-keras {pkgs['tf-keras']}", ctx,
                                 severity="warning",
-                                title="tf-keras does not match TensorFlow's minor version"))
+                                title=finding_title("mixed-tf-packages.tf-keras-minor")))
     return out
 
 
@@ -295,8 +294,8 @@ def _arch_findings(report: GpuReport, probe: ProbeResult, ctx: FixContext,
             f"code for {', '.join(archs)}{since}",
             FixContext(ctx.platform, ctx.tf_version, ctx.python, ctx.python_exe,
                        distro=ctx.distro, detail={"capability": cc}),
-            title=f"TensorFlow {probe.tf_version}'s GPU build has no code for the {name} "
-                  f"(compute capability {capability_text(cc)})"))
+            title=finding_title("gpu-arch-unsupported.gpu", tf=probe.tf_version, gpu=name,
+                                capability=capability_text(cc))))
     return out
 
 
@@ -311,7 +310,7 @@ def _import_failed(probe: ProbeResult, ctx: FixContext, head: str) -> list[Findi
     out = ([walked] if walked else []) + found
     if probe.timed_out:
         out.append(make_finding("probe-failed", f"{head}: {probe.error}", ctx,
-                                title="import tensorflow hung (killed at the timeout)"))
+                                title=finding_title("probe-failed.hung")))
     if not out:
         out.append(make_finding("native-runtime-load-failed", f"{head}: {probe.error}", ctx))
     return [_with_head(f, head) for f in out]
@@ -346,7 +345,7 @@ def _with_head(f: Finding, head: str) -> Finding:
     """Name the interpreter in the evidence (several may be diagnosed at once)."""
     if f.evidence.startswith(head):
         return f
-    return Finding(f.id, f.severity, f.title, f"{head}\n{f.evidence}", f.steps)
+    return replace(f, evidence=f"{head}\n{f.evidence}")
 
 
 def _devices(report: GpuReport, probe: ProbeResult, ctx: FixContext, head: str,
@@ -359,8 +358,8 @@ def _devices(report: GpuReport, probe: ProbeResult, ctx: FixContext, head: str,
     if probe.built_with_cuda is False:
         return [make_finding("cpu-only-build", f"{head}: is_built_with_cuda() = False{seconds}",
                              ctx, severity="warning",
-                             title=f"TensorFlow {probe.tf_version} is a {VERDICTS['cpu-build']}, "
-                                   f"though this machine has {len(report.gpus)} NVIDIA GPU(s)")]
+                             title=finding_title("cpu-only-build.gpus-present",
+                                                 tf=probe.tf_version, n=len(report.gpus)))]
     found = [f for f in explain(probe.import_stderr, platform=ctx.platform,
                                 tf_version=probe.tf_version, distro=ctx.distro)
              if f.severity == "error"]

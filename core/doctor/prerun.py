@@ -7,11 +7,12 @@ answers; otherwise the interpreter's metadata (~0.1 s, or the cache) is enough.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from core.doctor import kb
 from core.doctor.context import probe_platform
-from core.doctor.fixes import FixContext, make_finding
+from core.doctor.fixes import FixContext, finding_title, make_finding
 from core.doctor.scriptscan import scan_script
 from core.findings import Finding, sort_findings
 from core.interpreters.probe import ProbeResult, cached_probe
@@ -49,7 +50,7 @@ def _gpu_findings(probe: ProbeResult, ctx: FixContext) -> list[Finding]:
                                       ctx)]
     if probe.gpus:
         return []
-    title = f"GPUs requested, but TensorFlow {probe.tf_version} in this interpreter sees none"
+    title = finding_title("prerun.no-gpu", tf=probe.tf_version)
     if ctx.platform == "windows" and ctx.tf_version and not kb.windows_gpu_supported(
             ctx.tf_version):
         return [make_finding("tf-windows-gpu-unsupported", head, ctx, title=title)]
@@ -59,5 +60,6 @@ def _gpu_findings(probe: ProbeResult, ctx: FixContext) -> list[Finding]:
     found = [f for f in explain(probe.import_stderr, platform=ctx.platform,
                                 tf_version=probe.tf_version) if f.severity == "error"]
     first = found[0] if found else make_finding("missing-cuda-runtime", head, ctx)
-    return [Finding(first.id, "error", title, f"{head}\n{first.evidence}", first.steps),
+    return [replace(first, severity="error", title=title.en, message=title,
+                    evidence=f"{head}\n{first.evidence}"),
             *found[1:]]

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.doctor.fixes import REMOVED_MODULES, FixContext, make_finding
+from core.doctor.fixes import REMOVED_MODULES, FixContext, finding_title, make_finding
 from core.doctor.kb import Version, minor_of, parse_version
 from core.findings import Finding
 
@@ -156,16 +156,18 @@ def scan_script(script: Path, *, tf_version: str | Version | None = None,
         hits = [(line, name) for line, name, _ in use.removed] + use.tf1
         modules = list(dict.fromkeys(module for _, _, module in use.removed))
         ctx.detail["removed"] = modules
-        what = f"modules ({', '.join(modules)}) and APIs" if modules else "APIs"
+        title = (finding_title("tf1-api-on-tf2.script-modules", script=script.name,
+                               modules=", ".join(modules), tf=_label(version)) if modules else
+                 finding_title("tf1-api-on-tf2.script", script=script.name, tf=_label(version)))
         findings.append(make_finding("tf1-api-on-tf2", _evidence(script, hits), ctx,
-                                     title=f"{script.name} uses TF1 {what} that TensorFlow "
-                                           f"{_label(version)} removed"))
+                                     title=title))
     keras3 = tf >= (2, 16) and not legacy_keras_active(env, packages)
     if tf >= (2, 16) and use.estimator:
         findings.append(make_finding(
             "keras3-strategy-unsupported", _evidence(script, use.estimator),
             FixContext(platform, version, python_exe=python_exe, detail={"estimator": True}),
-            title=f"{script.name} uses tf.estimator, removed in TensorFlow 2.16"))
+            title=finding_title("keras3-strategy-unsupported.script-estimator",
+                                script=script.name)))
     strategies = list(use.strategies)
     if strategy and _MULTI_PROCESS_STRATEGY.search(strategy.lower().replace("-", "_")):
         strategies.append((0, f"launcher strategy '{strategy}'"))
@@ -179,8 +181,8 @@ def scan_script(script: Path, *, tf_version: str | Version | None = None,
                                detail={"tf_keras": (packages or {}).get("tf-keras")})
         findings.append(make_finding(
             "keras3-strategy-unsupported", lines, keras_ctx,
-            title=f"Keras 3 model.fit under {strategies[0][1]} fails on TensorFlow "
-                  f"{_label(version)}"))
+            title=finding_title("keras3-strategy-unsupported.script-fit",
+                                strategy=strategies[0][1], tf=_label(version))))
     return findings
 
 
