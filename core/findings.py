@@ -28,8 +28,11 @@ class Text:
         return cls(message_id, tuple(params.items()))
 
     def said(self, language_code: str | None = None) -> str:
-        """In ``language_code`` (default: :func:`core.messages.language`)."""
-        return messages.tr(self.message_id, language_code, **dict(self.params))
+        """In ``language_code`` (default: :func:`core.messages.language`); a parameter that is a
+        Text itself is said in the same language."""
+        return messages.tr(self.message_id, language_code, **{
+            name: value.said(language_code) if isinstance(value, Text) else value
+            for name, value in self.params})
 
     @property
     def en(self) -> str:

@@ -357,6 +357,441 @@ CATALOGUE: dict[str, Message] = {
     "finding.library-wrong-arch": Message(
         "{library} is only present for another CPU architecture (needed by {needed_by})",
         "{library} 只有其他 CPU 架构的版本（{needed_by} 需要它）"),
+    # --- the doctor's fix steps (core/doctor/fixes.py, "fix.<key>") ----------------------------
+    "fix.command-left-out": Message(
+        "{text} (TensorDeck leaves the command out: {why})",
+        "{text}（TensorDeck 省略了该命令：{why}）"),
+    "fix.set-env-console": Message(
+        "Set {name} for the training process (this console):",
+        "为训练进程设置 {name}（在此控制台中）："),
+    "fix.set-env": Message("Set {name} for the training process:", "为训练进程设置 {name}："),
+    "fix.verify-gpu": Message(
+        "Check that TensorFlow now lists the GPU:", "检查 TensorFlow 现在是否列出了 GPU："),
+    "fix.check": Message("Check:", "检查："),
+    "fix.distro.ubuntu": Message("Ubuntu", "Ubuntu"),
+    "fix.distro.debian": Message(
+        "Debian (enable the contrib, non-free and non-free-firmware components in "
+        "/etc/apt/sources.list first)",
+        "Debian（先在 /etc/apt/sources.list 中启用 contrib、non-free 和 non-free-firmware 组件）"),
+    "fix.distro.fedora": Message("Fedora (from RPM Fusion)", "Fedora（来自 RPM Fusion）"),
+    "fix.distro.rhel": Message(
+        "RHEL / Rocky / AlmaLinux (NVIDIA's repository)",
+        "RHEL / Rocky / AlmaLinux（NVIDIA 的软件源）"),
+    "fix.linux-family": Message("{family}: {text}:", "{family}：{text}："),
+    "fix.driver-linux-install": Message(
+        "install the NVIDIA driver, reboot, then check with nvidia-smi",
+        "安装 NVIDIA 驱动并重启，然后用 nvidia-smi 检查"),
+    "fix.driver-linux-rebuild": Message(
+        "if it still fails, rebuild the driver for the running kernel",
+        "如果仍然失败，为当前运行的内核重新构建驱动"),
+    "fix.driver-wsl": Message(
+        "WSL2 uses the Windows NVIDIA driver: install or update it on Windows ({url}); do not "
+        "install a Linux driver inside WSL. Then, in WSL:",
+        "WSL2 使用 Windows 的 NVIDIA 驱动：请在 Windows 上安装或更新它（{url}）；不要在 WSL 内"
+        "安装 Linux 驱动。然后在 WSL 中："),
+    "fix.driver-windows": Message(
+        "Install the NVIDIA display driver for your GPU from {url} (it provides nvcuda.dll and "
+        "nvml.dll in System32), reboot, then check:",
+        "从 {url} 安装适合你的 GPU 的 NVIDIA 显卡驱动（它会在 System32 中提供 nvcuda.dll 和 "
+        "nvml.dll），重启，然后检查："),
+    "fix.no-gpu-is-fine": Message(
+        "If this machine has no NVIDIA GPU, nothing is broken: TensorFlow trains on the CPU.",
+        "如果这台机器没有 NVIDIA GPU，那就没有任何问题：TensorFlow 会在 CPU 上训练。"),
+    "fix.driver-reinstall-windows": Message(
+        "Reinstall the NVIDIA driver (clean install) and reboot; check Device Manager that the "
+        "GPU has no warning sign. Then:",
+        "重新安装 NVIDIA 驱动（干净安装）并重启；在设备管理器中确认 GPU 没有警告标志。然后："),
+    "fix.driver-modprobe": Message(
+        "The kernel module does not match or is not loaded (usual after a driver or kernel "
+        "update): reboot, or load it, then check:",
+        "内核模块不匹配或没有加载（驱动或内核更新后常见）：重启或手动加载它，然后检查："),
+    "fix.driver-update": Message(
+        "CUDA {cuda} needs NVIDIA driver {driver} or newer ({source}). Update the driver "
+        "({url}), reboot, and check that nvidia-smi's 'CUDA Version' is at least {cuda}:",
+        "CUDA {cuda} 需要 NVIDIA 驱动 {driver} 或更新版本（{source}）。请更新驱动（{url}）并"
+        "重启，然后确认 nvidia-smi 显示的 'CUDA Version' 不低于 {cuda}："),
+    "fix.tf-for-driver": Message(
+        "Or install a TensorFlow release built for a CUDA your driver supports (see the table "
+        "at https://www.tensorflow.org/install/source#gpu).",
+        "或者安装针对你的驱动所支持的 CUDA 构建的 TensorFlow 版本（见 "
+        "https://www.tensorflow.org/install/source#gpu 中的表格）。"),
+    "fix.tf210-recipe": Message(
+        "Native Windows GPU: TensorFlow 2.10 with CUDA 11.2 and cuDNN 8.1 in a conda env "
+        "(Python 3.7-3.10), from an Anaconda Prompt:",
+        "原生 Windows 上使用 GPU：在 conda 环境（Python 3.7-3.10）中安装 TensorFlow 2.10、"
+        "CUDA 11.2 和 cuDNN 8.1，在 Anaconda Prompt 中运行："),
+    "fix.use-wsl2": Message(
+        "Use WSL2 (Windows 10 21H2+ / 11) with the Windows NVIDIA driver; in PowerShell as "
+        "administrator:",
+        "使用 WSL2（Windows 10 21H2 及以上 / 11）和 Windows 的 NVIDIA 驱动；以管理员身份在 "
+        "PowerShell 中运行："),
+    "fix.inside-wsl": Message("Then inside WSL (Ubuntu):", "然后在 WSL（Ubuntu）中："),
+    "fix.train-on-cpu": Message(
+        "Or keep this TensorFlow and train on the CPU.",
+        "或者保留这个 TensorFlow，在 CPU 上训练。"),
+    "fix.pip-installs-cuda": Message(
+        "Since TF 2.14 pip installs the CUDA libraries itself:",
+        "从 TF 2.14 起，pip 会自行安装 CUDA 库："),
+    "fix.cuda-listed": Message(
+        "Install the CUDA toolkit and cuDNN versions listed for your TensorFlow release at "
+        "https://www.tensorflow.org/install/source_windows#gpu (Windows) or "
+        "https://www.tensorflow.org/install/source#gpu (Linux).",
+        "安装你的 TensorFlow 版本所列出的 CUDA 工具包和 cuDNN 版本，见 "
+        "https://www.tensorflow.org/install/source_windows#gpu（Windows）或 "
+        "https://www.tensorflow.org/install/source#gpu（Linux）。"),
+    "fix.cuda-conda-windows": Message(
+        "Install CUDA {cuda} and cuDNN {cudnn} into the training env (TensorFlow's documented "
+        "conda route), from an Anaconda Prompt with the env activated:",
+        "把 CUDA {cuda} 和 cuDNN {cudnn} 安装到训练环境中（TensorFlow 文档中的 conda 方式），"
+        "在已激活该环境的 Anaconda Prompt 中运行："),
+    "fix.cuda-toolkit-windows": Message(
+        "Or install the CUDA {cuda} toolkit from NVIDIA's archive (toolkits install side by "
+        "side) and cuDNN {cudnn}, and put both 'bin' folders on PATH (C:\\Program Files\\NVIDIA "
+        "GPU Computing Toolkit\\CUDA\\v{cuda}\\bin). Do not rename DLLs of another version.",
+        "或者从 NVIDIA 的归档中安装 CUDA {cuda} 工具包（多个工具包可以并存）和 cuDNN {cudnn}，"
+        "并把两者的 'bin' 文件夹加入 PATH（C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
+        "\\v{cuda}\\bin）。不要重命名其他版本的 DLL。"),
+    "fix.cuda-conda-linux": Message(
+        "Install CUDA {cuda} and cuDNN {cudnn} into the conda env and put its lib folder on the "
+        "library path (TensorFlow's documented route):",
+        "把 CUDA {cuda} 和 cuDNN {cudnn} 安装到 conda 环境中，并把它的 lib 文件夹加入库搜索路径"
+        "（TensorFlow 文档中的方式）："),
+    "fix.looked-for-cuda": Message(
+        "TensorFlow looked for {library} (CUDA {cuda}).",
+        "TensorFlow 查找的是 {library}（CUDA {cuda}）。"),
+    "fix.looked-for": Message(
+        "TensorFlow looked for {library}.",
+        "TensorFlow 查找的是 {library}。"),
+    "fix.rerun-verbose": Message(
+        "Newer TensorFlow names the missing library only at verbose level; rerun with:",
+        "较新的 TensorFlow 只在详细日志级别下才说出缺少的库；请这样重新运行："),
+    "fix.zlibwapi": Message(
+        "cuDNN 8.3+ on Windows needs zlibwapi.dll (NVIDIA's cuDNN install guide). Install the "
+        "cuDNN TensorFlow was tested with instead, which does not:",
+        "Windows 上的 cuDNN 8.3 及以上版本需要 zlibwapi.dll（见 NVIDIA 的 cuDNN 安装指南）。"
+        "请改为安装 TensorFlow 测试过的 cuDNN，它不需要这个文件："),
+    "fix.cudnn-sublibrary": Message(
+        "{library} is one of the DLLs cudnn64_8.dll loads at run time: the whole cuDNN 'bin' "
+        "folder must be on PATH, not only cudnn64_8.dll.",
+        "{library} 是 cudnn64_8.dll 在运行时加载的 DLL 之一：整个 cuDNN 'bin' 文件夹都必须在 "
+        "PATH 上，而不只是 cudnn64_8.dll。"),
+    "fix.cudnn-conda": Message(
+        "Install cuDNN {cudnn} (for CUDA {cuda}) into the training env:",
+        "把 cuDNN {cudnn}（用于 CUDA {cuda}）安装到训练环境中："),
+    "fix.cudnn-download": Message(
+        "Or download cuDNN from NVIDIA and copy its bin/include/lib folders into the CUDA "
+        "toolkit folder (or add its bin to PATH).",
+        "或者从 NVIDIA 下载 cuDNN，把它的 bin/include/lib 文件夹复制到 CUDA 工具包文件夹中"
+        "（或把它的 bin 加入 PATH）。"),
+    "fix.cudnn-listed": Message(
+        "Install the cuDNN major version your TensorFlow release lists "
+        "(https://www.tensorflow.org/install/source#gpu) and put its library folder on the "
+        "search path.",
+        "安装你的 TensorFlow 版本所列出的 cuDNN 主版本（https://www.tensorflow.org/install/"
+        "source#gpu），并把它的库文件夹加入搜索路径。"),
+    "fix.wants-cuda": Message(
+        "This TensorFlow build wants CUDA {cuda}", "此 TensorFlow 版本要求 CUDA {cuda}"),
+    "fix.wants-cuda-cudnn": Message(
+        "This TensorFlow build wants CUDA {cuda} / cuDNN {cudnn}",
+        "此 TensorFlow 版本要求 CUDA {cuda} / cuDNN {cudnn}"),
+    "fix.wants-installed": Message(
+        "{wants}, but CUDA {installed} is what is installed. TensorFlow loads exact library "
+        "versions; a newer toolkit does not replace the one it was built for. Never rename "
+        "DLLs/.so files of another version.",
+        "{wants}，但已安装的是 CUDA {installed}。TensorFlow 加载的是确切版本的库；更新的工具包"
+        "不能代替它构建时所用的那个。切勿重命名其他版本的 DLL/.so 文件。"),
+    "fix.wants": Message(
+        "{wants}. TensorFlow loads exact library versions; a newer toolkit does not replace the "
+        "one it was built for. Never rename DLLs/.so files of another version.",
+        "{wants}。TensorFlow 加载的是确切版本的库；更新的工具包不能代替它构建时所用的那个。"
+        "切勿重命名其他版本的 DLL/.so 文件。"),
+    "fix.tf-for-cuda": Message(
+        "Or install the TensorFlow release built for the CUDA you have (table: "
+        "https://www.tensorflow.org/install/source#gpu).",
+        "或者安装针对你已有的 CUDA 构建的 TensorFlow 版本（表格见："
+        "https://www.tensorflow.org/install/source#gpu）。"),
+    "fix.msvc-check": Message(
+        "Check: 'where' prints the path of each runtime DLL it finds (one missing = that "
+        "runtime is not installed):",
+        "检查：'where' 会打印它找到的每个运行库 DLL 的路径（缺少一个 = 该运行库没有安装）："),
+    "fix.msvc-install": Message(
+        "Install the latest Microsoft Visual C++ Redistributable (x64):",
+        "安装最新的 Microsoft Visual C++ 可再发行组件包（x64）："),
+    "fix.msvc-install-provides": Message(
+        "Install the latest Microsoft Visual C++ Redistributable (x64), which provides "
+        "{library}:",
+        "安装最新的 Microsoft Visual C++ 可再发行组件包（x64），它提供 {library}："),
+    "fix.msvc-download": Message(
+        "Or download and run {url}. A copy of msvcp140.dll elsewhere on PATH (Java, other apps) "
+        "is usually too old to count.",
+        "或者下载并运行 {url}。PATH 上其他位置的 msvcp140.dll 副本（Java、其他应用）通常太旧，"
+        "不能算数。"),
+    "fix.avx-check-windows": Message(
+        "Check whether the CPU has AVX (True = yes):", "检查 CPU 是否支持 AVX（True = 支持）："),
+    "fix.avx-check-linux": Message(
+        "Check whether the CPU has AVX (prints 'avx' if yes):",
+        "检查 CPU 是否支持 AVX（支持时打印 'avx'）："),
+    "fix.avx-needed": Message(
+        "TensorFlow 1.6+ release binaries need AVX. Run on a CPU with AVX; inside a VM expose "
+        "the host CPU's features (Hyper-V: turn off processor compatibility; QEMU: -cpu host). "
+        "Otherwise use a community wheel built without AVX or build TensorFlow from source.",
+        "TensorFlow 1.6 及以上的发布版二进制文件需要 AVX。请在支持 AVX 的 CPU 上运行；在虚拟机中"
+        "要把宿主 CPU 的特性暴露给虚拟机（Hyper-V：关闭处理器兼容性；QEMU：-cpu host）。否则请"
+        "使用社区构建的不含 AVX 的 wheel，或从源码构建 TensorFlow。"),
+    "fix.python-64-bit": Message(
+        "TensorFlow needs a 64-bit Python; install the 64-bit (x86-64) build from python.org or "
+        "use conda.",
+        "TensorFlow 需要 64 位 Python；请从 python.org 安装 64 位（x86-64）版本，或使用 conda。"),
+    "fix.python-range": Message(
+        "TensorFlow {tf} supports Python {pythons}. Create an env with Python {python}:",
+        "TensorFlow {tf} 支持 Python {pythons}。请创建一个使用 Python {python} 的环境："),
+    "fix.python-newest": Message(
+        "pip finds no TensorFlow wheel for this Python. Current TensorFlow supports 64-bit "
+        "Python up to {python}; create an env with a supported one:",
+        "pip 找不到适用于此 Python 的 TensorFlow wheel。当前的 TensorFlow 支持最高到 {python} "
+        "的 64 位 Python；请用受支持的版本创建环境："),
+    "fix.numpy-downgrade": Message(
+        "This TensorFlow was built against NumPy 1.x; install a matching NumPy:",
+        "此 TensorFlow 是基于 NumPy 1.x 构建的；请安装匹配的 NumPy："),
+    "fix.numpy-upgrade": Message(
+        "A module was built against a newer NumPy; upgrade NumPy:",
+        "某个模块是基于更新的 NumPy 构建的；请升级 NumPy："),
+    "fix.protobuf-downgrade": Message(
+        "protobuf is newer than this TensorFlow supports:",
+        "protobuf 比此 TensorFlow 支持的版本更新："),
+    "fix.one-variant": Message(
+        "Uninstall every TensorFlow variant, then install exactly one:",
+        "卸载所有 TensorFlow 变体，然后只安装其中一个："),
+    "fix.python-check": Message(
+        "Make sure the Python is 64-bit and in the range your TensorFlow supports "
+        "(https://www.tensorflow.org/install/source_windows#cpu).",
+        "确认 Python 是 64 位的，并且在你的 TensorFlow 支持的范围内"
+        "（https://www.tensorflow.org/install/source_windows#cpu）。"),
+    "fix.reinstall-tf": Message(
+        "Reinstall TensorFlow cleanly (one variant only):",
+        "干净地重新安装 TensorFlow（只装一个变体）："),
+    "fix.walk-imports": Message(
+        "Let TensorDeck walk the DLL imports and name the missing file:",
+        "让 TensorDeck 逐个检查 DLL 导入，并指出缺少的文件："),
+    "fix.estimator-pin": Message(
+        "tf.estimator was removed in TensorFlow 2.16. Pin an older TensorFlow:",
+        "tf.estimator 已在 TensorFlow 2.16 中移除。请固定使用更旧的 TensorFlow："),
+    "fix.estimator-port": Message(
+        "Or port the model to Keras / a custom training loop.",
+        "或者把模型移植到 Keras / 自定义训练循环。"),
+    "fix.tf-keras-installed": Message(
+        "tf-keras {version} (Keras 2) is already installed: tell TensorFlow to use it (in "
+        "TensorDeck: the job's \"env\").",
+        "tf-keras {version}（Keras 2）已经安装：让 TensorFlow 使用它（在 TensorDeck 中：作业的 "
+        "\"env\"）。"),
+    "fix.tf-keras-install": Message(
+        "Use Keras 2 (tf-keras) with this TensorFlow:",
+        "在此 TensorFlow 中使用 Keras 2（tf-keras）："),
+    "fix.custom-loop": Message(
+        "Or replace model.fit with a custom training loop; with ParameterServerStrategy use "
+        "tf.distribute.coordinator.ClusterCoordinator.",
+        "或者用自定义训练循环代替 model.fit；使用 ParameterServerStrategy 时请用 "
+        "tf.distribute.coordinator.ClusterCoordinator。"),
+    "fix.nccl-reduction": Message(
+        "Choose a cross-device reduction that does not need NCCL:",
+        "选择一种不需要 NCCL 的跨设备归约方式："),
+    "fix.nccl-other": Message(
+        "or tf.distribute.ReductionToOneDevice(); for MultiWorkerMirroredStrategy use "
+        "CommunicationImplementation.RING.",
+        "或者 tf.distribute.ReductionToOneDevice()；MultiWorkerMirroredStrategy 请使用 "
+        "CommunicationImplementation.RING。"),
+    "fix.oom-batch": Message(
+        "Reduce the batch size (per replica) or the model size.",
+        "减小（每个副本的）批大小或模型规模。"),
+    "fix.oom-who": Message(
+        "See which other processes hold GPU memory (another training run, a notebook):",
+        "查看还有哪些进程占用 GPU 显存（另一个训练、一个 notebook）："),
+    "fix.port-who-windows": Message(
+        "See who holds the port, and Windows' reserved ranges (Hyper-V/WSL reserve ports that "
+        "look free):",
+        "查看谁占用了该端口，以及 Windows 的保留范围（Hyper-V/WSL 会保留看起来空闲的端口）："),
+    "fix.port-free-windows": Message(
+        "Stop the leftover task (ps tasks never exit on their own) or give every task a free "
+        "port outside those ranges.",
+        "停止遗留的任务（ps 任务永远不会自行退出），或给每个任务分配这些范围之外的空闲端口。"),
+    "fix.port-who": Message("See who holds the port:", "查看谁占用了该端口："),
+    "fix.port-free": Message(
+        "Stop the leftover task (ps tasks never exit on their own) or give every task its own "
+        "free port; on one machine every task needs a different port.",
+        "停止遗留的任务（ps 任务永远不会自行退出），或给每个任务分配自己的空闲端口；同一台机器上"
+        "每个任务都需要不同的端口。"),
+    "fix.conda-activate": Message(
+        "Start Python from the activated env (or let TensorDeck launch it: it adds the env's "
+        "library folders itself):",
+        "在已激活的环境中启动 Python（或让 TensorDeck 启动它：它会自行加入环境的库文件夹）："),
+    "fix.conda-run": Message("Or without activating:", "或者不激活环境："),
+    "fix.conda-ld-library-path": Message(
+        "TensorFlow's conda recipe on Linux also needs the env's lib folder on LD_LIBRARY_PATH "
+        "at each activation:",
+        "在 Linux 上，TensorFlow 的 conda 方案还需要在每次激活时把环境的 lib 文件夹加入 "
+        "LD_LIBRARY_PATH："),
+    "fix.tf1-compat": Message(
+        "Run TF1 code on TF2 through the compat module (top of the script):",
+        "通过 compat 模块在 TF2 上运行 TF1 代码（放在脚本开头）："),
+    "fix.tf1-convert": Message("Or convert the script:", "或者转换脚本："),
+    "fix.removed-contrib": Message(
+        "tf.contrib (tensorflow.contrib) was removed in TensorFlow 2 and has no TF2 module: "
+        "replace each use (tf-slim, tensorflow-addons, core APIs) or use TensorFlow 1.15 (Python "
+        "3.7 or older).",
+        "tf.contrib（tensorflow.contrib）已在 TensorFlow 2 中移除，且没有对应的 TF2 模块：逐一"
+        "替换它的用法（tf-slim、tensorflow-addons、核心 API），或使用 TensorFlow 1.15（Python "
+        "3.7 或更旧）。"),
+    "fix.removed-examples": Message(
+        "tensorflow.examples (tutorials.mnist's input_data) was removed in TensorFlow 2: load "
+        "the data with tf.keras.datasets.mnist.load_data() instead.",
+        "tensorflow.examples（tutorials.mnist 的 input_data）已在 TensorFlow 2 中移除：请改用 "
+        "tf.keras.datasets.mnist.load_data() 加载数据。"),
+    "fix.peer-check": Message(
+        "Check that every task in the cluster spec is running and reachable from this one (a "
+        "task that exited or crashed leaves the others waiting):",
+        "检查集群配置中的每个任务是否都在运行，并且能从这个任务访问到（一个已退出或崩溃的任务"
+        "会让其他任务一直等待）："),
+    "fix.peer-firewall": Message(
+        "Allow the cluster ports through the firewall on every machine:",
+        "在每台机器的防火墙上放行集群端口："),
+    "fix.peer-device-filters": Message(
+        "TF1 between-graph scripts: give each worker device_filters, so it does not wait for "
+        "other workers (which may already have finished):",
+        "TF1 的图间复制（between-graph）脚本：为每个 worker 设置 device_filters，让它不必等待"
+        "其他 worker（它们可能已经结束）："),
+    "fix.optional-nothing": Message(
+        "Nothing to do for training: TensorRT is only used for inference optimisation and CUPTI "
+        "only by the profiler.",
+        "训练无需处理：TensorRT 只用于推理优化，CUPTI 只被性能分析器使用。"),
+    "fix.macos-metal": Message(
+        "TensorFlow has no CUDA on macOS (NVIDIA GPUs are not supported there since 1.2). "
+        "Apple-silicon and AMD GPUs: Apple's Metal plugin:",
+        "TensorFlow 在 macOS 上没有 CUDA（自 1.2 起不再支持 NVIDIA GPU）。Apple 芯片和 AMD "
+        "GPU：使用 Apple 的 Metal 插件："),
+    "fix.macos-nvidia": Message(
+        "For an NVIDIA GPU, train on a Linux or Windows machine (a LAN node).",
+        "要使用 NVIDIA GPU，请在 Linux 或 Windows 机器（局域网节点）上训练。"),
+    "fix.tensorflow-gpu-package": Message(
+        "TensorFlow {tf}: the 'tensorflow' package is the CPU build; the GPU build is "
+        "'tensorflow-gpu':",
+        "TensorFlow {tf}：'tensorflow' 包是 CPU 版本；GPU 版本是 'tensorflow-gpu'："),
+    "fix.install-gpu-build": Message(
+        "For GPU training install the GPU build:", "要用 GPU 训练，请安装 GPU 版本："),
+    "fix.compute-capability": Message(
+        "compute capability {capability}", "计算能力 {capability}"),
+    "fix.this-gpu": Message("this GPU", "这块 GPU"),
+    "fix.arch-release": Message(
+        "TensorFlow {tf}'s GPU build has code for {gpu}:",
+        "TensorFlow {tf} 的 GPU 版本包含针对{gpu}的代码："),
+    "fix.arch-none": Message(
+        "No TensorFlow release TensorDeck knows has GPU code for {gpu}: train on the CPU with "
+        "the CPU build (or use a newer GPU):",
+        "TensorDeck 所知的 TensorFlow 版本都没有针对{gpu}的 GPU 代码：请用 CPU 版本在 CPU 上训练"
+        "（或换用更新的 GPU）："),
+    "fix.pip-check": Message(
+        "List the installed packages whose versions conflict (pip names each requirement that "
+        "is not met):",
+        "列出版本相互冲突的已安装包（pip 会指出每个没有满足的依赖要求）："),
+    "fix.pip-wheel-tags": Message(
+        "pip refused the wheel: it was built for another Python version, bitness or OS. See "
+        "which wheel tags this Python accepts (cp310 = Python 3.10, win_amd64 = 64-bit Windows):",
+        "pip 拒绝了这个 wheel：它是为其他 Python 版本、位数或操作系统构建的。查看此 Python 接受"
+        "哪些 wheel 标签（cp310 = Python 3.10，win_amd64 = 64 位 Windows）："),
+    "fix.pip-wheel-download": Message(
+        "Download the wheel whose name has one of those tags, or let pip choose: pip install "
+        "PACKAGE (no file name).",
+        "下载文件名带有其中某个标签的 wheel，或者让 pip 自己选择：pip install PACKAGE（不写"
+        "文件名）。"),
+    "fix.pip-build": Message(
+        "pip found no ready-made wheel for this Python and tried to compile the package from "
+        "source, which failed (a compiler or headers are missing). Use a Python version the "
+        "package publishes wheels for (TensorFlow 2.10: 3.7-3.10), or an older/newer release of "
+        "the package that has one.",
+        "pip 没有找到适用于此 Python 的现成 wheel，于是尝试从源码编译这个包，但失败了（缺少编译器"
+        "或头文件）。请使用该包发布了 wheel 的 Python 版本（TensorFlow 2.10：3.7-3.10），或使用"
+        "提供了 wheel 的该包的更旧/更新版本。"),
+    "fix.pip-access": Message(
+        "A file is in use or not writable: close the Python programs and notebooks using this "
+        "environment, or install for your user only:",
+        "某个文件正被占用或不可写：关闭使用此环境的 Python 程序和 notebook，"
+        "或者只为当前用户安装："),
+    "fix.pip-long-path": Message(
+        "Windows refused a path longer than 260 characters. Enable long paths (as "
+        "administrator), then install again:",
+        "Windows 拒绝了超过 260 个字符的路径。请（以管理员身份）启用长路径，然后重新安装："),
+    "fix.pip-short-folder": Message(
+        "Or create the environment in a short folder (C:\\envs\\tf).",
+        "或者在路径较短的文件夹中创建环境（C:\\envs\\tf）。"),
+    "fix.pip-network": Message(
+        "pip could not reach the package index: check the network, a proxy (pip --proxy "
+        "http://HOST:PORT) or PIP_INDEX_URL, then install again.",
+        "pip 无法连接到包索引：请检查网络、代理（pip --proxy http://HOST:PORT）或 PIP_INDEX_URL，"
+        "然后重新安装。"),
+    "fix.pip-conflict": Message(
+        "pip cannot satisfy every requirement at once (the lines above name the packages whose "
+        "ranges exclude each other). Install TensorFlow alone in a fresh environment first, "
+        "then add the other packages without pinning versions, so pip picks ones that fit "
+        "TensorFlow's:",
+        "pip 无法同时满足所有依赖要求（上面几行列出了版本范围相互排斥的包）。请先在一个新环境中"
+        "单独安装 TensorFlow，然后再添加其他包且不固定版本，让 pip 选出与 TensorFlow 相容的版本："),
+    "fix.pip-relax": Message(
+        "Or relax the pins in requirements.txt that the message names.",
+        "或者放宽 requirements.txt 中消息所提到的版本限制。"),
+    "fix.dependency.numpy": Message(
+        "NumPy 1.24 removed np.object / np.bool / np.int / np.float that TensorFlow before 2.12 "
+        "uses; NumPy 2 breaks modules built for NumPy 1:",
+        "NumPy 1.24 移除了 2.12 之前的 TensorFlow 所用的 np.object / np.bool / np.int / "
+        "np.float；NumPy 2 会破坏为 NumPy 1 构建的模块："),
+    "fix.dependency.protobuf": Message(
+        "protobuf must be in the range this TensorFlow pins (TF 2.12+: 3.20.3 or newer; older "
+        "TF: below 3.21):",
+        "protobuf 必须在此 TensorFlow 固定的范围内（TF 2.12 及以上：3.20.3 或更新；更旧的 TF："
+        "低于 3.21）："),
+    "fix.dependency.ml-dtypes": Message(
+        "ml_dtypes is pinned by TensorFlow (and by jax, which often installs another version):",
+        "ml_dtypes 的版本由 TensorFlow 固定（jax 也会固定它，并且常常装上另一个版本）："),
+    "fix.dependency.h5py": Message(
+        "h5py's compiled part does not match its HDF5 library (often a conda h5py mixed with a "
+        "pip one):",
+        "h5py 的编译部分与它的 HDF5 库不匹配（常见于 conda 的 h5py 与 pip 的 h5py 混用）："),
+    "fix.dependency.other": Message(
+        "{package} does not match what TensorFlow needs:",
+        "{package} 与 TensorFlow 的需要不匹配："),
+    "fix.reinstall-package": Message(
+        "Reinstall it at the version TensorFlow requires (pip resolves it from TensorFlow's own "
+        "requirements):",
+        "按 TensorFlow 要求的版本重新安装它（pip 会根据 TensorFlow 自身的依赖要求确定版本）："),
+    "fix.reinstall-package-after": Message(
+        "{lead} reinstall it at the version TensorFlow requires (pip resolves it from "
+        "TensorFlow's own requirements):",
+        "{lead}按 TensorFlow 要求的版本重新安装它"
+        "（pip 会根据 TensorFlow 自身的依赖要求确定版本）："),
+    "fix.reinstall-with-requirements": Message(
+        "Reinstall TensorFlow with its own requirements:",
+        "连同自身的依赖一起重新安装 TensorFlow："),
+    "fix.reinstall-with-requirements-after": Message(
+        "{lead} reinstall TensorFlow with its own requirements:",
+        "{lead}连同 TensorFlow 自身的依赖一起重新安装 TensorFlow："),
+    "fix.unrecognized-read": Message(
+        "Read the quoted lines from the bottom up: the last exception names what failed (a "
+        "module, a file, a library), the lines before it where. Search for that last line with "
+        "your TensorFlow version.",
+        "从下往上阅读引用的这几行：最后一个异常说明了什么失败了（一个模块、文件或库），它前面的"
+        "几行说明了在哪里失败。用最后那一行加上你的 TensorFlow 版本去搜索。"),
+    "fix.unrecognized-walk": Message(
+        "If it mentions a DLL, a .so file, CUDA or the GPU, let TensorDeck look at the "
+        "interpreter itself (it walks the native imports):",
+        "如果其中提到 DLL、.so 文件、CUDA 或 GPU，请让 TensorDeck 直接检查解释器（它会逐个检查"
+        "原生导入）："),
+    "fix.no-error-paste": Message(
+        "Paste the whole output of the failing command, from the command line to its last "
+        "line: the traceback's last lines, or TensorFlow's W/E lines before it, are what the "
+        "doctor reads.",
+        "请粘贴失败命令的完整输出，从命令行一直到最后一行：诊断读取的是 traceback 的最后几行，"
+        "或它前面 TensorFlow 的 W/E 行。"),
+    "fix.no-error-vlog": Message(
+        "Nothing printed but no GPU is used? Run this and paste its output:",
+        "什么都没打印，却没有用上 GPU？运行下面的命令并粘贴它的输出："),
 }
 
 _chosen: str | None = None
@@ -409,8 +844,11 @@ def _pattern(template: str) -> re.Pattern[str]:
 
 @cache
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    """Compiled on first use: ``tensordeck --help`` and a run's launch never need them."""
-    return [(message_id, _pattern(message.en)) for message_id, message in CATALOGUE.items()]
+    """Compiled on first use: ``tensordeck --help`` and a run's launch never need them. The
+    most literal first: "{family}: {text}:" is tried after every message it would swallow."""
+    by_literal = sorted(CATALOGUE.items(),
+                        key=lambda item: -len(re.sub(r"\{\w+\}", "", item[1].en)))
+    return [(message_id, _pattern(message.en)) for message_id, message in by_literal]
 
 
 def recognise(text: str) -> tuple[str, dict[str, str]] | None:
