@@ -136,6 +136,23 @@ CATALOGUE: dict[str, Message] = {
         "the path of python(.exe) in the training environment",
         "{python} 在 {seconds} 秒内没有响应（已终止）：它卡住了，或者不是 Python；请给出训练环境中 "
         "python(.exe) 的路径"),
+    # --- what an interpreter is (core/doctor/machine.py: VERDICTS) ------------------------------
+    "verdict.probe-failed": Message("cannot be probed", "无法探测"),
+    "verdict.no-tf": Message("TensorFlow is not installed", "未安装 TensorFlow"),
+    "verdict.not-imported": Message("not imported (quick check)", "未导入（快速检查）"),
+    "verdict.import-failed": Message("TensorFlow fails to import", "TensorFlow 导入失败"),
+    "verdict.gpu": Message("GPU build, sees {n} GPU(s)", "GPU 版本，可见 {n} 个 GPU"),
+    "verdict.gpu-build-no-gpu": Message("GPU build, sees no GPU: trains on the CPU",
+                                        "GPU 版本，看不到 GPU：在 CPU 上训练"),
+    "verdict.cpu-build": Message("CPU-only build: trains on the CPU", "仅 CPU 版本：在 CPU 上训练"),
+    # --- the doctor's report (core/doctor/report.py) -------------------------------------------
+    "doctor.gpus": Message("GPUs: {message}", "GPU：{message}"),
+    "doctor.also": Message(" (also {paths})", "（别名：{paths}）"),
+    "doctor.none_in_output": Message("No problem found in this output.",
+                                     "这段输出中没有发现问题。"),
+    "doctor.none": Message("No problem found.", "没有发现问题。"),
+    "doctor.counts": Message("{errors} error(s), {others} other finding(s).",
+                             "{errors} 个错误，{others} 个其他发现。"),
     # --- the doctor's findings: default titles (core/doctor/fixes.py, "finding.<id>") -----------
     "finding.no-nvidia-driver": Message(
         "No working NVIDIA driver: TensorFlow cannot reach a GPU",

@@ -9,7 +9,7 @@ import sys
 
 import psutil
 import pytest
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
@@ -125,9 +125,10 @@ def test_make_environment_button_plans_builds_streams_and_cancels(qtbot):
 
 
 def test_interpreter_card_speaks_the_windows_language(qtbot, qapp):
-    """The doctor's words (core's VERDICTS) on the card, in Chinese with that translation."""
+    """The doctor's words (core's verdicts, core/messages.py) on the card, in Chinese."""
     from core.doctor.machine import VERDICTS, InterpreterStatus
     from core.interpreters.probe import ProbeResult
+    from core.messages import tr
     from gui.i18n import install_translators
 
     probe = ProbeResult("C:\\envs\\tf\\python.exe", python_version="3.10.11",
@@ -137,7 +138,7 @@ def test_interpreter_card_speaks_the_windows_language(qtbot, qapp):
     try:
         assert install_translators(qapp, "zh_CN") == "zh_CN"
         for verdict in VERDICTS:  # every verdict has its translation
-            assert QCoreApplication.translate("Verdict", VERDICTS[verdict]) != VERDICTS[verdict]
+            assert tr(f"verdict.{verdict}", "zh_CN") != tr(f"verdict.{verdict}", "en")
         card = InterpreterCard(probe.python, "conda", probe, status)
         qtbot.addWidget(card)
         assert card.summary.text() == ("Python 3.10.11 · TensorFlow 2.10.1 · GPU 版本，看不到 "

@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Any
 
+from core import messages
 from core.doctor.report import render_text
 from core.exitcodes import EXIT_USAGE
 from core.findings import Finding
@@ -75,6 +76,7 @@ def _machine(args: argparse.Namespace, nvml: Any) -> int:
     findings = diagnose_machine(gpu_report, probes)
     by_path = {p.python: p for p in probes}
     statuses = interpreter_statuses(gpu_report, probes, findings)
+    language = _language(args)
     extra = {
         "mode": "machine",
         "seconds": round(time.perf_counter() - started, 3),
@@ -87,15 +89,20 @@ def _machine(args: argparse.Namespace, nvml: Any) -> int:
             "import_attempted": p.import_attempted, "import_ok": p.import_ok,
             "import_seconds": p.import_seconds, "built_with_cuda": p.built_with_cuda,
             "gpus": p.gpus, "error": p.error, "state": st.state, "verdict": st.verdict,
-            "summary": st.summary(p), "aliases": list(st.aliases),
+            "summary": st.summary(p, language), "aliases": list(st.aliases),
         } for st in statuses for p in [by_path[st.python]]],
     }
     return _emit(args, findings, extra)
+
+
+def _language(args: argparse.Namespace) -> str:
+    """``--json`` is for programs: English, with the message ids; text follows the system."""
+    return "en" if args.json else messages.language()
 
 
 def _emit(args: argparse.Namespace, findings: list[Finding], extra: dict) -> int:
     if args.json:
         print(json.dumps({"findings": [f.to_json() for f in findings], **extra}, indent=2))
     else:
-        print(render_text(findings, extra))
+        print(render_text(findings, extra, _language(args)))
     return 1 if any(f.severity == "error" for f in findings) else 0

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from core import messages
 from core.doctor import kb
 from core.doctor.context import OS_RELEASE, linux_distro, probe_platform
 from core.doctor.depwalk import application_dirs, python_searches_path, walk, walk_finding
@@ -37,17 +38,10 @@ def diagnose_machine(gpu_report: GpuReport, probes: Sequence[ProbeResult], *,
     return sort_findings(_dedupe(findings))
 
 
-#: What an interpreter card and the CLI's interpreter line say, by verdict; the finding titles
-#: use the same words ("CPU-only build", "GPU build").
-VERDICTS = {
-    "probe-failed": "cannot be probed",
-    "no-tf": "TensorFlow is not installed",
-    "not-imported": "not imported (quick check)",
-    "import-failed": "TensorFlow fails to import",
-    "gpu": "GPU build, sees {n} GPU(s)",
-    "gpu-build-no-gpu": "GPU build, sees no GPU: trains on the CPU",
-    "cpu-build": "CPU-only build: trains on the CPU",
-}
+#: What an interpreter can be; an interpreter card and the CLI's interpreter line say it with
+#: the message "verdict.<verdict>" (the finding titles use the same words: "CPU-only build").
+VERDICTS = ("probe-failed", "no-tf", "not-imported", "import-failed", "gpu", "gpu-build-no-gpu",
+            "cpu-build")
 _STATE = {"error": "error", "warning": "warning", "info": "ok"}
 
 
@@ -62,10 +56,10 @@ class InterpreterStatus:
     #: Other paths that start the same interpreter (a pyenv shim, python3 next to python).
     aliases: tuple[str, ...] = ()
 
-    def summary(self, probe: ProbeResult, words: str | None = None) -> str:
-        """"Python 3.10.11 · TensorFlow 2.10.1 · <verdict>"; ``words``: the verdict's text in
-        another language (the window's translation of :data:`VERDICTS`)."""
-        words = (words or VERDICTS[self.verdict]).format(n=len(probe.gpus))
+    def summary(self, probe: ProbeResult, language_code: str | None = None) -> str:
+        """"Python 3.10.11 · TensorFlow 2.10.1 · <verdict>", the verdict in ``language_code``
+        (default: :func:`core.messages.language`)."""
+        words = messages.tr(f"verdict.{self.verdict}", language_code, n=len(probe.gpus))
         if self.verdict == "probe-failed":
             return f"{words}: {probe.error}"
         tf = f" · TensorFlow {probe.tf_version}" if probe.tf_version else ""

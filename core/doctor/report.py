@@ -1,4 +1,6 @@
-"""Findings as text a person reads at a glance: severity, title, evidence, fix commands.
+"""Findings as text a person reads at a glance: severity, title, evidence, fix commands, in the
+reader's language (:func:`core.messages.language`: the system's on the command line, the
+window's in the window); the evidence and the commands stay as they are.
 
 Evidence quotes pasted logs and interpreters' output: control sequences in it are shown as
 escapes (:func:`core.output.visible`), not sent to the terminal."""
@@ -6,36 +8,40 @@ escapes (:func:`core.output.visible`), not sent to the terminal."""
 from __future__ import annotations
 
 from core.findings import Finding
+from core.messages import tr
 from core.output import visible
 
 _MARK = {"error": "ERROR", "warning": "WARN ", "info": "INFO "}
 _SEVERITY = {"error": "error", "warning": "warning", "ok": "info"}  # an interpreter's state
 
 
-def render_finding(f: Finding) -> str:
-    lines = [f"{_MARK[f.severity]} {f.title}  [{f.id}]"]
+def render_finding(f: Finding, language_code: str | None = None) -> str:
+    lines = [f"{_MARK[f.severity]} {f.title_in(language_code)}  [{f.id}]"]
     lines += [f"      | {ln}" for ln in f.evidence.splitlines()]
     for step in f.steps:
-        lines.append(f"      - {step.text}")
+        lines.append(f"      - {step.text_in(language_code)}")
         if step.command:
             lines += [f"          {c}" for c in step.command.splitlines()]
     return "\n".join(visible(line) for line in lines)
 
 
-def render_text(findings: list[Finding], extra: dict) -> str:
+def render_text(findings: list[Finding], extra: dict, language_code: str | None = None) -> str:
+    """``extra``: what ``tensordeck doctor`` adds to the findings (its interpreters' summaries
+    already in ``language_code``)."""
     out = []
     if extra.get("mode") == "machine":
         gpus = extra["gpus"]
-        out.append(f"GPUs: {gpus['message']}")
+        out.append(tr("doctor.gpus", language_code, message=gpus["message"]))
         for p in extra["interpreters"]:
-            also = f" (also {', '.join(p['aliases'])})" if p["aliases"] else ""
+            also = (tr("doctor.also", language_code, paths=", ".join(p["aliases"]))
+                    if p["aliases"] else "")
             out.append(visible(f"{_MARK[_SEVERITY[p['state']]]} {p['python']}{also}: "
                                f"{p['summary']}"))
         out.append("")
     if not findings:
-        out.append("No problem found in this output." if extra.get("mode") == "explain"
-                   else "No problem found.")
-    out += [render_finding(f) + "\n" for f in findings]
+        out.append(tr("doctor.none_in_output" if extra.get("mode") == "explain"
+                      else "doctor.none", language_code))
+    out += [render_finding(f, language_code) + "\n" for f in findings]
     errors = sum(f.severity == "error" for f in findings)
-    out.append(f"{errors} error(s), {len(findings) - errors} other finding(s).")
+    out.append(tr("doctor.counts", language_code, errors=errors, others=len(findings) - errors))
     return "\n".join(out)

@@ -250,67 +250,67 @@
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="510"/>
+        <location filename="../views/cluster.py" line="514"/>
         <source>Checking the interpreter, the ports and the doctor&apos;s pre-run checks…</source>
         <translation>正在检查解释器、端口和诊断的运行前检查…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="520"/>
+        <location filename="../views/cluster.py" line="524"/>
         <source>No problem in the fields. Saved, the file is also checked as `tensordeck validate` does.</source>
         <translation>各字段没有问题。保存后，文件还会像 `tensordeck validate` 那样被完整检查。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="554"/>
+        <location filename="../views/cluster.py" line="558"/>
         <source>{n} problem(s) to fix before this config can run.</source>
         <translation>还有 {n} 个问题需要修正，之后才能运行此配置。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="561"/>
+        <location filename="../views/cluster.py" line="565"/>
         <source>Valid: this is exactly the file `tensordeck --run` reads.</source>
         <translation>有效：这正是 `tensordeck --run` 读取的文件。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="563"/>
+        <location filename="../views/cluster.py" line="567"/>
         <source>The doctor warns: {titles}</source>
         <translation>诊断提醒：{titles}</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="581"/>
+        <location filename="../views/cluster.py" line="585"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="591"/>
+        <location filename="../views/cluster.py" line="595"/>
         <source>Row {row}</source>
         <translation>第 {row} 行</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="626"/>
+        <location filename="../views/cluster.py" line="630"/>
         <source>Not saved yet</source>
         <translation>尚未保存</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="631"/>
+        <location filename="../views/cluster.py" line="635"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="632"/>
+        <location filename="../views/cluster.py" line="636"/>
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="638"/>
+        <location filename="../views/cluster.py" line="642"/>
         <source>File argument</source>
         <translation>文件参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="644"/>
+        <location filename="../views/cluster.py" line="648"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="645"/>
+        <location filename="../views/cluster.py" line="649"/>
         <source>Python ({pattern});;All files (*)</source>
         <translation>Python ({pattern});;所有文件 (*)</translation>
     </message>
@@ -350,12 +350,12 @@
         <translation>本机地址</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="506"/>
+        <location filename="../views/cluster.py" line="510"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="507"/>
+        <location filename="../views/cluster.py" line="511"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -465,32 +465,32 @@
 <context>
     <name>FindingCard</name>
     <message>
-        <location filename="../views/machine.py" line="159"/>
+        <location filename="../views/machine.py" line="160"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="165"/>
+        <location filename="../views/machine.py" line="166"/>
         <source>Run…</source>
         <translation>运行…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="179"/>
+        <location filename="../views/machine.py" line="180"/>
         <source>This command is for another system ({shell})</source>
         <translation>此命令适用于其他系统（{shell}）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="174"/>
+        <location filename="../views/machine.py" line="175"/>
         <source>Needs administrator rights: run it yourself in an administrator terminal.</source>
         <translation>需要管理员权限：请在管理员终端中自行运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="177"/>
+        <location filename="../views/machine.py" line="178"/>
         <source>Involves restarting the computer: run it yourself.</source>
         <translation>涉及重启计算机：请自行运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="181"/>
+        <location filename="../views/machine.py" line="182"/>
         <source>Run it in a terminal: it needs a shell or an activated environment, or has parts to fill in.</source>
         <translation>请在终端中运行：它需要 shell 或已激活的环境，或有待填写的部分。</translation>
     </message>
@@ -498,27 +498,27 @@
 <context>
     <name>GpuCard</name>
     <message>
-        <location filename="../views/machine.py" line="118"/>
+        <location filename="../views/machine.py" line="119"/>
         <source>Memory: {memory}</source>
         <translation>显存：{memory}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="119"/>
+        <location filename="../views/machine.py" line="120"/>
         <source>Utilization: {value}</source>
         <translation>利用率：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="120"/>
+        <location filename="../views/machine.py" line="121"/>
         <source>Temperature: {value}</source>
         <translation>温度：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="121"/>
+        <location filename="../views/machine.py" line="122"/>
         <source>Power: {value}</source>
         <translation>功耗：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="122"/>
+        <location filename="../views/machine.py" line="123"/>
         <source>Driver {driver} · CUDA up to {cuda}</source>
         <translation>驱动 {driver} · 最高支持 CUDA {cuda}</translation>
     </message>
@@ -705,22 +705,22 @@
 <context>
     <name>InterpreterCard</name>
     <message>
-        <location filename="../views/machine.py" line="202"/>
+        <location filename="../views/machine.py" line="203"/>
         <source>Use for this job</source>
         <translation>用于此作业</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="203"/>
+        <location filename="../views/machine.py" line="204"/>
         <source>Train the job in the Cluster view with this interpreter</source>
         <translation>在“集群”视图中用此解释器训练作业</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="210"/>
+        <location filename="../views/machine.py" line="211"/>
         <source>Checking…</source>
         <translation>正在检查…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="220"/>
+        <location filename="../views/machine.py" line="216"/>
         <source>Also started as: {paths}</source>
         <translation>也可通过以下路径启动：{paths}</translation>
     </message>
@@ -832,107 +832,87 @@
 <context>
     <name>MachineView</name>
     <message>
-        <location filename="../views/machine.py" line="242"/>
+        <location filename="../views/machine.py" line="238"/>
         <source>Machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="243"/>
+        <location filename="../views/machine.py" line="239"/>
         <source>Check again</source>
         <translation>重新检查</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="272"/>
+        <location filename="../views/machine.py" line="268"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="273"/>
+        <location filename="../views/machine.py" line="269"/>
         <source>Training interpreters</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="274"/>
+        <location filename="../views/machine.py" line="270"/>
         <source>Findings</source>
         <translation>诊断结果</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="309"/>
+        <location filename="../views/machine.py" line="305"/>
         <source>Checking this machine…</source>
         <translation>正在检查本机…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="351"/>
+        <location filename="../views/machine.py" line="347"/>
         <source>The check failed: {error}</source>
         <translation>检查失败：{error}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="375"/>
+        <location filename="../views/machine.py" line="371"/>
         <source>Training still runs on the CPU.</source>
         <translation>训练仍可在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="385"/>
+        <location filename="../views/machine.py" line="381"/>
         <source>No NVIDIA driver</source>
         <translation>没有 NVIDIA 驱动</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="386"/>
+        <location filename="../views/machine.py" line="382"/>
         <source>The NVIDIA driver is not running</source>
         <translation>NVIDIA 驱动未运行</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="387"/>
+        <location filename="../views/machine.py" line="383"/>
         <source>NVIDIA driver mismatch: reboot</source>
         <translation>NVIDIA 驱动版本不一致：请重启</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="388"/>
+        <location filename="../views/machine.py" line="384"/>
         <source>No NVIDIA GPU</source>
         <translation>没有 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="389"/>
+        <location filename="../views/machine.py" line="385"/>
         <source>The GPUs could not be read</source>
         <translation>无法读取 GPU 信息</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="403"/>
+        <location filename="../views/machine.py" line="399"/>
         <source>No Python found. Install Python with TensorFlow, or add one in the Cluster view&apos;s Interpreter field.</source>
         <translation>未找到 Python。请安装带 TensorFlow 的 Python，或在“集群”页面的“解释器”一栏中指定。</translation>
     </message>
     <message>
-        <source>Checking…</source>
-        <translation type="vanished">正在检查…</translation>
-    </message>
-    <message>
-        <source>{python} · TensorFlow is not installed</source>
-        <translation type="vanished">{python} · 未安装 TensorFlow</translation>
-    </message>
-    <message>
-        <source>{python} · TensorFlow {tf} fails to import</source>
-        <translation type="vanished">{python} · TensorFlow {tf} 导入失败</translation>
-    </message>
-    <message>
-        <source>{n} GPU(s)</source>
-        <translation type="vanished">{n} 个 GPU</translation>
-    </message>
-    <message>
-        <source>CPU only</source>
-        <translation type="vanished">仅 CPU</translation>
-    </message>
-    <message>
-        <location filename="../views/machine.py" line="415"/>
+        <location filename="../views/machine.py" line="411"/>
         <source>Nothing to fix: no problem found.</source>
         <translation>无需修复：未发现问题。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="430"/>
+        <location filename="../views/machine.py" line="426"/>
         <source>Run this command?</source>
         <translation>运行此命令？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="431"/>
+        <location filename="../views/machine.py" line="427"/>
         <source>TensorDeck will run:
 
 {command}
@@ -945,44 +925,44 @@ It may change your system. Continue?</source>
 这可能会修改你的系统。是否继续？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="462"/>
+        <location filename="../views/machine.py" line="458"/>
         <source>[exit code {code}]</source>
         <translation>[退出码 {code}]</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="447"/>
-        <location filename="../views/machine.py" line="471"/>
+        <location filename="../views/machine.py" line="443"/>
+        <location filename="../views/machine.py" line="467"/>
         <source>[could not start: {error}]</source>
         <translation>[无法启动：{error}]</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="246"/>
+        <location filename="../views/machine.py" line="242"/>
         <source>Not checked yet</source>
         <extracomment>When the last check ran and how long it took (a check answered from the probe cache takes a moment: without this, &quot;Check again&quot; looks as if it did nothing).</extracomment>
         <translation>尚未检查</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="306"/>
+        <location filename="../views/machine.py" line="302"/>
         <source>Checking… (started {time})</source>
         <translation>正在检查…（开始于 {time}）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="346"/>
+        <location filename="../views/machine.py" line="342"/>
         <source>Checked at {time} ({seconds:.1f} s): {n} interpreter(s), {m} finding(s)</source>
         <translation>检查于 {time}（{seconds:.1f} 秒）：{n} 个解释器，{m} 项发现</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="353"/>
+        <location filename="../views/machine.py" line="349"/>
         <source>Check failed at {time} ({seconds:.1f} s)</source>
         <translation>检查失败于 {time}（{seconds:.1f} 秒）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="253"/>
+        <location filename="../views/machine.py" line="249"/>
         <source>Make a TensorFlow environment…</source>
         <translation>创建 TensorFlow 环境…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="254"/>
+        <location filename="../views/machine.py" line="250"/>
         <source>Build the TensorFlow environment that uses this machine&apos;s GPU, check it, and add it here</source>
         <translation>构建能使用本机 GPU 的 TensorFlow 环境，检查它，并添加到这里</translation>
     </message>
@@ -1039,188 +1019,188 @@ It may change your system. Continue?</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="155"/>
+        <location filename="../main_window.py" line="162"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="156"/>
+        <location filename="../main_window.py" line="163"/>
         <source>&amp;New (wizard)…</source>
         <translation>新建（向导）(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="158"/>
+        <location filename="../main_window.py" line="165"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="160"/>
+        <location filename="../main_window.py" line="167"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="161"/>
+        <location filename="../main_window.py" line="168"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="163"/>
+        <location filename="../main_window.py" line="170"/>
         <source>Save &amp;as…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="166"/>
+        <location filename="../main_window.py" line="173"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="168"/>
+        <location filename="../main_window.py" line="175"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="169"/>
+        <location filename="../main_window.py" line="176"/>
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="170"/>
+        <location filename="../main_window.py" line="177"/>
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="171"/>
+        <location filename="../main_window.py" line="178"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="172"/>
+        <location filename="../main_window.py" line="179"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="175"/>
+        <location filename="../main_window.py" line="182"/>
         <source>System language</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="181"/>
+        <location filename="../main_window.py" line="188"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="182"/>
+        <location filename="../main_window.py" line="189"/>
         <source>&amp;About TensorDeck</source>
         <translation>关于 TensorDeck(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="200"/>
+        <location filename="../main_window.py" line="207"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="210"/>
+        <location filename="../main_window.py" line="217"/>
         <source>About TensorDeck</source>
         <translation>关于 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="211"/>
+        <location filename="../main_window.py" line="218"/>
         <source>TensorDeck {version}
 Launch, watch and diagnose TensorFlow training.</source>
         <translation>TensorDeck {version}
 启动、监视和诊断 TensorFlow 训练。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="220"/>
+        <location filename="../main_window.py" line="227"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="221"/>
+        <location filename="../main_window.py" line="228"/>
         <source>The config has unsaved changes. Save them first?</source>
         <translation>配置有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="255"/>
-        <location filename="../main_window.py" line="294"/>
-        <location filename="../main_window.py" line="308"/>
+        <location filename="../main_window.py" line="262"/>
+        <location filename="../main_window.py" line="301"/>
+        <location filename="../main_window.py" line="315"/>
         <source>Not saved</source>
         <translation>未保存</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="256"/>
+        <location filename="../main_window.py" line="263"/>
         <source>{path} could not be saved ({error}); nothing was started. The config is in the Cluster view: save it elsewhere with File &gt; Save as.</source>
         <translation>无法保存 {path}（{error}），因此没有启动任何运行。配置仍在“集群”视图中：请用“文件 &gt; 另存为”保存到其他位置。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="270"/>
+        <location filename="../main_window.py" line="277"/>
         <source>Open a config</source>
         <translation>打开配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="272"/>
-        <location filename="../main_window.py" line="302"/>
+        <location filename="../main_window.py" line="279"/>
+        <location filename="../main_window.py" line="309"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="280"/>
+        <location filename="../main_window.py" line="287"/>
         <source>Cannot open</source>
         <translation>无法打开</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="301"/>
+        <location filename="../main_window.py" line="308"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="325"/>
+        <location filename="../main_window.py" line="332"/>
         <source>new config</source>
         <translation>新配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="359"/>
+        <location filename="../main_window.py" line="366"/>
         <source>Fix the config first</source>
         <translation>请先修正配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="367"/>
+        <location filename="../main_window.py" line="374"/>
         <source>Save the changes?</source>
         <translation>保存更改？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="368"/>
+        <location filename="../main_window.py" line="375"/>
         <source>The run reads the config file. Save your changes to {path} first?</source>
         <translation>运行读取的是配置文件。要先把更改保存到 {path} 吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="412"/>
+        <location filename="../main_window.py" line="419"/>
         <source>TensorDeck: {name} {status}</source>
         <translation>TensorDeck：{name} {status}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="476"/>
+        <location filename="../main_window.py" line="483"/>
         <source>A run is going on</source>
         <translation>有运行正在进行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="477"/>
+        <location filename="../main_window.py" line="484"/>
         <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="382"/>
+        <location filename="../main_window.py" line="389"/>
         <source>Checking the machines…</source>
         <translation>正在检查机器…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="201"/>
+        <location filename="../main_window.py" line="208"/>
         <source>TensorDeck shows the new language after a restart. Restart now?</source>
         <translation>TensorDeck 重启后才会显示新的语言。现在重启吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="388"/>
-        <location filename="../main_window.py" line="398"/>
+        <location filename="../main_window.py" line="395"/>
+        <location filename="../main_window.py" line="405"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
@@ -1609,10 +1589,6 @@ Launch, watch and diagnose TensorFlow training.</source>
         <location filename="../views/run.py" line="243"/>
         <source>TensorBoard is not installed in the training interpreter {python}. Install it there now (pip install tensorboard)?</source>
         <translation>训练解释器 {python} 中未安装 TensorBoard。现在在其中安装吗（pip install tensorboard）？</translation>
-    </message>
-    <message>
-        <source>GPUs</source>
-        <translation type="vanished">GPU</translation>
     </message>
     <message>
         <location filename="../views/run.py" line="301"/>
@@ -2011,12 +1987,6 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TensorBoard</name>
     <message>
-        <source>TensorBoard is not installed in {python}. Install it with:
-{python} -m pip install tensorboard</source>
-        <translation type="vanished">{python} 中没有安装 TensorBoard。请用以下命令安装：
-{python} -m pip install tensorboard</translation>
-    </message>
-    <message>
         <location filename="../tensorboard.py" line="97"/>
         <source>TensorBoard exited with code {code}:
 {tail}</source>
@@ -2070,37 +2040,6 @@ Launch, watch and diagnose TensorFlow training.</source>
         <location filename="../trust_dialog.py" line="79"/>
         <source>Key fingerprint: {fingerprint}</source>
         <translation>密钥指纹：{fingerprint}</translation>
-    </message>
-</context>
-<context>
-    <name>Verdict</name>
-    <message>
-        <source>cannot be probed</source>
-        <translation>无法探测</translation>
-    </message>
-    <message>
-        <source>TensorFlow is not installed</source>
-        <translation>未安装 TensorFlow</translation>
-    </message>
-    <message>
-        <source>not imported (quick check)</source>
-        <translation>未导入（快速检查）</translation>
-    </message>
-    <message>
-        <source>TensorFlow fails to import</source>
-        <translation>TensorFlow 导入失败</translation>
-    </message>
-    <message>
-        <source>GPU build, sees {n} GPU(s)</source>
-        <translation>GPU 版本，可见 {n} 个 GPU</translation>
-    </message>
-    <message>
-        <source>GPU build, sees no GPU: trains on the CPU</source>
-        <translation>GPU 版本，看不到 GPU：在 CPU 上训练</translation>
-    </message>
-    <message>
-        <source>CPU-only build: trains on the CPU</source>
-        <translation>仅 CPU 版本：在 CPU 上训练</translation>
     </message>
 </context>
 </TS>

@@ -12,7 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QProcess, Qt, QTime, Signal, Slot
+from PySide6.QtCore import QProcess, Qt, QTime, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -138,14 +138,14 @@ class FindingCard(QFrame):
         layout = _as_card(self)
         head = QHBoxLayout()
         head.addWidget(_dot(finding.severity))
-        head.addWidget(_label(finding.title, "cardTitle"), 1)
+        head.addWidget(_label(finding.title_in(), "cardTitle"), 1)
         layout.addLayout(head)
         if finding.evidence:
             evidence = _label(finding.evidence, "muted")
             evidence.setFont(monospace_font())
             layout.addWidget(evidence)
         for step in finding.steps:
-            layout.addWidget(_label("• " + step.text))
+            layout.addWidget(_label("• " + step.text_in()))
             if not step.command:
                 continue
             row = QHBoxLayout()
@@ -207,14 +207,9 @@ class InterpreterCard(QFrame):
         self.use_button.clicked.connect(lambda: self.use_requested.emit(self.path))
         head.addWidget(self.use_button)
         layout.addLayout(head)
-        if status is None or probe is None:
-            text = self.tr("Checking…")
-        else:
-            from core.doctor.machine import VERDICTS
-
-            # The doctor's own words (core's VERDICTS), in the window's language.
-            text = status.summary(probe, QCoreApplication.translate(
-                "Verdict", VERDICTS[status.verdict]))
+        # The doctor's own words, in the window's language (core.messages).
+        text = (self.tr("Checking…") if status is None or probe is None
+                else status.summary(probe))
         self.summary = _label(text, "muted")
         layout.addWidget(self.summary)
         if status and status.aliases:
