@@ -153,6 +153,8 @@ CATALOGUE: dict[str, Message] = {
     "doctor.none": Message("No problem found.", "没有发现问题。"),
     "doctor.counts": Message("{errors} error(s), {others} other finding(s).",
                              "{errors} 个错误，{others} 个其他发现。"),
+    "doctor.launcher_strategy": Message("launcher strategy '{strategy}'",
+                                        "启动器策略 '{strategy}'"),
     # --- the doctor's findings: default titles (core/doctor/fixes.py, "finding.<id>") -----------
     "finding.no-nvidia-driver": Message(
         "No working NVIDIA driver: TensorFlow cannot reach a GPU",

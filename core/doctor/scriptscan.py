@@ -12,7 +12,7 @@ from pathlib import Path
 
 from core.doctor.fixes import REMOVED_MODULES, FixContext, finding_title, make_finding
 from core.doctor.kb import Version, minor_of, parse_version
-from core.findings import Finding
+from core.findings import Finding, Text
 
 # tf.<name> that TF2 removed (tf.compat.v1.<name> still has them).
 TF1_ONLY = frozenset({
@@ -182,7 +182,9 @@ def scan_script(script: Path, *, tf_version: str | Version | None = None,
         findings.append(make_finding(
             "keras3-strategy-unsupported", lines, keras_ctx,
             title=finding_title("keras3-strategy-unsupported.script-fit",
-                                strategy=strategies[0][1], tf=_label(version))))
+                                strategy=strategies[0][1] if strategies[0][0] else Text.of(
+                                    "doctor.launcher_strategy", strategy=strategy),
+                                tf=_label(version))))
     return findings
 
 
