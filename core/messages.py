@@ -7,8 +7,12 @@ Chinese per id, with named parameters, for the core (which never imports Qt) and
 - Files keep English (``summary.json``'s reasons, logs): :func:`translate_text` recognises a
   catalogue message in its English text and says it in the chosen language, so that a run
   folder written before a language switch, or by the command line, reads in the window's.
+- The doctor's findings carry their title's and fix steps' ids (``core.findings.Text``): the
+  window and ``tensordeck doctor`` say them in their language; ``--json`` keeps the English,
+  with the ids.
 
-Only the standard library, and nothing slow: ``tensordeck --help`` imports this module.
+Only the standard library, and nothing slow: ``tensordeck --help`` and a run's launch import
+this module (the patterns of :func:`recognise` are compiled on first use).
 """
 
 from __future__ import annotations
