@@ -156,7 +156,7 @@ CATALOGUE: dict[str, Message] = {
                                      "这段输出中没有发现问题。"),
     "doctor.none": Message("No problem found.", "没有发现问题。"),
     "doctor.counts": Message("{errors} error(s), {others} other finding(s).",
-                             "{errors} 个错误，{others} 个其他发现。"),
+                             "{errors} 个错误，{others} 条其他诊断结果。"),
     "doctor.launcher_strategy": Message("launcher strategy '{strategy}'",
                                         "启动器策略 '{strategy}'"),
     # --- the doctor's findings: default titles (core/doctor/fixes.py, "finding.<id>") -----------
@@ -231,7 +231,7 @@ CATALOGUE: dict[str, Message] = {
     "finding.pip-install-failed": Message("pip could not install a package", "pip 无法安装某个包"),
     "finding.dependency-version-conflict": Message(
         "A package TensorFlow depends on has a version this TensorFlow cannot use",
-        "TensorFlow 依赖的某个包的版本不能与此 TensorFlow 一起使用"),
+        "TensorFlow 依赖的某个包的版本与此 TensorFlow 不兼容"),
     "finding.unrecognized-error": Message(
         "An error TensorDeck does not know: the lines below are the ones that matter",
         "TensorDeck 不认识的错误：下面这几行是关键"),
@@ -363,7 +363,7 @@ CATALOGUE: dict[str, Message] = {
         "{package} 的编译部分加载失败：{package} 与它的库或此 TensorFlow 不匹配"),
     "finding.dependency-version-conflict.package": Message(
         "{package} does not have a version this TensorFlow works with",
-        "{package} 的版本不能与此 TensorFlow 一起工作"),
+        "{package} 的版本与此 TensorFlow 不兼容"),
     "finding.gpu-arch-unsupported.gpu": Message(
         "TensorFlow {tf}'s GPU build has no code for the {gpu} (compute capability "
         "{capability})",
@@ -705,11 +705,11 @@ CATALOGUE: dict[str, Message] = {
     "fix.this-gpu": Message("this GPU", "这块 GPU"),
     "fix.arch-release": Message(
         "TensorFlow {tf}'s GPU build has code for {gpu}:",
-        "TensorFlow {tf} 的 GPU 版本包含针对{gpu}的代码："),
+        "TensorFlow {tf} 的 GPU 版本包含针对{gpu} 的代码："),
     "fix.arch-none": Message(
         "No TensorFlow release TensorDeck knows has GPU code for {gpu}: train on the CPU with "
         "the CPU build (or use a newer GPU):",
-        "TensorDeck 所知的 TensorFlow 版本都没有针对{gpu}的 GPU 代码：请用 CPU 版本在 CPU 上训练"
+        "TensorDeck 所知的 TensorFlow 版本都没有针对{gpu} 的 GPU 代码：请用 CPU 版本在 CPU 上训练"
         "（或换用更新的 GPU）："),
     "fix.pip-check": Message(
         "List the installed packages whose versions conflict (pip names each requirement that "
@@ -779,7 +779,7 @@ CATALOGUE: dict[str, Message] = {
         "h5py 的编译部分与它的 HDF5 库不匹配（常见于 conda 的 h5py 与 pip 的 h5py 混用）："),
     "fix.dependency.other": Message(
         "{package} does not match what TensorFlow needs:",
-        "{package} 与 TensorFlow 的需要不匹配："),
+        "{package} 不符合 TensorFlow 的要求："),
     "fix.reinstall-package": Message(
         "Reinstall it at the version TensorFlow requires (pip resolves it from TensorFlow's own "
         "requirements):",
