@@ -232,7 +232,7 @@ class InterpreterPage(QWizardPage):
             if not findings:
                 self.findings.setText(self.tr("No problem found."))
                 return
-            self.findings.setText("\n".join(f"• [{f.severity}] {f.title}" for f in findings)
+            self.findings.setText("\n".join(f"• [{f.severity}] {f.title_in()}" for f in findings)
                                   + "\n" + self.tr("The Machine view shows each fix."))
 
         run_in_background(diagnose, show)

@@ -565,7 +565,7 @@ class ClusterView(QWidget):
             text = self.tr("Valid: this is exactly the file `tensordeck --run` reads.")
             if warnings:
                 text += "\n" + self.tr("The doctor warns: {titles}").format(
-                    titles="; ".join(f.title for f in warnings))
+                    titles="; ".join(f.title_in() for f in warnings))
             self.status.setText(text)
             self.status.setObjectName("muted")
         self.status.style().unpolish(self.status)
