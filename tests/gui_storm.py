@@ -82,6 +82,15 @@ def main(folder: Path, rounds: int) -> None:
     view = window.run_view
     click = QTest.mouseClick
     left = Qt.MouseButton.LeftButton
+    def go_to(wizard, page) -> None:
+        """Next until ``page`` (the pages between depend on the strategy)."""
+        for _ in range(10):
+            if wizard.currentPage() is page:
+                return
+            wizard.next()
+            QTest.qWait(10)
+        raise SystemExit(f"storm: the wizard did not reach {type(page).__name__}")
+
     def answer_wizard(round_: int) -> None:
         wizard = QApplication.activeModalWidget()
         assert isinstance(wizard, ConfigWizard), wizard
@@ -100,15 +109,17 @@ def main(folder: Path, rounds: int) -> None:
         wait_until(lambda: not view.running)
         wizard.next()
         wizard.strategy_page.buttons["parameter_server"].click()
-        wizard.next()
-        wizard.next()
+        go_to(wizard, wizard.script_page)
         wizard.script_page.script.setText(str(folder / "train.py"))
         wizard.script_page.args.setText("--steps 6000")
-        wizard.next()
+        go_to(wizard, wizard.review_page)
         wizard.review_page.path.setText(str(folder / f"wizard{round_}.json"))
         wizard.review_page.run_now.setChecked(True)
         wait_until(check.isEnabled)
         click(wizard.button(QWizard.WizardButton.FinishButton), left)
+        if wizard.isVisible():  # else its modal loop would wait for a person forever
+            sys.stderr.write(f"storm: Finish did not close the wizard (on {wizard.currentId()})\n")
+            os._exit(3)
 
     for round_ in range(rounds):
         # File > New: the wizard runs modal (its own event loop) and is answered from inside
