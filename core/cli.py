@@ -147,6 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("_remote-task")  # internal: the local stand-in of a node's task
     p.set_defaults(handler="core.remote.run_task:run_task_cli")
+
+    p = sub.add_parser("_slurm-task")  # internal: the local stand-in of a Slurm run's task
+    p.add_argument("argv", nargs=argparse.REMAINDER)
+    p.set_defaults(handler="core.slurm.stand_in:stand_in_cli")
     return parser
 
 
@@ -161,6 +165,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "--no-doctor",
         action="store_true",
         help="start even if the doctor's pre-run checks find an error",
+    )
+    parser.add_argument(
+        "--slurm", action="store_true", help="run the tasks as one job on this Slurm cluster"
     )
     parser.set_defaults(handler=None)
 
@@ -181,6 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_dir=args.run_dir,
             dry_run=args.dry_run,
             check=not args.no_doctor,
+            slurm=args.slurm,
         )
     if args.handler:
         module, function = args.handler.split(":")
