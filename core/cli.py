@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the sh / cmd / PowerShell lines that start each task, per machine "
         "(Markdown; - for stdout)",
     )
+    target.add_argument(
+        "--slurm", metavar="OUT", help="write a Slurm batch script (sbatch OUT; - for stdout)"
+    )
     p.add_argument(
         "--image",
         metavar="IMAGE",

@@ -57,9 +57,10 @@ class SlurmCluster:
         """What a client (and a launcher) needs to reach this cluster."""
         return {"SLURM_CONF": str(self.conf)}
 
-    def client(self, *argv: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    def client(self, *argv: str, timeout: float = 30, cwd: Path | None = None
+               ) -> subprocess.CompletedProcess:
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, **self.env})
+                              env={**os.environ, **self.env}, cwd=cwd)
 
     def queue(self) -> list[str]:
         """The jobs and steps Slurm still has: ``JOBID STATE`` lines and step ids."""

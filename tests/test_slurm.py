@@ -191,10 +191,11 @@ def test_the_sbatch_export_runs_the_job_when_submitted(slurm_job, slurm, tmp_pat
     out = tmp_path / "job.sbatch"
     assert tensordeck("export", str(config), "--slurm", str(out)).returncode == 0
     submitted = slurm.client("sbatch", "--wait", f"--output={tmp_path / 'out.txt'}", str(out),
-                             timeout=90)
+                             timeout=90, cwd=tmp_path)
     log = (tmp_path / "out.txt").read_text()
     assert submitted.returncode == 7, log
     assert "[worker-1] args" in log and "--task_index=1" in log and "[ps-0] slurm" in log
+    assert "worker-1 failed with exit code 7" in log
 
 
 @pytest.mark.parametrize(
@@ -227,7 +228,7 @@ def test_no_slurm_commands_exits_2_naming_the_fix(slurm_job, tmp_path):
 @pytest.mark.parametrize(
     ("change", "fix"),
     [(("AuthInfo=", "AuthInfo=socket=/nonexistent/munge.socket\n#"), "start munged"),
-     (("SlurmctldPort=", "SlurmctldPort=1\n#"), "start slurmctld")],
+     (("SlurmctldPort=", "MessageTimeout=2\nSlurmctldPort=1\n#"), "start slurmctld")],
     ids=["munge-down", "controller-down"],
 )
 def test_munge_or_controller_down_exits_2_naming_the_fix(slurm_job, slurm, tmp_path, change,

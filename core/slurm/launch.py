@@ -38,7 +38,7 @@ RELEASE_SECONDS = 60.0
 _GRANTED_RE = re.compile(r"Granted job allocation (\d+)")
 _GPU_GRES_RE = re.compile(r"gpu(?::[^:,(]+)?:(\d+)")
 #: Run on each node by its ports step: binds N free ports at once (so they differ), prints them.
-_PICK_PORTS = (
+PICK_PORTS = (
     "import socket,sys\n"
     "s=[socket.socket() for _ in range(int(sys.argv[1]))]\n"
     "[x.bind(('', 0)) for x in s]\n"
@@ -167,7 +167,7 @@ def allocate(plan: RunPlan) -> Allocation:
     return allocation
 
 
-def _step(job_id: str, host: str, name: str) -> list[str]:
+def task_step(job_id: str, host: str, name: str) -> list[str]:
     """The start of a step of one task on ``host`` in the job (its name: the task's, by which
     the stand-in finds the step to stop)."""
     return [shutil.which("srun") or "srun", f"--jobid={job_id}", f"--job-name={name}",
@@ -196,8 +196,8 @@ def _place(plan: RunPlan, job_id: str) -> None:
             wanted.setdefault(host_of[task.key], []).append(task.key)
     picked: dict[str, int] = {}
     for host, keys in wanted.items():
-        step = _step(job_id, host, "tensordeck-ports")
-        result = _client([*step, plan.python, "-c", _PICK_PORTS, str(len(keys))])
+        step = task_step(job_id, host, "tensordeck-ports")
+        result = _client([*step, plan.python, "-c", PICK_PORTS, str(len(keys))])
         ports = result.stdout.split()
         if result.returncode != 0 or len(ports) != len(keys):
             raise _problem(plan, "slurm", f"cannot pick ports on {host}: {_said(result)}")
@@ -209,7 +209,7 @@ def _place(plan: RunPlan, job_id: str) -> None:
     })
     gpus = options_of(plan).gpus_per_task
     for task in plan.tasks:
-        prefix = [*stand_in_head(), *_step(job_id, task.host, task.name)]
+        prefix = [*stand_in_head(), *task_step(job_id, task.host, task.name)]
         if gpus and task.role != "ps":
             prefix.append(f"--gpus-per-task={gpus}")
         task.argv_template = [*prefix, *task.argv_template]
