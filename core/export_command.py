@@ -125,9 +125,9 @@ def export_command(args: argparse.Namespace) -> int:
     try:
         if args.kubeflow:
             return _kubeflow(args.file, args.kubeflow, args.image or DEFAULT_IMAGE)
-        if args.slurm:
-            return _slurm(args.file, args.slurm)
-        return _commands(args.file, args.commands)
+        if args.commands:
+            return _commands(args.file, args.commands)
+        return _slurm(args.file, args.slurm)
     except ConfigError as exc:
         for problem in exc.problems:
             print(f"{exc.source}: {problem}", file=sys.stderr)

@@ -15,10 +15,15 @@ import time
 
 import pytest
 
-from tests.conftest import REPO, only_run_dir, read_summary, tensordeck, wait_no_leftovers
+from tests.conftest import (
+    EXAMPLES,
+    REPO,
+    only_run_dir,
+    read_summary,
+    tensordeck,
+    wait_no_leftovers,
+)
 from tests.slurm import slurm_missing_reason, start_slurm
-
-pytestmark = pytest.mark.skipif(bool(slurm_missing_reason()), reason=str(slurm_missing_reason()))
 
 HOST = socket.gethostname().split(".")[0]
 
@@ -45,6 +50,8 @@ sys.exit(int(os.environ.get("FAIL_" + role.upper() + index, "0")))
 
 @pytest.fixture(scope="module")
 def slurm(tmp_path_factory):
+    if reason := slurm_missing_reason():
+        pytest.skip(reason)
     cluster = start_slurm(tmp_path_factory.mktemp("slurm"))
     yield cluster
     cluster.stop()
@@ -242,3 +249,45 @@ def test_munge_or_controller_down_exits_2_naming_the_fix(slurm_job, slurm, tmp_p
     assert result.returncode == 2, result.stderr
     assert fix in result.stderr
     assert time.monotonic() - started < 60
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize(
+    ("example", "states", "done"),
+    [("between_graph", {"ps:0": "stopped", "worker:0": "succeeded", "worker:1": "succeeded"},
+      ("worker-0", "worker:0 done at global_step")),
+     ("quickstart", {"ps:0": "stopped", "worker:0": "stopped", "worker:1": "stopped",
+                     "chief:0": "succeeded"}, ("chief-0", "step 100/100"))],
+)
+def test_the_examples_train_through_slurm(slurm_job, tmp_path, example, states, done):
+    """The real examples: their tasks find each other at the hosts and ports Slurm gave them,
+    train, and end the run by its rules."""
+    config = json.loads((EXAMPLES / f"{example}.json").read_text())
+    config.update(script=str(EXAMPLES / config["script"]), args=["--steps", "100"],
+                  slurm={"time_limit": "10"})
+    path = tmp_path / f"{example}.json"
+    path.write_text(json.dumps(config))
+    run_dir = tmp_path / "run"
+    result = tensordeck("--run", str(path), "--slurm", "--run-dir", str(run_dir), timeout=300)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    summary = read_summary(run_dir)
+    assert {t["task"]: t["state"] for t in summary["tasks"]} == states
+    assert done[1] in (run_dir / "logs" / f"{done[0]}.log").read_text()
+    assert not wait_no_leftovers(run_dir)
+
+
+@pytest.mark.parametrize(
+    ("slurm_options", "where"),
+    [({"extra_sbatch": ["--qos=high\nrm -rf ~"]}, "slurm.extra_sbatch[0]"),
+     ({"time_limit": "ten minutes"}, "slurm.time_limit"),
+     ({"gpus_per_task": -1}, "slurm.gpus_per_task"),
+     ({"partiton": "gpu"}, "slurm.partiton")],
+    ids=["a-script-line", "time-limit", "negative-gpus", "a-typo"],
+)
+def test_bad_slurm_settings_are_config_errors_naming_the_field(tmp_path, slurm_options, where):
+    (tmp_path / "task.py").write_text("")
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({"name": "t", "strategy": "single", "script": "task.py",
+                                "slurm": slurm_options}))
+    result = tensordeck("validate", str(path))
+    assert result.returncode == 2 and f"{where}: " in result.stderr, result.stderr
