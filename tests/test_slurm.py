@@ -151,19 +151,8 @@ def test_a_worker_exiting_7_fails_the_run_with_7_and_cancels_the_job(slurm_job):
 
 def test_ctrl_c_stops_the_tasks_and_cancels_the_job(slurm_job, slurm):
     config = slurm_job(env={"HANG": "1"})
-    launcher = subprocess.Popen(
-        [sys.executable, "-m", "core", "--run", str(config), "--slurm"], cwd=REPO,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
+    launcher = _start_and_wait(config, 3)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            runs = list((config.parent / "runs").glob("*/logs/*.log"))
-            if len([p for p in runs if "args" in p.read_text()]) == 3:
-                break
-            time.sleep(0.2)
-        else:
-            raise AssertionError("the tasks did not start")
         assert slurm.queue(), "no Slurm job while the tasks run"
         stopped = time.monotonic()
         launcher.send_signal(signal.SIGINT)
@@ -177,6 +166,40 @@ def test_ctrl_c_stops_the_tasks_and_cancels_the_job(slurm_job, slurm):
     assert {t["state"] for t in summary["tasks"]} == {"stopped"}
     assert all("stopped by SIGTERM" in log for log in _logs(only_run_dir(config)).values())
     assert not wait_no_leftovers(only_run_dir(config))
+
+
+def _start_and_wait(config, tasks: int) -> subprocess.Popen:
+    """``tensordeck --run config --slurm`` in a child, once ``tasks`` tasks have started."""
+    launcher = subprocess.Popen(
+        [sys.executable, "-m", "core", "--run", str(config), "--slurm"], cwd=REPO,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        logs = list((config.parent / "runs").glob("*/logs/*.log"))
+        if len([p for p in logs if "args" in p.read_text()]) == tasks:
+            return launcher
+        time.sleep(0.2)
+    launcher.kill()
+    raise AssertionError("the tasks did not start")
+
+
+def test_kill_9_of_the_launcher_still_ends_the_job_and_its_tasks(slurm_job, slurm):
+    config = slurm_job(env={"HANG": "1"})
+    launcher = _start_and_wait(config, 3)
+    assert slurm.queue()
+    launcher.kill()
+    launcher.communicate(timeout=30)
+    assert slurm.wait_empty(30) == []
+    assert not wait_no_leftovers(only_run_dir(config), timeout=15)
+
+
+def test_a_job_slurm_refuses_exits_2_with_slurms_words(slurm_job, slurm):
+    config = slurm_job(slurm={"extra_sbatch": ["--constraint=nosuchfeature"]})
+    result = tensordeck("--run", str(config), "--slurm", timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "slurm: Slurm refused the job" in result.stderr and "feature" in result.stderr
+    assert not (config.parent / "runs").exists()
 
 
 def test_the_sbatch_export_is_accepted_by_sbatch_test_only(slurm_job, slurm, tmp_path):

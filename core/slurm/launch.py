@@ -2,7 +2,7 @@
 cluster, one job step per task.
 
     check (tools, controller, munge, partition, GPUs: nothing submitted when it fails)
-      -> allocate (``salloc --no-shell``: one job of every task) -> hosts (the job's node list)
+      -> allocate (``salloc``: one job of every task) -> hosts (the job's node list)
       -> ports (picked on each node by a short step) -> each task's command becomes
          ``srun --jobid=J --nodelist=HOST ... <its command>``
 
@@ -35,7 +35,7 @@ TOOLS = ("salloc", "srun", "scancel", "scontrol", "sinfo", "squeue")
 CLIENT_SECONDS = 60.0
 #: How long a cancelled job may take to leave the queue (KillWait is 30 s by default).
 RELEASE_SECONDS = 60.0
-_GRANTED_RE = re.compile(r"Granted job allocation (\d+)")
+_JOB_RE = re.compile(r"job allocation (\d+)")
 _GPU_GRES_RE = re.compile(r"gpu(?::[^:,(]+)?:(\d+)")
 #: Run on each node by its ports step: binds N free ports at once (so they differ), prints them.
 PICK_PORTS = (
@@ -130,13 +130,20 @@ def _gpu_tasks(plan: RunPlan) -> list[str]:
 
 @dataclass
 class Allocation:
-    """The Slurm job that holds a run's tasks."""
+    """The Slurm job that holds a run's tasks, and the salloc that holds it."""
 
     job_id: str
+    holder: subprocess.Popen | None = None
 
     def release(self) -> None:
         """Cancel the job (its steps with it) and wait until Slurm has let it go."""
         _client(["scancel", self.job_id])
+        if self.holder is not None:
+            try:  # closes salloc's stdin: its command ends, salloc exits
+                self.holder.communicate(timeout=RELEASE_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.holder.kill()
+                self.holder.communicate()
         deadline = time.monotonic() + RELEASE_SECONDS
         while time.monotonic() < deadline:
             left = _client(["squeue", "--noheader", f"--jobs={self.job_id}", "--format=%T"])
@@ -145,19 +152,45 @@ class Allocation:
             time.sleep(0.2)
 
 
+def _hold(plan: RunPlan) -> Allocation:
+    """Submit the job and wait until Slurm grants it (no timeout: a busy cluster queues it).
+    salloc holds the job while its command runs, and the command is ``cat`` of a pipe only
+    this launcher writes to: when the launcher closes it, or is killed outright (``kill -9``),
+    cat ends and salloc gives the job up. salloc has a session of its own (a Ctrl+C is the
+    launcher's to handle: while queued, it withdraws the job)."""
+    holder = subprocess.Popen(
+        ["salloc", *submit_options(plan), "cat"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )
+    assert holder.stderr is not None
+    said: list[str] = []
+    job = None
+    try:
+        for line in holder.stderr:  # "Pending job allocation 7", ..., "Granted job allocation 7"
+            said.append(line.strip())
+            if found := _JOB_RE.search(line):
+                job = found.group(1)
+            if "Granted job allocation" in line and job:
+                return Allocation(job, holder)
+    except BaseException:
+        if job:
+            Allocation(job, holder).release()
+        holder.kill()
+        holder.communicate()
+        raise
+    holder.communicate()
+    if job:
+        Allocation(job, holder).release()
+    words = " ".join(" ".join(said).split())[:300] or f"exit {holder.returncode}"
+    raise _problem(plan, "slurm", f"Slurm refused the job: {words}")
+
+
 def allocate(plan: RunPlan) -> Allocation:
-    """Submit the job and wait until Slurm grants it (a busy cluster queues it), then place
-    every task: its host, its port (picked there), its ``srun`` command. ConfigError when Slurm
-    refuses the job; nothing is left submitted then."""
-    # No timeout: a busy cluster queues the job. A Ctrl+C meanwhile reaches salloc too, which
-    # withdraws it.
-    result = _client(["salloc", "--no-shell", *submit_options(plan)], timeout=None)
-    granted = _GRANTED_RE.search(result.stderr)
-    if result.returncode != 0 or not granted:
-        if granted:
-            Allocation(granted.group(1)).release()
-        raise _problem(plan, "slurm", f"Slurm refused the job: {_said(result)}")
-    allocation = Allocation(granted.group(1))
+    """Submit the job and wait until Slurm grants it, then place every task: its host, its
+    port (picked there), its ``srun`` command. ConfigError when Slurm refuses the job; nothing
+    is left submitted then."""
+    allocation = _hold(plan)
     try:
         _place(plan, allocation.job_id)
     except BaseException:
