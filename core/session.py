@@ -106,9 +106,14 @@ class RunSession:
 
     def check_nodes(self) -> None:
         """Log in to the nodes, prove their interpreters and check or pick their tasks' ports,
-        changing nothing there (validate, --dry-run). Raises ConfigError."""
+        changing nothing there (validate, --dry-run); with ``slurm``, ask the Slurm cluster
+        whether it can take the job, submitting nothing. Raises ConfigError."""
         plan = self.load()
-        if plan.node_tasks:
+        if self.slurm:
+            from core.slurm.launch import check_cluster
+
+            check_cluster(plan)
+        elif plan.node_tasks:
             from core.remote.prepare import check_nodes
 
             check_nodes(plan)

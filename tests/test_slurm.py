@@ -246,6 +246,16 @@ def test_bad_slurm_options_exit_2_naming_the_fix_with_nothing_submitted(
     assert not (config.parent / "runs").exists()
 
 
+def test_dry_run_asks_the_cluster_and_submits_nothing(slurm_job, slurm):
+    config = slurm_job(slurm={"partition": "nosuch"})
+    result = tensordeck("--run", str(config), "--slurm", "--dry-run")
+    assert result.returncode == 2 and "slurm.partition: " in result.stderr, result.stderr
+    config = slurm_job()
+    result = tensordeck("--run", str(config), "--slurm", "--dry-run")
+    assert result.returncode == 0 and "[worker-1]" in result.stdout, result.stderr
+    assert slurm.queue() == [] and not (config.parent / "runs").exists()
+
+
 def test_no_slurm_commands_exits_2_naming_the_fix(slurm_job, tmp_path):
     config = slurm_job()
     bare = tmp_path / "bin"
