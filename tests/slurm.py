@@ -90,7 +90,7 @@ class SlurmCluster:
 def _config(root: Path, host: str, socket_path: Path) -> str:
     return "\n".join([
         "ClusterName=tensordeck-test",
-        f"SlurmctldHost={host}",
+        f"SlurmctldHost={host}(127.0.0.1)",  # whatever the host's name resolves to
         f"SlurmctldPort={_free_port()}",
         f"SlurmdPort={_free_port()}",
         "SlurmUser=root",

@@ -115,6 +115,9 @@ def test_the_quickstart_shaped_parameter_server_job_runs_as_one_slurm_job(slurm_
     cluster = configs["chief-0"]["cluster"]
     assert all(c["cluster"] == cluster for c in configs.values())
     assert configs["worker-1"]["task"] == {"type": "worker", "index": 1}
+    # This machine's thread budget is not the nodes': no TF_NUM_INTRAOP_THREADS from it.
+    resolved = json.loads((run_dir / "config.json").read_text())
+    assert all("TF_NUM_INTRAOP_THREADS" not in t["env"] for t in resolved["tasks"])
     addresses = [a for role in cluster.values() for a in role]
     assert len(addresses) == 4 and {a.rsplit(":", 1)[0] for a in addresses} == {HOST}
     assert len({a.rsplit(":", 1)[1] for a in addresses}) == 4

@@ -31,6 +31,9 @@ from dataclasses import dataclass
 from core.config import ConfigError, ConfigProblem, SlurmOptions
 from core.topology import RunPlan, expand_tasks
 
+#: The plan's thread budget (core.topology._thread_budget), which is this machine's.
+THREAD_DEFAULTS = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS")
+
 TOOLS = ("salloc", "srun", "scancel", "scontrol", "sinfo", "squeue")
 CLIENT_SECONDS = 60.0
 #: How long a cancelled job may take to leave the queue (KillWait is 30 s by default).
@@ -235,6 +238,10 @@ def _place(plan: RunPlan, job_id: str) -> None:
         if result.returncode != 0 or len(ports) != len(keys):
             raise _problem(plan, "slurm", f"cannot pick ports on {host}: {_said(result)}")
         picked.update(zip(keys, map(int, ports), strict=True))
+    # The thread budget shares this machine's cores among its tasks: the nodes' cores are
+    # Slurm's to share. TF sizes its pools for the node it runs on.
+    for name in THREAD_DEFAULTS:
+        plan.defaults.pop(name, None)
     serves = {t.key for t in plan.tasks if plan.cluster and t.role != "evaluator"}
     plan.place_on_hosts({
         t.key: (host_of[t.key], picked.get(t.key, named[t.key]) if t.key in serves else None)
