@@ -143,8 +143,12 @@ def test_the_between_graph_job_gets_its_flags_from_what_slurm_assigned(slurm_job
 
 def test_a_worker_exiting_7_fails_the_run_with_7_and_cancels_the_job(slurm_job):
     config = slurm_job(env={"FAIL_WORKER1": "7", "HANG_WORKER0": "1"})
+    started = time.monotonic()
     result = tensordeck("--run", str(config), "--slurm", timeout=120)
     assert result.returncode == 7, result.stdout + result.stderr
+    # The others' graceful stop and the job's release: seconds (a salloc that hung on its
+    # release once held the launcher for a minute).
+    assert time.monotonic() - started < 30
     run_dir = only_run_dir(config)
     summary = read_summary(run_dir)
     assert summary["status"] == "failed" and summary["exit_code"] == 7

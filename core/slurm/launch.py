@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 
 from core.config import ConfigError, ConfigProblem, SlurmOptions
@@ -38,6 +39,8 @@ TOOLS = ("salloc", "srun", "scancel", "scontrol", "sinfo", "squeue")
 CLIENT_SECONDS = 60.0
 #: How long a cancelled job may take to leave the queue (KillWait is 30 s by default).
 RELEASE_SECONDS = 60.0
+#: How long salloc gets to give its job up by itself.
+HOLDER_SECONDS = 10.0
 _JOB_RE = re.compile(r"job allocation (\d+)")
 _GPU_GRES_RE = re.compile(r"gpu(?::[^:,(]+)?:(\d+)")
 #: Run on each node by its ports step: binds N free ports at once (so they differ), prints them.
@@ -139,20 +142,23 @@ class Allocation:
     holder: subprocess.Popen | None = None
 
     def release(self) -> None:
-        """Cancel the job (its steps with it) and wait until Slurm has let it go."""
-        _client(["scancel", self.job_id])
+        """End the job (its steps with it) and wait until Slurm has let it go. salloc gives it
+        up first, as it does when the launcher dies; scancel then makes sure. A salloc that
+        outlives its job is killed: seen spinning after a scancel raced its own release."""
         if self.holder is not None:
-            try:  # closes salloc's stdin: its command ends, salloc exits
-                self.holder.communicate(timeout=RELEASE_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.holder.kill()
-                self.holder.communicate()
+            # Closes salloc's stdin: its command ends, salloc gives the job up.
+            with suppress(subprocess.TimeoutExpired):
+                self.holder.communicate(timeout=HOLDER_SECONDS)
+        _client(["scancel", self.job_id])
         deadline = time.monotonic() + RELEASE_SECONDS
         while time.monotonic() < deadline:
             left = _client(["squeue", "--noheader", f"--jobs={self.job_id}", "--format=%T"])
             if left.returncode != 0 or not left.stdout.strip():  # gone (an unknown id fails)
-                return
+                break
             time.sleep(0.2)
+        if self.holder is not None and self.holder.poll() is None:
+            self.holder.kill()
+            self.holder.communicate()
 
 
 def _hold(plan: RunPlan) -> Allocation:
