@@ -278,14 +278,16 @@ class RestartPolicy(_Strict):
         return self
 
 
-_SBATCH_OPTION_RE = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*(=\S.*)?$|^-[A-Za-z] \S.*$")
+#: A long option, the form salloc and an #SBATCH line both take as one word.
+_SBATCH_OPTION_RE = re.compile(r"^--[A-Za-z][A-Za-z0-9-]*(=\S.*)?$")
 
 
 def _sbatch_option(line: str) -> str:
     """``--qos=high`` (``#SBATCH --qos=high`` accepted): one option, no newline or script."""
     option = line.removeprefix("#SBATCH").strip()
     if _CONTROL_RE.search(option) or not _SBATCH_OPTION_RE.match(option):
-        raise ValueError("must be one sbatch option, such as --qos=high or #SBATCH --qos=high")
+        raise ValueError("must be one long sbatch option, such as --qos=high or "
+                         "#SBATCH --qos=high")
     return option
 
 

@@ -319,10 +319,11 @@ def test_the_examples_train_through_slurm(slurm_job, tmp_path, example, states, 
 @pytest.mark.parametrize(
     ("slurm_options", "where"),
     [({"extra_sbatch": ["--qos=high\nrm -rf ~"]}, "slurm.extra_sbatch[0]"),
+     ({"extra_sbatch": ["--qos=high", "-q high"]}, "slurm.extra_sbatch[1]"),
      ({"time_limit": "ten minutes"}, "slurm.time_limit"),
      ({"gpus_per_task": -1}, "slurm.gpus_per_task"),
      ({"partiton": "gpu"}, "slurm.partiton")],
-    ids=["a-script-line", "time-limit", "negative-gpus", "a-typo"],
+    ids=["a-script-line", "a-short-option", "time-limit", "negative-gpus", "a-typo"],
 )
 def test_bad_slurm_settings_are_config_errors_naming_the_field(tmp_path, slurm_options, where):
     (tmp_path / "task.py").write_text("")
