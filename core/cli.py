@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OUT",
         help=tr("cli.export.commands"),
     )
+    target.add_argument(
+        "--slurm", metavar="OUT", help="write a Slurm batch script (sbatch OUT; - for stdout)"
+    )
     p.add_argument(
         "--image",
         metavar="IMAGE",
@@ -149,15 +152,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Commands TensorDeck starts itself (never typed): kept out of the usage and of the list of
 #: commands an error shows.
-INTERNAL = {"_remote-task": "core.remote.run_task:run_task_cli"}
+INTERNAL = {
+    "_remote-task": "core.remote.run_task:run_task_cli",  # the local stand-in of a node's task
+    "_slurm-task": "core.slurm.stand_in:stand_in_cli",  # ... of a Slurm run's task
+}
 
 
 def _run_internal(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog=f"tensordeck {argv[0]}", description=tr("cli.internal")
     )
-    parser.parse_args(argv[1:])
-    return _call(INTERNAL[argv[0]], argparse.Namespace())
+    parser.add_argument("argv", nargs=argparse.REMAINDER)  # the task's command (Slurm's)
+    return _call(INTERNAL[argv[0]], parser.parse_args(argv[1:]))
 
 
 def _call(handler: str, args: argparse.Namespace) -> int:
@@ -185,6 +191,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=tr("cli.no_doctor"),
     )
+    parser.add_argument(
+        "--slurm", action="store_true", help="run the tasks as one job on this Slurm cluster"
+    )
     parser.set_defaults(handler=None)
 
 
@@ -208,6 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_dir=args.run_dir,
             dry_run=args.dry_run,
             check=not args.no_doctor,
+            slurm=args.slurm,
         )
     if args.handler:
         return _call(args.handler, args)

@@ -278,6 +278,39 @@ class RestartPolicy(_Strict):
         return self
 
 
+#: A long option, the form salloc and an #SBATCH line both take as one word.
+_SBATCH_OPTION_RE = re.compile(r"^--[A-Za-z][A-Za-z0-9-]*(=\S.*)?$")
+
+
+def _sbatch_option(line: str) -> str:
+    """``--qos=high`` (``#SBATCH --qos=high`` accepted): one option, no newline or script."""
+    option = line.removeprefix("#SBATCH").strip()
+    if _CONTROL_RE.search(option) or not _SBATCH_OPTION_RE.match(option):
+        raise ValueError("must be one long sbatch option, such as --qos=high or "
+                         "#SBATCH --qos=high")
+    return option
+
+
+class SlurmOptions(_Strict):
+    """Where and how ``--slurm`` submits the job (all optional: the cluster's defaults)."""
+
+    partition: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] | None = Field(
+        None, description="Partition (sbatch --partition). null: the cluster's default."
+    )
+    account: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] | None = Field(
+        None, description="Account charged (sbatch --account)."
+    )
+    time_limit: Annotated[str, Field(pattern=r"^(\d+-)?\d+(:\d{1,2}){0,2}$")] | None = Field(
+        None, description="Wall-time limit, as Slurm writes it: MINUTES, HH:MM:SS or D-HH:MM:SS."
+    )
+    gpus_per_task: int | None = Field(
+        None, ge=0, le=64, description="GPUs Slurm gives each task except ps (--gpus-per-task)."
+    )
+    extra_sbatch: list[Annotated[str, AfterValidator(_sbatch_option)]] = Field(
+        default_factory=list, max_length=64, description="More sbatch options, one per line."
+    )
+
+
 class JobConfig(_Strict):
     """A TensorDeck job: what to run, as which tasks, with which environment."""
 
@@ -333,6 +366,9 @@ class JobConfig(_Strict):
     )
     run_dir: PathText | None = Field(
         None, description="Run folder. null: <config folder>/runs/<YYYYmmdd-HHMMSS>-<name>/."
+    )
+    slurm: SlurmOptions | None = Field(
+        None, description="Options of a run on a Slurm cluster (tensordeck --run FILE --slurm)."
     )
 
     @field_validator("name")

@@ -1,7 +1,8 @@
-"""``tensordeck export FILE --kubeflow OUT | --commands OUT [--image IMAGE]``.
+"""``tensordeck export FILE --kubeflow OUT | --commands OUT | --slurm OUT [--image IMAGE]``.
 
 ``--kubeflow`` writes a TFJob manifest (YAML; JSON when OUT ends in ``.json``), ``--commands``
-a Markdown file with the lines that start each task by hand on its machine, and creates the run
+a Markdown file with the lines that start each task by hand on its machine (``--slurm``: a
+batch script, core.slurm.batch), and creates the run
 folder (TENSORDECK_RUN_DIR) that this machine's commands point at, so that they can be pasted
 as they are. Nodes are only asked (login, interpreter, ports): nothing is made there. ``-`` as
 OUT writes to stdout. Notes on what the user must change go to stderr.
@@ -100,12 +101,33 @@ def _commands(file: str, out: str) -> int:
     return code
 
 
+def _slurm(file: str, out: str) -> int:
+    from core.slurm.batch import sbatch_script
+
+    session = RunSession(file)
+    try:
+        plan = session.load()
+    finally:
+        session.close()  # the script picks its ports on the cluster
+    if plan.node_tasks:
+        print(f"{file}: nodes: a Slurm job places every task itself: leave out the tasks' "
+              "'node'", file=sys.stderr)
+        return EXIT_CONFIG
+    code = _write(out, sbatch_script(plan, file))
+    if code == 0 and out != "-":
+        print(f"tensordeck: submit it with: sbatch {out}", file=sys.stderr)
+    return code
+
+
 def export_command(args: argparse.Namespace) -> int:
-    """Run the command for parsed ``args`` (``file``, ``kubeflow`` or ``commands``, ``image``)."""
+    """Run the command for parsed ``args`` (``file``; ``kubeflow``, ``commands`` or ``slurm``;
+    ``image``)."""
     try:
         if args.kubeflow:
             return _kubeflow(args.file, args.kubeflow, args.image or DEFAULT_IMAGE)
-        return _commands(args.file, args.commands)
+        if args.commands:
+            return _commands(args.file, args.commands)
+        return _slurm(args.file, args.slurm)
     except ConfigError as exc:
         for problem in exc.problems:
             print(f"{exc.source}: {problem}", file=sys.stderr)

@@ -195,7 +195,10 @@ class Run:
             raise RunFolderError(f"cannot write in {self.dir}: {exc.strerror or exc}") from None
 
     def _write_summary(self, summary: RunSummary) -> None:
-        _write_json(self.dir / SUMMARY_FILE, summary.to_json())
+        data = summary.to_json()
+        if self.plan.slurm_job:
+            data["slurm_job"] = self.plan.slurm_job
+        _write_json(self.dir / SUMMARY_FILE, data)
 
     def execute(self) -> RunResult:
         """Run to the end (blocking; the calling thread owns the task processes). The

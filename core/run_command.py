@@ -122,7 +122,12 @@ def _last_words(text: str) -> None:
 
 
 def run_command(
-    file: str, *, run_dir: str | None = None, dry_run: bool = False, check: bool = True
+    file: str,
+    *,
+    run_dir: str | None = None,
+    dry_run: bool = False,
+    check: bool = True,
+    slurm: bool = False,
 ) -> int:
     from core.proctree import make_watchdog
 
@@ -130,13 +135,15 @@ def run_command(
     # imports and checks below instead of adding to them. Closed unused if nothing starts.
     watchdog = None if dry_run else make_watchdog()
     try:
-        return _run(file, run_dir, dry_run, check, watchdog)
+        return _run(file, run_dir, dry_run, check, watchdog, slurm)
     finally:
         if watchdog:
             watchdog.close()
 
 
-def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -> int:
+def _run(
+    file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog, slurm: bool
+) -> int:
     from core.config import ConfigError, ConfigProblem
     from core.console import ConsoleSink
     from core.exitcodes import describe, launcher_exit_code
@@ -148,7 +155,7 @@ def _run(file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog) -
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")  # task output may not fit a cp1252 console
-    session = RunSession(file, run_dir=run_dir, doctor=check)
+    session = RunSession(file, run_dir=run_dir, doctor=check, slurm=slurm)
     try:
         plan = session.load()
         _print_findings(session.check())

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from core.findings import Finding
     from core.proctree import Watchdog
     from core.run import Run
+    from core.slurm.launch import Allocation
     from core.supervisor import RunResult
     from core.topology import RunPlan
 
@@ -56,14 +57,23 @@ class RunSession:
     is open the session holds the plan's reserved ports: :meth:`close` releases them (every
     failing step does so itself).
 
-    ``doctor=False`` (``--no-doctor``) skips the doctor's gate; the window always checks."""
+    ``doctor=False`` (``--no-doctor``) skips the doctor's gate; the window always checks.
+    ``slurm=True`` (``--slurm``): the tasks run as steps of one Slurm job (core.slurm), held
+    from :meth:`open` to the end of :meth:`execute` (or :meth:`close`)."""
 
     def __init__(
-        self, config_path: str | Path, *, run_dir: str | Path | None = None, doctor: bool = True
+        self,
+        config_path: str | Path,
+        *,
+        run_dir: str | Path | None = None,
+        doctor: bool = True,
+        slurm: bool = False,
     ) -> None:
         self.config_path = Path(config_path)
         self.run_dir = run_dir
         self.doctor = doctor
+        self.slurm = slurm
+        self.allocation: Allocation | None = None
         self.plan: RunPlan | None = None
         #: The doctor's warnings: the run may start; show them.
         self.warnings: list[Finding] = []
@@ -96,9 +106,14 @@ class RunSession:
 
     def check_nodes(self) -> None:
         """Log in to the nodes, prove their interpreters and check or pick their tasks' ports,
-        changing nothing there (validate, --dry-run). Raises ConfigError."""
+        changing nothing there (validate, --dry-run); with ``slurm``, ask the Slurm cluster
+        whether it can take the job, submitting nothing. Raises ConfigError."""
         plan = self.load()
-        if plan.node_tasks:
+        if self.slurm:
+            from core.slurm.launch import check_cluster
+
+            check_cluster(plan)
+        elif plan.node_tasks:
             from core.remote.prepare import check_nodes
 
             check_nodes(plan)
@@ -112,7 +127,12 @@ class RunSession:
             return self.run
         self.check()
         plan = self.load()
-        if plan.node_tasks:
+        if self.slurm:
+            from core.slurm.launch import allocate, check_cluster
+
+            check_cluster(plan)  # before anything is submitted
+            self.allocation = allocate(plan)
+        elif plan.node_tasks:
             from core.remote.prepare import prepare_nodes
 
             prepare_nodes(plan)
@@ -122,6 +142,7 @@ class RunSession:
             self.run = Run(plan, sink, watchdog=watchdog)
         except OSError:
             plan.release_ports()
+            self._release_allocation()
             raise
         return self.run
 
@@ -129,9 +150,18 @@ class RunSession:
         """Run to the end (blocking; the calling thread owns the task processes)."""
         if self.run is None:
             raise RuntimeError("open() the run first")
-        return self.run.execute()
+        try:
+            return self.run.execute()
+        finally:
+            self._release_allocation()
 
     def close(self) -> None:
         """Release what a session that will not run holds (its plan's reserved ports)."""
         if self.plan is not None and self.run is None:
             self.plan.release_ports()
+            self._release_allocation()
+
+    def _release_allocation(self) -> None:
+        if self.allocation is not None:
+            self.allocation.release()
+            self.allocation = None

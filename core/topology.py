@@ -122,6 +122,8 @@ class RunPlan:
     defaults: dict[str, str] = field(default_factory=dict)
     #: Per node: its run folder and script (planned; resolved there by the node's prepare).
     node_places: dict[str, NodePlace] = field(default_factory=dict)
+    #: The Slurm job that runs the tasks (core.slurm.launch), reported in summary.json.
+    slurm_job: str | None = None
 
     @property
     def node_tasks(self) -> list[TaskPlan]:
@@ -148,6 +150,15 @@ class RunPlan:
             port = next(given[task.node])  # type: ignore[index]
             task.port = None if task.role == "evaluator" else port
         self.node_places.update(places or {})
+        self._commands()
+
+    def place_on_hosts(self, places: Mapping[str, tuple[str, int | None]]) -> None:
+        """Where a scheduler put each task (by key: host, port), known only once it did
+        (core.slurm.launch). The ports reserved here are released; every task's cluster, environment
+        and arguments follow."""
+        self.release_ports()
+        for task in self.tasks:
+            task.host, task.port = places[task.key]
         self._commands()
 
     def _commands(self) -> None:

@@ -1,0 +1,140 @@
+"""``tensordeck export FILE --slurm OUT.sbatch``: the job as a batch script to submit by hand
+(``sbatch OUT.sbatch``), for clusters where TensorDeck does not run.
+
+The script does inside its allocation what ``--slurm`` does from outside: the job's nodes
+(``scontrol show hostnames``), tasks placed in blocks, ports picked on each node by a short
+step, then one ``srun`` step per task with TF_CONFIG or the legacy flags, output prefixed by
+task. It ends as a run ends: with a chief, when it exits; else when every worker has; a chief,
+worker or ps failing ends it at once with the task's exit code. The tasks still running are
+then stopped (srun ends their steps) and the script exits with the run's code.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from core.slurm.launch import PICK_PORTS, submit_options, task_step
+from core.topology import CLUSTER_PLACEHOLDERS, RunPlan, expand_tasks
+
+#: Seconds between the script's looks at its tasks.
+POLL_SECONDS = 1
+
+
+def _cluster_json(plan: RunPlan) -> str:
+    """TF_CONFIG's cluster as a bash string that expands the tasks' ``$host_I:$port_I``."""
+    roles: dict[str, list[str]] = {}
+    for i, task in sorted(enumerate(plan.tasks), key=lambda p: (p[1].role, p[1].index)):
+        if task.role != "evaluator":
+            roles.setdefault(task.role, []).append(f'\\"${{host[{i}]}}:${{port[{i}]}}\\"')
+    return "{" + ", ".join(f'\\"{r}\\": [{", ".join(a)}]' for r, a in roles.items()) + "}"
+
+
+def _word(text: str) -> str:
+    """A bash word; one holding a ``$`` expansion of ours (never the user's) in double quotes."""
+    return f'"{text}"' if "$" in text else shlex.quote(text)
+
+
+def _hosts(plan: RunPlan, role: str) -> str:
+    return ",".join(f"${{host[{i}]}}:${{port[{i}]}}" for i, t in enumerate(plan.tasks)
+                    if t.role == role)
+
+
+def _args(plan: RunPlan, i: int) -> list[str]:
+    """The task's arguments, as bash words (placeholders and flags expand at the start)."""
+    task, cfg = plan.tasks[i], plan.config
+    values = {"{job_name}": task.role, "{task_index}": str(task.index),
+              "{ps_hosts}": _hosts(plan, "ps"), "{worker_hosts}": _hosts(plan, "worker"),
+              "{run_dir}": "$run_dir"}
+    words = []
+    for arg in cfg.args:
+        quoted = shlex.quote(arg)
+        for placeholder, value in values.items():
+            quoted = quoted.replace(placeholder, f"'\"{value}\"'")
+        words.append(quoted)
+    uses_placeholders = any(p in a for a in cfg.args for p in CLUSTER_PLACEHOLDERS)
+    if plan.cluster and cfg.effective_cluster_spec in ("flags", "both") and not uses_placeholders:
+        words += [f"--job_name={task.role}", f"--task_index={task.index}",
+                  f'"--ps_hosts={values["{ps_hosts}"]}"',
+                  f'"--worker_hosts={values["{worker_hosts}"]}"']
+    return words
+
+
+def sbatch_script(plan: RunPlan, source: str) -> str:
+    """The batch script of ``plan`` (``source``: the config it came from, named in a comment)."""
+    cfg = plan.config
+    named = {t.key: t.port for t, _ in expand_tasks(cfg)}
+    n = len(plan.tasks)
+    lines = ["#!/bin/bash", *(f"#SBATCH {o}" for o in submit_options(plan)),
+             f"# Made by `tensordeck export --slurm` from {source}: submit with sbatch.",
+             "set -u", f"cd {shlex.quote(str(plan.script.parent))}",
+             'run_dir="${SLURM_SUBMIT_DIR:-$PWD}/runs/slurm-${SLURM_JOB_ID}"',
+             'mkdir -p "$run_dir"',
+             'mapfile -t hosts < <(scontrol show hostnames "$SLURM_JOB_NODELIST")',
+             f'per=$(( ({n} + ${{#hosts[@]}} - 1) / ${{#hosts[@]}} ))',
+             "declare -a host port pid",
+             "declare -A wanted pool"]
+    serves = [i for i, t in enumerate(plan.tasks) if plan.cluster and t.role != "evaluator"]
+    for i in range(n):
+        lines.append(f'host[{i}]="${{hosts[$(( {i} / per ))]}}"')
+    picked = [i for i in serves if named[plan.tasks[i].key] is None]
+    for i in picked:
+        lines.append(f'wanted[${{host[{i}]}}]=$(( ${{wanted[${{host[{i}]}}]:-0}} + 1 ))')
+    pick_line = " ".join([*map(_word, task_step("$SLURM_JOB_ID", "$h", "tensordeck-ports")),
+                          shlex.quote(plan.python), "-c", shlex.quote(PICK_PORTS)])
+    lines += ['for h in "${!wanted[@]}"; do',
+              f'  pool[$h]="$({pick_line} "${{wanted[$h]}}")" || exit 1',
+              "done"]
+    for i in serves:
+        if i in picked:
+            lines += [f'p=(${{pool[${{host[{i}]}}]}}); port[{i}]=${{p[0]}}; '
+                      f'pool[${{host[{i}]}}]="${{p[*]:1}}"']
+        else:
+            lines.append(f"port[{i}]={named[plan.tasks[i].key]}")
+    spec = cfg.effective_cluster_spec
+    env = {"PYTHONUNBUFFERED": "1", **cfg.env}
+    lines.append(f'cluster="{_cluster_json(plan)}"')
+    gpus = cfg.slurm.gpus_per_task if cfg.slurm else None
+    for i, task in enumerate(plan.tasks):
+        step = task_step("$SLURM_JOB_ID", f"${{host[{i}]}}", task.name)
+        if gpus and task.role != "ps":
+            step.append(f"--gpus-per-task={gpus}")
+        words = [f"{k}={shlex.quote(v)}" for k, v in env.items()]
+        words += [f"TENSORDECK_TASK={task.key}", 'TENSORDECK_RUN_DIR="$run_dir"']
+        if plan.cluster and spec in ("tf_config", "both"):
+            task_json = json.dumps({"type": task.role, "index": task.index})
+            words.append(f'TF_CONFIG="{{\\"cluster\\": $cluster, \\"task\\": '
+                         f'{json.dumps(task_json)[1:-1]}}}"')
+        words += [_word(w) for w in step]
+        words += [shlex.quote(plan.python), shlex.quote(str(plan.script)), *_args(plan, i)]
+        lines += [f"{' '.join(words)} \\",
+                  f"  > >(sed -u 's/^/[{task.name}] /') 2>&1 &",
+                  f"pid[{i}]=$!"]
+    chief = [i for i, t in enumerate(plan.tasks) if t.role == "chief"]
+    ends = chief or [i for i, t in enumerate(plan.tasks) if t.role == "worker"]
+    critical = [i for i, t in enumerate(plan.tasks) if t.role in ("chief", "worker", "ps")]
+    lines += [
+        f"name=({' '.join(t.name for t in plan.tasks)})",
+        f"ends=({' '.join(map(str, ends))})",
+        f"critical=' {' '.join(map(str, critical))} '",
+        "stop_all() { kill -TERM \"${pid[@]}\" 2>/dev/null; wait; }",
+        "trap 'stop_all; exit 143' TERM INT",
+        "declare -A done",
+        "while :; do",
+        '  for i in "${!pid[@]}"; do',
+        '    [ -n "${done[$i]:-}" ] || kill -0 "${pid[$i]}" 2>/dev/null && continue',
+        '    wait "${pid[$i]}"; code=$?; done[$i]=1',
+        '    if [ "$code" -ne 0 ] && [[ $critical == *" $i "* ]]; then',
+        '      echo "tensordeck: ${name[$i]} failed with exit code $code" >&2',
+        '      unset "pid[$i]"; stop_all; exit "$code"',
+        "    fi",
+        "  done",
+        '  left=0; for i in "${ends[@]}"; do [ -n "${done[$i]:-}" ] || left=1; done',
+        '  if [ "$left" -eq 0 ]; then',
+        '    for i in "${!done[@]}"; do unset "pid[$i]"; done',
+        '    stop_all; exit 0',
+        "  fi",
+        f"  sleep {POLL_SECONDS}",
+        "done",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,262 @@
+"""A run on a Slurm cluster (``tensordeck --run FILE --slurm``): one Slurm job for the whole
+cluster, one job step per task.
+
+    check (tools, controller, munge, partition, GPUs: nothing submitted when it fails)
+      -> allocate (``salloc``: one job of every task) -> hosts (the job's node list)
+      -> ports (picked on each node by a short step) -> each task's command becomes
+         ``srun --jobid=J --nodelist=HOST ... <its command>``
+
+The supervisor then runs one local stand-in per task (core.slurm.stand_in: its ``srun``, as
+LAN tasks have theirs): the same logs, prefixes, stop rules and exit codes as a local run.
+srun exits with its task's status; the stand-in turns a stop into the task's SIGTERM.
+:meth:`Allocation.release` cancels the job at the end, whatever happened, and waits until Slurm
+has let it go.
+
+Steps share the allocation's CPUs (``--overlap``): a ps and its workers wait on each other, and
+a step that waits for free CPUs would never start. Tasks are placed in blocks, in start order.
+TF's ``SlurmClusterResolver`` does the same from inside one step; here the cluster is known
+before any task starts, so TF_CONFIG or the legacy flags are built as for a local run.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+import sys
+import time
+from contextlib import suppress
+from dataclasses import dataclass
+
+from core.config import ConfigError, ConfigProblem, SlurmOptions
+from core.topology import RunPlan, expand_tasks
+
+#: The plan's thread budget (core.topology._thread_budget), which is this machine's.
+THREAD_DEFAULTS = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS")
+
+TOOLS = ("salloc", "srun", "scancel", "scontrol", "sinfo", "squeue")
+CLIENT_SECONDS = 60.0
+#: How long a cancelled job may take to leave the queue (KillWait is 30 s by default).
+RELEASE_SECONDS = 60.0
+#: How long salloc gets to give its job up by itself.
+HOLDER_SECONDS = 10.0
+_JOB_RE = re.compile(r"job allocation (\d+)")
+_GPU_GRES_RE = re.compile(r"gpu(?::[^:,(]+)?:(\d+)")
+#: Run on each node by its ports step: binds N free ports at once (so they differ), prints them.
+PICK_PORTS = (
+    "import socket,sys\n"
+    "s=[socket.socket() for _ in range(int(sys.argv[1]))]\n"
+    "[x.bind(('', 0)) for x in s]\n"
+    "print(' '.join(str(x.getsockname()[1]) for x in s))\n"
+)
+
+
+def _problem(plan: RunPlan, where: str, message: str) -> ConfigError:
+    return ConfigError(str(plan.config_path), [ConfigProblem(where=where, message=message)])
+
+
+def _client(argv: list[str], timeout: float | None = CLIENT_SECONDS) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def _said(result: subprocess.CompletedProcess) -> str:
+    return " ".join((result.stderr or result.stdout).split())[:300] or f"exit {result.returncode}"
+
+
+def options_of(plan: RunPlan) -> SlurmOptions:
+    return plan.config.slurm or SlurmOptions()
+
+
+def check_cluster(plan: RunPlan) -> None:
+    """Whether this job can be submitted here: Slurm's commands, the controller and munge
+    answering, the partition, the GPUs. ConfigError (exit 2) naming the fix otherwise."""
+    options = options_of(plan)
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if missing:
+        raise _problem(plan, "--slurm", f"{', '.join(missing)} not found on PATH: run on a "
+                       "machine with Slurm's client commands (a login node; Debian: apt-get "
+                       "install slurm-client) or put them on PATH")
+    if plan.node_tasks:
+        raise _problem(plan, "nodes", "a Slurm run places every task itself: leave out the "
+                       "tasks' 'node' (or run without --slurm)")
+    try:
+        result = _client(["sinfo", "--noheader", "--format=%P|%G"])
+    except subprocess.TimeoutExpired:
+        raise _problem(plan, "--slurm", "the Slurm controller did not answer within "
+                       f"{CLIENT_SECONDS:.0f} s: check slurmctld (scontrol ping)") from None
+    if result.returncode != 0:
+        said = _said(result)
+        fix = ("munge is not running or its key differs from the controller's: start munged "
+               "(systemctl start munge)" if "munge" in said.lower() else
+               "the Slurm controller does not answer: start slurmctld, or point SLURM_CONF at "
+               "the cluster's slurm.conf (scontrol ping)")
+        raise _problem(plan, "--slurm", f"{fix} (sinfo: {said})")
+    gpus: dict[str, int] = {}
+    default = None
+    for line in result.stdout.splitlines():
+        name, _, gres = line.strip().partition("|")
+        if name.endswith("*"):
+            name = default = name[:-1]
+        found = [int(n) for n in _GPU_GRES_RE.findall(gres)]
+        gpus[name] = max(gpus.get(name, 0), sum(found))
+    partition = options.partition or default
+    if options.partition and options.partition not in gpus:
+        raise _problem(plan, "slurm.partition", f"no partition {options.partition!r} on this "
+                       f"cluster (partitions: {', '.join(gpus) or 'none'}); name one of them")
+    if partition is None:
+        raise _problem(plan, "slurm.partition", "this cluster has no default partition: name "
+                       f"one (partitions: {', '.join(gpus) or 'none'})")
+    wanted = options.gpus_per_task or 0
+    if wanted > gpus.get(partition, 0):
+        raise _problem(plan, "slurm.gpus_per_task", f"{wanted} GPU(s) per task, but the nodes "
+                       f"of partition {partition!r} have at most {gpus.get(partition, 0)}: ask "
+                       "for fewer, or choose a partition with GPUs")
+
+
+def submit_options(plan: RunPlan) -> list[str]:
+    """The job's options, as salloc and sbatch both take them."""
+    options = options_of(plan)
+    out = [f"--job-name={plan.config.name}", f"--ntasks={len(plan.tasks)}"]
+    if options.partition:
+        out.append(f"--partition={options.partition}")
+    if options.account:
+        out.append(f"--account={options.account}")
+    if options.time_limit:
+        out.append(f"--time={options.time_limit}")
+    if options.gpus_per_task:
+        out.append(f"--gpus={options.gpus_per_task * len(_gpu_tasks(plan))}")
+    return out + options.extra_sbatch
+
+
+def _gpu_tasks(plan: RunPlan) -> list[str]:
+    return [t.key for t in plan.tasks if t.role != "ps"]
+
+
+@dataclass
+class Allocation:
+    """The Slurm job that holds a run's tasks, and the salloc that holds it."""
+
+    job_id: str
+    holder: subprocess.Popen | None = None
+
+    def release(self) -> None:
+        """End the job (its steps with it) and wait until Slurm has let it go. salloc gives it
+        up first, as it does when the launcher dies; scancel then makes sure. A salloc that
+        outlives its job is killed: seen spinning after a scancel raced its own release."""
+        if self.holder is not None:
+            # Closes salloc's stdin: its command ends, salloc gives the job up.
+            with suppress(subprocess.TimeoutExpired):
+                self.holder.communicate(timeout=HOLDER_SECONDS)
+        _client(["scancel", self.job_id])
+        deadline = time.monotonic() + RELEASE_SECONDS
+        while time.monotonic() < deadline:
+            left = _client(["squeue", "--noheader", f"--jobs={self.job_id}", "--format=%T"])
+            if left.returncode != 0 or not left.stdout.strip():  # gone (an unknown id fails)
+                break
+            time.sleep(0.2)
+        if self.holder is not None and self.holder.poll() is None:
+            self.holder.kill()
+            self.holder.communicate()
+
+
+def _hold(plan: RunPlan) -> Allocation:
+    """Submit the job and wait until Slurm grants it (no timeout: a busy cluster queues it).
+    salloc holds the job while its command runs, and the command is ``cat`` of a pipe only
+    this launcher writes to: when the launcher closes it, or is killed outright (``kill -9``),
+    cat ends and salloc gives the job up. salloc has a session of its own (a Ctrl+C is the
+    launcher's to handle: while queued, it withdraws the job)."""
+    holder = subprocess.Popen(
+        ["salloc", *submit_options(plan), "cat"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )
+    assert holder.stderr is not None
+    said: list[str] = []
+    job = None
+    try:
+        for line in holder.stderr:  # "Pending job allocation 7", ..., "Granted job allocation 7"
+            said.append(line.strip())
+            if found := _JOB_RE.search(line):
+                job = found.group(1)
+            if "Granted job allocation" in line and job:
+                return Allocation(job, holder)
+    except BaseException:
+        if job:
+            Allocation(job, holder).release()
+        holder.kill()
+        holder.communicate()
+        raise
+    holder.communicate()
+    if job:
+        Allocation(job, holder).release()
+    words = " ".join(" ".join(said).split())[:300] or f"exit {holder.returncode}"
+    raise _problem(plan, "slurm", f"Slurm refused the job: {words}")
+
+
+def allocate(plan: RunPlan) -> Allocation:
+    """Submit the job and wait until Slurm grants it, then place every task: its host, its
+    port (picked there), its ``srun`` command. ConfigError when Slurm refuses the job; nothing
+    is left submitted then."""
+    allocation = _hold(plan)
+    try:
+        _place(plan, allocation.job_id)
+    except BaseException:
+        allocation.release()
+        raise
+    plan.slurm_job = allocation.job_id
+    return allocation
+
+
+def task_step(job_id: str, host: str, name: str) -> list[str]:
+    """The start of a step of one task on ``host`` in the job (its name: the task's, by which
+    the stand-in finds the step to stop)."""
+    return [shutil.which("srun") or "srun", f"--jobid={job_id}", f"--job-name={name}",
+            "--nodes=1", "--ntasks=1", f"--nodelist={host}", "--overlap", "--unbuffered",
+            "--quiet"]
+
+
+def stand_in_head() -> list[str]:
+    """The command that starts a task's stand-in (core.slurm.stand_in) before its srun line."""
+    head = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "core"]
+    return [*head, "_slurm-task"]
+
+
+def _place(plan: RunPlan, job_id: str) -> None:
+    nodes = _client(["squeue", "--noheader", f"--jobs={job_id}", "--format=%N"]).stdout.strip()
+    hosts = _client(["scontrol", "show", "hostnames", nodes]).stdout.split()
+    if not hosts:
+        raise _problem(plan, "slurm", f"Slurm gave job {job_id} no nodes ({nodes!r})")
+    per_host = math.ceil(len(plan.tasks) / len(hosts))
+    host_of = {t.key: hosts[i // per_host] for i, t in enumerate(plan.tasks)}
+    # The config's ports stay; the others are picked on the task's node.
+    named = {t.key: t.port for t, _ in expand_tasks(plan.config)}
+    wanted: dict[str, list[str]] = {}
+    for task in plan.tasks:
+        if plan.cluster and task.role != "evaluator" and named[task.key] is None:
+            wanted.setdefault(host_of[task.key], []).append(task.key)
+    picked: dict[str, int] = {}
+    for host, keys in wanted.items():
+        step = task_step(job_id, host, "tensordeck-ports")
+        result = _client([*step, plan.python, "-c", PICK_PORTS, str(len(keys))])
+        ports = result.stdout.split()
+        if result.returncode != 0 or len(ports) != len(keys):
+            raise _problem(plan, "slurm", f"cannot pick ports on {host}: {_said(result)}")
+        picked.update(zip(keys, map(int, ports), strict=True))
+    # The thread budget shares this machine's cores among its tasks: the nodes' cores are
+    # Slurm's to share. TF sizes its pools for the node it runs on.
+    for name in THREAD_DEFAULTS:
+        plan.defaults.pop(name, None)
+    serves = {t.key for t in plan.tasks if plan.cluster and t.role != "evaluator"}
+    plan.place_on_hosts({
+        t.key: (host_of[t.key], picked.get(t.key, named[t.key]) if t.key in serves else None)
+        for t in plan.tasks
+    })
+    gpus = options_of(plan).gpus_per_task
+    for task in plan.tasks:
+        prefix = [*stand_in_head(), *task_step(job_id, task.host, task.name)]
+        if gpus and task.role != "ps":
+            prefix.append(f"--gpus-per-task={gpus}")
+        task.argv_template = [*prefix, *task.argv_template]
+        task.argv = [*prefix, *task.argv]
