@@ -197,8 +197,25 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=None)
 
 
+def _speak_what_the_output_can_show() -> None:
+    """The system's language, unless the output cannot encode it: a Windows pipe or file is
+    written in the ANSI code page, and cp1252 has no Chinese (every print would raise
+    UnicodeEncodeError). Then English, which every code page has."""
+    from core import messages
+
+    if messages.language() == "en":
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "中文".encode(getattr(stream, "encoding", None) or "ascii")
+        except (LookupError, UnicodeEncodeError):
+            messages.set_language("en")
+            return
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _speak_what_the_output_can_show()
     if not argv:
         return gui_cli(argparse.Namespace(file=None, no_wizard=False))  # a double-click
     if argv[0] in INTERNAL:

@@ -16,6 +16,15 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "resources" / "examples"
 
 
+def under_wine() -> bool:
+    """This Windows is Wine (the Windows lane): where Wine lacks what Windows has, tests say so."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
+
+
 def tensordeck(*args: str, timeout: float = 240, **kwargs) -> subprocess.CompletedProcess:
     """Run the CLI as a user would, in a child process."""
     return subprocess.run(

@@ -33,7 +33,7 @@ from core.export_command import export_command
 from core.output import LineSplitter, plain, visible
 from core.run_command import describe_plan
 from core.secrets import MASK, is_secret_name, masked_env, shown_value
-from tests.conftest import tensordeck
+from tests.conftest import tensordeck, under_wine
 from tests.shell_rules import cmd_line, cmd_set, crt_argv, powershell_tokens
 
 ON_WINDOWS = sys.platform == "win32"
@@ -529,17 +529,11 @@ def test_the_powershell_block_quotes_every_value(tmp_path):
     assert argv[2:] == INJECTED
 
 
-def _under_wine() -> bool:
-    import ctypes
-
-    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
-
-
 @pytest.mark.skipif(not ON_WINDOWS, reason="runs the cmd block in cmd.exe (the Windows lane)")
 def test_the_cmd_block_runs_in_cmd_without_injection(tmp_path):
     one_line = [v for v in INJECTED if "\n" not in v]
     assert cmd_lines({}, ["x", "it\u2019s"])[0] == "chcp 65001 >nul"  # UTF-8 batch files
-    if _under_wine():  # Wine's cmd ignores chcp and reads batch files as OEM text
+    if under_wine():  # Wine's cmd ignores chcp and reads batch files as OEM text
         one_line = [v for v in one_line if v.isascii()]
     (tmp_path / "dump.py").write_text(DUMP)
     lines = cmd_lines({"TD_A": "x & echo pwned > PWNED"},

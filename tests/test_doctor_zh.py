@@ -117,6 +117,7 @@ def _doctor(*args: str, lang: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items()
            if k not in ("TENSORDECK_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
     env["LANG"] = lang
+    env["PYTHONIOENCODING"] = "utf-8"  # a Windows pipe is ANSI (cp1252), which has no Chinese
     return subprocess.run([sys.executable, "-m", "core", "doctor", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, encoding="utf-8", timeout=240)
 

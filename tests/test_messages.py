@@ -66,7 +66,9 @@ def test_english_read_back_is_said_in_the_chosen_language():
 def test_the_command_line_follows_the_system_language():
     env = {k: v for k, v in os.environ.items()
            if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "TENSORDECK_LANG")}
-    chinese = tensordeck("--help", env={**env, "LANG": "zh_CN.UTF-8"}, timeout=60)
+    utf8 = {**env, "PYTHONIOENCODING": "utf-8"}  # a Windows pipe is ANSI (cp1252) otherwise
+    chinese = tensordeck("--help", env={**utf8, "LANG": "zh_CN.UTF-8"}, timeout=60,
+                         encoding="utf-8")
     assert CATALOGUE["cli.description"].zh_CN in chinese.stdout.replace("\n", "")
     assert CATALOGUE["cli.validate"].zh_CN in chinese.stdout
     english = tensordeck("--help", env={**env, "LANG": "C.UTF-8"}, timeout=60)
@@ -74,3 +76,13 @@ def test_the_command_line_follows_the_system_language():
     chosen = tensordeck("--help", env={**env, "LANG": "zh_CN.UTF-8", "TENSORDECK_LANG": "en"},
                         timeout=60)
     assert chosen.stdout == english.stdout
+
+
+def test_output_that_cannot_show_chinese_gets_english_not_a_crash():
+    """A Windows pipe or file is written in the ANSI code page; cp1252 has no Chinese."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "TENSORDECK_LANG")}
+    ansi = tensordeck("--help", env={**env, "LANG": "zh_CN.UTF-8", "PYTHONIOENCODING": "cp1252"},
+                      timeout=60, encoding="cp1252")
+    assert ansi.returncode == 0, ansi.stderr
+    assert "check a config file" in ansi.stdout

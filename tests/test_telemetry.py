@@ -11,6 +11,7 @@ import time
 import pytest
 
 from core.telemetry import TelemetrySampler
+from tests.conftest import under_wine
 
 #: Holds 64 MiB, starts a child that holds 32 MiB, then keeps one core busy.
 HOLDER = """import subprocess, sys, time
@@ -49,7 +50,8 @@ def test_a_tasks_tree_memory_and_cpu_and_the_machines(holder):
     usage = sample.tasks["worker:0"]
     assert usage.pid == holder.pid and len(usage.pids) == 2  # the task and its child
     assert usage.memory_mib >= 64 + 32
-    assert usage.cpu_percent > 0
+    if not under_wine():  # Wine keeps a running process's CPU times at their start values
+        assert usage.cpu_percent > 0
     assert 0 < sample.memory_used_mib < sample.memory_total_mib
     assert 0 <= sample.cpu_percent <= 100
 
