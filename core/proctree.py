@@ -2,10 +2,12 @@
 tree outlives TensorDeck, even when TensorDeck itself is killed.
 
 POSIX: each task leads a new session (so ``killpg`` reaches its children, and a Ctrl+C in the
-terminal reaches only TensorDeck, which then stops the tasks in order). Two guards against
-orphans: on Linux the task gets ``PR_SET_PDEATHSIG`` (SIGKILL when the spawning thread dies),
-and on every POSIX system a watchdog process, holding a pipe from TensorDeck, kills every
-registered process group when that pipe closes (TensorDeck exited or was killed).
+terminal reaches only TensorDeck, which then stops the tasks in order). Orphans: a watchdog
+process in its own session, deaf to SIGINT, SIGTERM and SIGHUP and holding a pipe from
+TensorDeck, kills every registered process group when that pipe closes (TensorDeck exited or
+was killed); the supervisor replaces a killed watchdog. Tasks get no parent-death signal: its
+preexec function would make Python fork the whole launcher instead of vfork (5 ms a task), for
+a case the watchdog covers.
 
 Windows (core.wintree): each task starts suspended and windowless, is put into a Job Object
 with KILL_ON_JOB_CLOSE (the OS kills the tree when TensorDeck's handle closes, however
@@ -56,6 +58,7 @@ def _pdeathsig_preexec():
     return preexec
 
 
+#: For the Slurm stand-in's srun (core.slurm.stand_in): a small process, cheap to fork.
 _PREEXEC = _pdeathsig_preexec()
 
 
@@ -110,7 +113,7 @@ class TaskProcess:
             self.popen = self._tree.popen
         else:
             self.popen = subprocess.Popen(
-                list(argv), env=dict(env), start_new_session=True, preexec_fn=_PREEXEC, **common
+                list(argv), env=dict(env), start_new_session=True, **common
             )
             if watchdog:
                 watchdog.watch(self.popen.pid)

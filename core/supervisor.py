@@ -1,7 +1,7 @@
 """Start, watch and stop the processes of one run.
 
 The supervisor's loop runs on one thread (the caller of :meth:`Supervisor.run`), which also
-spawns every task: on Linux a task's parent-death signal is tied to that thread. One reader
+spawns every task. One reader
 thread per task copies the raw output to the task's log file (every byte, as it arrives) and
 emits output events; lifecycle decisions all happen on the loop thread, fed by a queue of typed
 messages (:class:`ProcessExited`, :class:`StopRequested`, :class:`ReaderFailed`). The loop
