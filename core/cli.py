@@ -194,6 +194,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--slurm", action="store_true", help="run the tasks as one job on this Slurm cluster"
     )
+    parser.add_argument("--slurm-login", metavar="NODE", help=tr("cli.slurm_login"))
     parser.set_defaults(handler=None)
 
 
@@ -235,6 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             dry_run=args.dry_run,
             check=not args.no_doctor,
             slurm=args.slurm,
+            slurm_login=args.slurm_login,
         )
     if args.handler:
         return _call(args.handler, args)

@@ -107,6 +107,11 @@ CATALOGUE: dict[str, Message] = {
     "cli.run_dir": Message("write the run folder here", "把运行文件夹写到这里"),
     "cli.dry_run": Message("print each task's command and environment; start nothing",
                            "打印每个任务的命令和环境变量；不启动任何进程"),
+    "cli.slurm_login": Message(
+        "with --slurm: submit through this login node over SSH (a name of the config's nodes, "
+        "or user@host[:port]); login and compute nodes must share a file system",
+        "与 --slurm 一起使用：通过 SSH 经此登录节点提交（配置中 nodes 的名称，或 "
+        "user@host[:port]）；登录节点与计算节点须共享文件系统"),
     "cli.no_doctor": Message("start even if the doctor's pre-run checks find an error",
                              "即使诊断的运行前检查发现错误也启动"),
     "cli.internal": Message("internal: started by TensorDeck itself",

@@ -129,6 +129,7 @@ def run_command(
     dry_run: bool = False,
     check: bool = True,
     slurm: bool = False,
+    slurm_login: str | None = None,
 ) -> int:
     from core.proctree import make_watchdog
 
@@ -136,14 +137,15 @@ def run_command(
     # imports and checks below instead of adding to them. Closed unused if nothing starts.
     watchdog = None if dry_run else make_watchdog()
     try:
-        return _run(file, run_dir, dry_run, check, watchdog, slurm)
+        return _run(file, run_dir, dry_run, check, watchdog, slurm, slurm_login)
     finally:
         if watchdog:
             watchdog.close()
 
 
 def _run(
-    file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog, slurm: bool
+    file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog, slurm: bool,
+    slurm_login: str | None = None,
 ) -> int:
     from core.config import ConfigError, ConfigProblem
     from core.console import ConsoleSink
@@ -156,7 +158,8 @@ def _run(
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")  # task output may not fit a cp1252 console
-    session = RunSession(file, run_dir=run_dir, doctor=check, slurm=slurm)
+    session = RunSession(file, run_dir=run_dir, doctor=check, slurm=slurm,
+                         slurm_login=slurm_login)
     try:
         plan = session.load()
         _print_findings(session.check())

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from core.proctree import Watchdog
     from core.run import Run
     from core.slurm.launch import Allocation
+    from core.slurm.where import SlurmHost
     from core.supervisor import RunResult
     from core.topology import RunPlan
 
@@ -59,7 +60,8 @@ class RunSession:
 
     ``doctor=False`` (``--no-doctor``) skips the doctor's gate; the window always checks.
     ``slurm=True`` (``--slurm``): the tasks run as steps of one Slurm job (core.slurm), held
-    from :meth:`open` to the end of :meth:`execute` (or :meth:`close`)."""
+    from :meth:`open` to the end of :meth:`execute` (or :meth:`close`); ``slurm_login``
+    (``--slurm-login NODE``, implies ``slurm``): submitted through that login node over SSH."""
 
     def __init__(
         self,
@@ -68,11 +70,13 @@ class RunSession:
         run_dir: str | Path | None = None,
         doctor: bool = True,
         slurm: bool = False,
+        slurm_login: str | None = None,
     ) -> None:
         self.config_path = Path(config_path)
         self.run_dir = run_dir
         self.doctor = doctor
-        self.slurm = slurm
+        self.slurm = slurm or slurm_login is not None
+        self.slurm_login = slurm_login
         self.allocation: Allocation | None = None
         self.plan: RunPlan | None = None
         #: The doctor's warnings: the run may start; show them.
@@ -110,9 +114,7 @@ class RunSession:
         whether it can take the job, submitting nothing. Raises ConfigError."""
         plan = self.load()
         if self.slurm:
-            from core.slurm.launch import check_cluster
-
-            check_cluster(plan)
+            self._checked_cluster(plan).close()
         elif plan.node_tasks:
             from core.remote.prepare import check_nodes
 
@@ -128,10 +130,9 @@ class RunSession:
         self.check()
         plan = self.load()
         if self.slurm:
-            from core.slurm.launch import allocate, check_cluster
+            from core.slurm.launch import allocate
 
-            check_cluster(plan)  # before anything is submitted
-            self.allocation = allocate(plan)
+            self.allocation = allocate(plan, self._checked_cluster(plan))
         elif plan.node_tasks:
             from core.remote.prepare import prepare_nodes
 
@@ -160,6 +161,20 @@ class RunSession:
         if self.plan is not None and self.run is None:
             self.plan.release_ports()
             self._release_allocation()
+
+    def _checked_cluster(self, plan: RunPlan) -> SlurmHost:
+        """Where this run's Slurm commands run (this machine, or the login node: connected),
+        asked whether the cluster can take the job; nothing is submitted. ConfigError."""
+        from core.slurm.launch import check_cluster
+        from core.slurm.where import slurm_host
+
+        host = slurm_host(plan, self.slurm_login)
+        try:
+            check_cluster(plan, host)
+        except BaseException:
+            host.close()
+            raise
+        return host
 
     def _release_allocation(self) -> None:
         if self.allocation is not None:

@@ -92,6 +92,16 @@ class NodePlace:
     script: str
 
 
+@dataclass(frozen=True)
+class ClusterPlace(NodePlace):
+    """Where a Slurm cluster reached through its login node keeps one run, on the file system
+    its login and compute nodes share: the run folder, the script, TensorDeck's runtime module
+    (a folder for PYTHONPATH) and the interpreter the tasks run with there."""
+
+    runtime: str
+    python: str
+
+
 def planned_place(node: Node, script: Path, run_name: str) -> NodePlace:
     """The node's run folder ``<workdir>/runs/<run name>`` and the script in it (or the node's
     own ``script``), as the config names them; the node's prepare resolves them there."""
@@ -124,10 +134,24 @@ class RunPlan:
     node_places: dict[str, NodePlace] = field(default_factory=dict)
     #: The Slurm job that runs the tasks (core.slurm.launch), reported in summary.json.
     slurm_job: str | None = None
+    #: A Slurm run through the cluster's login node (``--slurm-login``): every task's run
+    #: folder and script on the cluster's shared file system (see :meth:`place_on_cluster`).
+    cluster_place: ClusterPlace | None = None
 
     @property
     def node_tasks(self) -> list[TaskPlan]:
         return [t for t in self.tasks if t.node is not None]
+
+    def runs_here(self, task: TaskPlan) -> bool:
+        """Whether ``task``'s files and environment are this machine's (else a node's, or the
+        Slurm cluster's behind its login node: the task's local process is a stand-in)."""
+        return task.node is None and self.cluster_place is None
+
+    def place_on_cluster(self, place: ClusterPlace) -> None:
+        """A Slurm cluster reached through its login node (core.slurm.login): the tasks run
+        from ``place`` on its shared file system. Commands follow with the hosts
+        (:meth:`place_on_hosts`)."""
+        self.cluster_place = place
 
     def node_ports(self) -> dict[str, list[int | None]]:
         """Per node, the port the config names for each of its tasks (in plan order); None:
@@ -168,7 +192,7 @@ class RunPlan:
         spec = cfg.effective_cluster_spec
         cross_ops = resolve_cross_device_ops(cfg.cross_device_ops)
         for task in self.tasks:
-            place = self.node_places.get(task.node) if task.node else None
+            place = self.node_places.get(task.node) if task.node else self.cluster_place
             task_run_dir = place.run_dir if place else str(self.run_dir)
             if place:  # the node's own environment decides; its cores are its own
                 env = {k: self.defaults[k] for k in ("PYTHONUNBUFFERED", "PYTHONUTF8")}
@@ -186,6 +210,9 @@ class RunPlan:
                 env["PYTHONPATH"] = _with_runtime(
                     cfg.env.get("PYTHONPATH", self.base_env.get("PYTHONPATH", ""))
                 )
+            elif isinstance(place, ClusterPlace):  # a node's agent adds its own copy
+                env["PYTHONPATH"] = ":".join(filter(None, [place.runtime,
+                                                           cfg.env.get("PYTHONPATH")]))
             if task.gpus is not None:
                 env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, task.gpus)) if task.gpus else "-1"
             values = {
@@ -213,14 +240,19 @@ class RunPlan:
             if place and task.node:
                 args = _substitute(args, {"{run_dir}": task_run_dir})
                 task.remote_argv = [cfg.nodes[task.node].python, place.script, *args]
+            elif isinstance(place, ClusterPlace):  # started through srun as it is
+                task.argv_template = []
+                task.argv = [place.python, place.script,
+                             *_substitute(args, {"{run_dir}": task_run_dir})]
             else:
                 task.argv_template = [self.python, str(self.script), *args]
                 task.argv = _substitute(task.argv_template, {"{run_dir}": task_run_dir})
 
     def task_env(self, task: TaskPlan) -> dict[str, str]:
         """The environment of the local process of ``task``. A node's task gets its variables
-        on the node; its local stand-in gets only the ones that name it."""
-        if task.node is None:
+        on the node; its local stand-in gets only the ones that name it (so does a task of a
+        Slurm run through a login node)."""
+        if self.runs_here(task):
             return {**self.base_env, **task.env}
         return {
             **self.base_env,
@@ -234,9 +266,9 @@ class RunPlan:
         local tasks' TENSORDECK_RUN_DIR and ``{run_dir}`` arguments follow."""
         self.run_dir = run_dir
         for task in self.tasks:
-            if task.node is None:
+            if self.runs_here(task):
                 task.env["TENSORDECK_RUN_DIR"] = str(run_dir)
-            if task.node is None and task.argv_template:
+            if self.runs_here(task) and task.argv_template:
                 task.argv = _substitute(task.argv_template, {"{run_dir}": str(run_dir)})
 
     def release_ports(self) -> None:

@@ -37,24 +37,33 @@ def tensordeck(*args: str, timeout: float = 240, **kwargs) -> subprocess.Complet
     )
 
 
-def leftovers(run_dir: Path | str) -> list[psutil.Process]:
-    """Processes (tasks or their children) still alive from the run in ``run_dir``."""
-    run_dir = str(run_dir)
+def processes_with(environ_matches) -> list[psutil.Process]:
+    """Live processes (no zombies) whose environment ``environ_matches`` (a predicate)."""
     found = []
     for proc in psutil.process_iter():
         try:
-            if proc.environ().get("TENSORDECK_RUN_DIR") == run_dir and proc.status() != "zombie":
+            if environ_matches(proc.environ()) and proc.status() != "zombie":
                 found.append(proc)
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
     return found
 
 
-def wait_no_leftovers(run_dir: Path | str, timeout: float = 5.0) -> list[psutil.Process]:
+def wait_none(find, timeout: float) -> list:
+    """Call ``find`` until it finds nothing or ``timeout`` passed; what it found last."""
     deadline = time.monotonic() + timeout
-    while (alive := leftovers(run_dir)) and time.monotonic() < deadline:
+    while (alive := find()) and time.monotonic() < deadline:
         time.sleep(0.1)
     return alive
+
+
+def leftovers(run_dir: Path | str) -> list[psutil.Process]:
+    """Processes (tasks or their children) still alive from the run in ``run_dir``."""
+    return processes_with(lambda env: env.get("TENSORDECK_RUN_DIR") == str(run_dir))
+
+
+def wait_no_leftovers(run_dir: Path | str, timeout: float = 5.0) -> list[psutil.Process]:
+    return wait_none(lambda: leftovers(run_dir), timeout)
 
 
 @pytest.fixture
@@ -86,6 +95,18 @@ def only_run_dir(config_path: Path) -> Path:
     runs = list((config_path.parent / "runs").iterdir())
     assert len(runs) == 1, runs
     return runs[0]
+
+
+@pytest.fixture(scope="session")
+def slurm(tmp_path_factory):
+    """A real one-machine Slurm cluster (tests/slurm.py), shared by the Slurm test files."""
+    from tests.slurm import slurm_missing_reason, start_slurm
+
+    if reason := slurm_missing_reason():
+        pytest.skip(reason)
+    cluster = start_slurm(tmp_path_factory.mktemp("slurm"))
+    yield cluster
+    cluster.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.conftest import EXAMPLES, REPO, read_summary, tensordeck
+from tests.conftest import EXAMPLES, REPO, processes_with, read_summary, tensordeck, wait_none
 from tests.sshd import SshServer, keygen, sshd_missing_reason, start_lab, start_sshd, stop_lab
 
 pytestmark = pytest.mark.skipif(
@@ -89,22 +89,13 @@ def env_for(home: Path, **extra: str) -> dict[str, str]:
 
 def node_leftovers(folder: Path) -> list[psutil.Process]:
     """Processes started on the nodes for jobs in ``folder`` (their run folders are there)."""
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            run_dir = proc.environ().get("TENSORDECK_RUN_DIR", "")
-            if run_dir.startswith(str(folder / "node-")) and proc.status() != "zombie":
-                found.append(proc)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-    return found
+    return processes_with(
+        lambda env: env.get("TENSORDECK_RUN_DIR", "").startswith(str(folder / "node-"))
+    )
 
 
 def wait_gone(folder: Path, timeout: float = 8) -> list[psutil.Process]:
-    deadline = time.monotonic() + timeout
-    while (alive := node_leftovers(folder)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return alive
+    return wait_none(lambda: node_leftovers(folder), timeout)
 
 
 HANG = """

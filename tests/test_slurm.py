@@ -23,7 +23,6 @@ from tests.conftest import (
     tensordeck,
     wait_no_leftovers,
 )
-from tests.slurm import slurm_missing_reason, start_slurm
 
 HOST = socket.gethostname().split(".")[0]
 
@@ -48,13 +47,23 @@ sys.exit(int(os.environ.get("FAIL_" + role.upper() + index, "0")))
 """
 
 
-@pytest.fixture(scope="module")
-def slurm(tmp_path_factory):
-    if reason := slurm_missing_reason():
-        pytest.skip(reason)
-    cluster = start_slurm(tmp_path_factory.mktemp("slurm"))
-    yield cluster
-    cluster.stop()
+def write_job(folder, cluster, strategy: str = "between_graph", **config):
+    """task.py (TASK) and job.json in ``folder``: ps + 2 workers unless ``config`` says."""
+    (folder / "task.py").write_text(TASK)
+    data = {
+        "name": "t",
+        "strategy": strategy,
+        "script": "task.py",
+        "tasks": [{"role": "ps"}, {"role": "worker", "count": 2}],
+        "stop_grace_seconds": 5,
+        "slurm": {"partition": cluster.partition, "time_limit": "10"},
+        **config,
+    }
+    tasks = sum(t.get("count", 1) for t in data["tasks"])
+    data["env"] = {"STRATEGY": strategy, "TASKS": str(tasks), **data.get("env", {})}
+    path = folder / "job.json"
+    path.write_text(json.dumps(data))
+    return path
 
 
 @pytest.fixture
@@ -62,25 +71,8 @@ def slurm_job(slurm, tmp_path, monkeypatch):
     """``slurm_job(**config)`` writes task.py and job.json; the CLI's children reach the test
     cluster. Afterwards the queue must be empty."""
     monkeypatch.setenv("SLURM_CONF", str(slurm.conf))
-
-    def make(strategy: str = "between_graph", **config) -> object:
-        (tmp_path / "task.py").write_text(TASK)
-        data = {
-            "name": "t",
-            "strategy": strategy,
-            "script": "task.py",
-            "tasks": [{"role": "ps"}, {"role": "worker", "count": 2}],
-            "stop_grace_seconds": 5,
-            "slurm": {"partition": slurm.partition, "time_limit": "10"},
-            **config,
-        }
-        tasks = sum(t.get("count", 1) for t in data["tasks"])
-        data["env"] = {"STRATEGY": strategy, "TASKS": str(tasks), **data.get("env", {})}
-        path = tmp_path / "job.json"
-        path.write_text(json.dumps(data))
-        return path
-
-    yield make
+    yield lambda strategy="between_graph", **config: write_job(tmp_path, slurm, strategy,
+                                                               **config)
     assert slurm.wait_empty() == [], "a Slurm job or step was left behind"
 
 
@@ -158,9 +150,16 @@ def test_a_worker_exiting_7_fails_the_run_with_7_and_cancels_the_job(slurm_job):
 
 def test_ctrl_c_stops_the_tasks_and_cancels_the_job(slurm_job, slurm):
     config = slurm_job(env={"HANG": "1"})
-    launcher = _start_and_wait(config, 3)
+    launcher = start_and_wait(config, 3)
+    assert slurm.queue(), "no Slurm job while the tasks run"
+    interrupt(launcher, config)
+    assert not wait_no_leftovers(only_run_dir(config))
+
+
+def interrupt(launcher: subprocess.Popen, config) -> None:
+    """Ctrl+C (SIGINT) to the launcher: it ends as an interrupted run, each task stopped by its
+    own SIGTERM, within stop_grace_seconds and the job's cancel."""
     try:
-        assert slurm.queue(), "no Slurm job while the tasks run"
         stopped = time.monotonic()
         launcher.send_signal(signal.SIGINT)
         out, _ = launcher.communicate(timeout=60)
@@ -172,28 +171,28 @@ def test_ctrl_c_stops_the_tasks_and_cancels_the_job(slurm_job, slurm):
     assert summary["status"] == "interrupted"
     assert {t["state"] for t in summary["tasks"]} == {"stopped"}
     assert all("stopped by SIGTERM" in log for log in _logs(only_run_dir(config)).values())
-    assert not wait_no_leftovers(only_run_dir(config))
 
 
-def _start_and_wait(config, tasks: int) -> subprocess.Popen:
-    """``tensordeck --run config --slurm`` in a child, once ``tasks`` tasks have started."""
+def start_and_wait(config, tasks: int, *options: str, env=None) -> subprocess.Popen:
+    """``tensordeck --run config --slurm [options]`` in a child, once ``tasks`` tasks have
+    started."""
     launcher = subprocess.Popen(
-        [sys.executable, "-m", "core", "--run", str(config), "--slurm"], cwd=REPO,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [sys.executable, "-m", "core", "--run", str(config), "--slurm", *options], cwd=REPO,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
     )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and launcher.poll() is None:
         logs = list((config.parent / "runs").glob("*/logs/*.log"))
         if len([p for p in logs if "args" in p.read_text()]) == tasks:
             return launcher
         time.sleep(0.2)
     launcher.kill()
-    raise AssertionError("the tasks did not start")
+    raise AssertionError(f"the tasks did not start: {launcher.communicate()[0]!r}")
 
 
 def test_kill_9_of_the_launcher_still_ends_the_job_and_its_tasks(slurm_job, slurm):
     config = slurm_job(env={"HANG": "1"})
-    launcher = _start_and_wait(config, 3)
+    launcher = start_and_wait(config, 3)
     assert slurm.queue()
     launcher.kill()
     launcher.communicate(timeout=30)

@@ -88,9 +88,11 @@ def main():
     env = dict(os.environ)
     env.update(spec["env"])
     env = _activation(env, spec.get("prefix") or sys.prefix)
+    if not spec.get("runtime"):  # the task's environment names it (a Slurm run's shared copy)
+        return _run(spec, env)
     runtime = tempfile.mkdtemp(prefix="tensordeck-runtime-")
     try:
-        return _run(spec, _with_runtime(env, runtime, spec.get("runtime") or {}))
+        return _run(spec, _with_runtime(env, runtime, spec["runtime"]))
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
 

@@ -60,10 +60,12 @@ def _ports_program() -> str:
 
 class NodesNotReady(ConfigError):
     """Nodes that cannot run the job: a config error (one problem per node, as the CLI prints
-    it) that keeps the typed errors (``errors``: an UnknownHostError has the host key)."""
+    it) that keeps the typed errors (``errors``: an UnknownHostError has the host key).
+    ``where``: what to fix when it is not the node's entry (``--slurm-login user@host``)."""
 
-    def __init__(self, source: str, errors: list[RemoteError]) -> None:
-        problems = [ConfigProblem(where=f"nodes.{e.node}", message=e.args[0]) for e in errors]
+    def __init__(self, source: str, errors: list[RemoteError], where: str | None = None) -> None:
+        problems = [ConfigProblem(where=where or f"nodes.{e.node}", message=e.args[0])
+                    for e in errors]
         super().__init__(source, problems)
         self.errors = errors
 
@@ -120,7 +122,7 @@ async def _prepare_node(
             async with conn.start_sftp_client() as sftp:
                 if node.script and not await sftp.exists(node.script.replace("\\", "/")):
                     raise RemoteError(f"script {node.script} does not exist there", name)
-                placed = await _place_files(sftp, name, node, script, place) if act else None
+                placed = await place_files(sftp, name, node, script, place) if act else None
         except asyncssh.SFTPError as exc:
             raise RemoteError(
                 f"cannot use the folder {node.workdir!r} there ({exc.reason}); "
@@ -132,7 +134,7 @@ async def _prepare_node(
     return NodePrep(shell, [c["port"] for c in checked], placed)
 
 
-async def _place_files(
+async def place_files(
     sftp: asyncssh.SFTPClient, name: str, node: Node, script: Path, planned: NodePlace
 ) -> NodePlace:
     """Make this run's folder on the node (a new one: ``NAME-2`` ... when another run has the

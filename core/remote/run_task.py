@@ -51,11 +51,15 @@ def agent_source() -> str:
     return Path(wintree.__file__).read_text(encoding="utf-8") + "\n" + here.read_text("utf-8")
 
 
-def agent_task(argv: list[str], env: dict[str, str], cwd: str) -> dict:
-    """The node agent's first line: the task, and the runtime module to put on its path."""
-    runtime = resource("runtime")
-    files = {p.name: p.read_text(encoding="utf-8") for p in sorted(runtime.glob("*.py"))}
-    return {"argv": argv, "env": env, "cwd": cwd, "runtime": files}
+def runtime_files() -> dict[str, str]:
+    """TensorDeck's runtime module (``resources/runtime``): file name -> source."""
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(resource("runtime").glob("*.py"))}
+
+
+def agent_task(argv: list[str], env: dict[str, str], cwd: str, runtime: bool = True) -> dict:
+    """The node agent's first line: the task, and the runtime module to put on its path
+    (``runtime`` False: the task's environment already has it, core.slurm.login)."""
+    return {"argv": argv, "env": env, "cwd": cwd, "runtime": runtime_files() if runtime else {}}
 
 
 async def run_remote(spec: dict) -> int:

@@ -12,6 +12,10 @@ srun exits with its task's status; the stand-in turns a stop into the task's SIG
 :meth:`Allocation.release` cancels the job at the end, whatever happened, and waits until Slurm
 has let it go.
 
+Every Slurm command goes through a :class:`~core.slurm.where.SlurmHost`: this machine's
+(``--slurm``) or the login node's over SSH (``--slurm-login``, core.slurm.login, which also
+puts the script and the runtime module in a run folder on the cluster's shared file system).
+
 Steps share the allocation's CPUs (``--overlap``): a ps and its workers wait on each other, and
 a step that waits for free CPUs would never start. Tasks are placed in blocks, in start order.
 TF's ``SlurmClusterResolver`` does the same from inside one step; here the cluster is known
@@ -22,21 +26,20 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
 import subprocess
 import sys
 import time
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.config import ConfigError, ConfigProblem, SlurmOptions
+from core.slurm.where import CLIENT_SECONDS, LocalSlurm, SlurmHost, SlurmProcess
 from core.topology import RunPlan, expand_tasks
 
 #: The plan's thread budget (core.topology._thread_budget), which is this machine's.
 THREAD_DEFAULTS = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS")
 
 TOOLS = ("salloc", "srun", "scancel", "scontrol", "sinfo", "squeue")
-CLIENT_SECONDS = 60.0
 #: How long a cancelled job may take to leave the queue (KillWait is 30 s by default).
 RELEASE_SECONDS = 60.0
 #: How long salloc gets to give its job up by itself.
@@ -56,11 +59,6 @@ def _problem(plan: RunPlan, where: str, message: str) -> ConfigError:
     return ConfigError(str(plan.config_path), [ConfigProblem(where=where, message=message)])
 
 
-def _client(argv: list[str], timeout: float | None = CLIENT_SECONDS) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
-
-
 def _said(result: subprocess.CompletedProcess) -> str:
     return " ".join((result.stderr or result.stdout).split())[:300] or f"exit {result.returncode}"
 
@@ -69,22 +67,22 @@ def options_of(plan: RunPlan) -> SlurmOptions:
     return plan.config.slurm or SlurmOptions()
 
 
-def check_cluster(plan: RunPlan) -> None:
-    """Whether this job can be submitted here: Slurm's commands, the controller and munge
-    answering, the partition, the GPUs. ConfigError (exit 2) naming the fix otherwise."""
+def check_cluster(plan: RunPlan, host: SlurmHost | None = None) -> None:
+    """Whether this job can be submitted from ``host`` (default: this machine): Slurm's
+    commands, the controller and munge answering, the partition, the GPUs. ConfigError (exit
+    2) naming the fix otherwise."""
+    host = host or LocalSlurm()
     options = options_of(plan)
-    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    missing = host.missing(TOOLS)
     if missing:
-        raise _problem(plan, "--slurm", f"{', '.join(missing)} not found on PATH: run on a "
-                       "machine with Slurm's client commands (a login node; Debian: apt-get "
-                       "install slurm-client) or put them on PATH")
+        raise _problem(plan, host.option, f"{', '.join(missing)} not found {host.missing_fix()}")
     if plan.node_tasks:
         raise _problem(plan, "nodes", "a Slurm run places every task itself: leave out the "
                        "tasks' 'node' (or run without --slurm)")
     try:
-        result = _client(["sinfo", "--noheader", "--format=%P|%G"])
+        result = host.run(["sinfo", "--noheader", "--format=%P|%G"])
     except subprocess.TimeoutExpired:
-        raise _problem(plan, "--slurm", "the Slurm controller did not answer within "
+        raise _problem(plan, host.option, "the Slurm controller did not answer within "
                        f"{CLIENT_SECONDS:.0f} s: check slurmctld (scontrol ping)") from None
     if result.returncode != 0:
         said = _said(result)
@@ -92,7 +90,7 @@ def check_cluster(plan: RunPlan) -> None:
                "(systemctl start munge)" if "munge" in said.lower() else
                "the Slurm controller does not answer: start slurmctld, or point SLURM_CONF at "
                "the cluster's slurm.conf (scontrol ping)")
-        raise _problem(plan, "--slurm", f"{fix} (sinfo: {said})")
+        raise _problem(plan, host.option, f"{fix} (sinfo on {host.label}: {said})")
     gpus: dict[str, int] = {}
     default = None
     for line in result.stdout.splitlines():
@@ -136,10 +134,12 @@ def _gpu_tasks(plan: RunPlan) -> list[str]:
 
 @dataclass
 class Allocation:
-    """The Slurm job that holds a run's tasks, and the salloc that holds it."""
+    """The Slurm job that holds a run's tasks, the salloc that holds it, and where they run
+    (closed by :meth:`release`)."""
 
     job_id: str
-    holder: subprocess.Popen | None = None
+    holder: SlurmProcess | None = None
+    host: SlurmHost = field(default_factory=LocalSlurm)
 
     def release(self) -> None:
         """End the job (its steps with it) and wait until Slurm has let it go. salloc gives it
@@ -149,29 +149,30 @@ class Allocation:
             # Closes salloc's stdin: its command ends, salloc gives the job up.
             with suppress(subprocess.TimeoutExpired):
                 self.holder.communicate(timeout=HOLDER_SECONDS)
-        _client(["scancel", self.job_id])
-        deadline = time.monotonic() + RELEASE_SECONDS
-        while time.monotonic() < deadline:
-            left = _client(["squeue", "--noheader", f"--jobs={self.job_id}", "--format=%T"])
-            if left.returncode != 0 or not left.stdout.strip():  # gone (an unknown id fails)
-                break
-            time.sleep(0.2)
-        if self.holder is not None and self.holder.poll() is None:
-            self.holder.kill()
-            self.holder.communicate()
+        try:
+            self.host.run(["scancel", self.job_id])
+            deadline = time.monotonic() + RELEASE_SECONDS
+            while time.monotonic() < deadline:
+                left = self.host.run(["squeue", "--noheader", f"--jobs={self.job_id}",
+                                      "--format=%T"])
+                if left.returncode != 0 or not left.stdout.strip():  # gone (unknown id fails)
+                    break
+                time.sleep(0.2)
+        finally:
+            if self.holder is not None and self.holder.poll() is None:
+                self.holder.kill()
+                self.holder.communicate()
+            self.host.close()
 
 
-def _hold(plan: RunPlan) -> Allocation:
+def _hold(plan: RunPlan, host: SlurmHost) -> Allocation:
     """Submit the job and wait until Slurm grants it (no timeout: a busy cluster queues it).
     salloc holds the job while its command runs, and the command is ``cat`` of a pipe only
     this launcher writes to: when the launcher closes it, or is killed outright (``kill -9``),
     cat ends and salloc gives the job up. salloc has a session of its own (a Ctrl+C is the
-    launcher's to handle: while queued, it withdraws the job)."""
-    holder = subprocess.Popen(
-        ["salloc", *submit_options(plan), "cat"],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )
+    launcher's to handle: while queued, it withdraws the job). Over SSH, the channel is the
+    pipe: it closes when the launcher dies."""
+    holder = host.hold(["salloc", *submit_options(plan), "cat"])
     assert holder.stderr is not None
     said: list[str] = []
     job = None
@@ -181,27 +182,29 @@ def _hold(plan: RunPlan) -> Allocation:
             if found := _JOB_RE.search(line):
                 job = found.group(1)
             if "Granted job allocation" in line and job:
-                return Allocation(job, holder)
+                return Allocation(job, holder, host)
     except BaseException:
         if job:
-            Allocation(job, holder).release()
+            Allocation(job, holder, host).release()
         holder.kill()
         holder.communicate()
         raise
     holder.communicate()
     if job:
-        Allocation(job, holder).release()
+        Allocation(job, holder, host).release()
     words = " ".join(" ".join(said).split())[:300] or f"exit {holder.returncode}"
     raise _problem(plan, "slurm", f"Slurm refused the job: {words}")
 
 
-def allocate(plan: RunPlan) -> Allocation:
-    """Submit the job and wait until Slurm grants it, then place every task: its host, its
-    port (picked there), its ``srun`` command. ConfigError when Slurm refuses the job; nothing
-    is left submitted then."""
-    allocation = _hold(plan)
+def allocate(plan: RunPlan, host: SlurmHost | None = None) -> Allocation:
+    """Submit the job from ``host`` (default: this machine) and wait until Slurm grants it,
+    then place every task: its host, its port (picked there), its ``srun`` command. The
+    allocation owns ``host`` (its release closes it). ConfigError when Slurm refuses the job;
+    nothing is left submitted then."""
+    host = host or LocalSlurm()
+    allocation = _hold(plan, host)
     try:
-        _place(plan, allocation.job_id)
+        _place(plan, allocation.job_id, host)
     except BaseException:
         allocation.release()
         raise
@@ -209,10 +212,10 @@ def allocate(plan: RunPlan) -> Allocation:
     return allocation
 
 
-def task_step(job_id: str, host: str, name: str) -> list[str]:
+def task_step(job_id: str, host: str, name: str, srun: str = "srun") -> list[str]:
     """The start of a step of one task on ``host`` in the job (its name: the task's, by which
     the stand-in finds the step to stop)."""
-    return [shutil.which("srun") or "srun", f"--jobid={job_id}", f"--job-name={name}",
+    return [srun, f"--jobid={job_id}", f"--job-name={name}",
             "--nodes=1", "--ntasks=1", f"--nodelist={host}", "--overlap", "--unbuffered",
             "--quiet"]
 
@@ -223,9 +226,9 @@ def stand_in_head() -> list[str]:
     return [*head, "_slurm-task"]
 
 
-def _place(plan: RunPlan, job_id: str) -> None:
-    nodes = _client(["squeue", "--noheader", f"--jobs={job_id}", "--format=%N"]).stdout.strip()
-    hosts = _client(["scontrol", "show", "hostnames", nodes]).stdout.split()
+def _place(plan: RunPlan, job_id: str, where: SlurmHost) -> None:
+    nodes = where.run(["squeue", "--noheader", f"--jobs={job_id}", "--format=%N"]).stdout.strip()
+    hosts = where.run(["scontrol", "show", "hostnames", nodes]).stdout.split()
     if not hosts:
         raise _problem(plan, "slurm", f"Slurm gave job {job_id} no nodes ({nodes!r})")
     per_host = math.ceil(len(plan.tasks) / len(hosts))
@@ -237,9 +240,10 @@ def _place(plan: RunPlan, job_id: str) -> None:
         if plan.cluster and task.role != "evaluator" and named[task.key] is None:
             wanted.setdefault(host_of[task.key], []).append(task.key)
     picked: dict[str, int] = {}
+    srun = where.srun()
     for host, keys in wanted.items():
-        step = task_step(job_id, host, "tensordeck-ports")
-        result = _client([*step, plan.python, "-c", PICK_PORTS, str(len(keys))])
+        step = task_step(job_id, host, "tensordeck-ports", srun)
+        result = where.run([*step, where.python(plan), "-c", PICK_PORTS, str(len(keys))])
         ports = result.stdout.split()
         if result.returncode != 0 or len(ports) != len(keys):
             raise _problem(plan, "slurm", f"cannot pick ports on {host}: {_said(result)}")
@@ -248,6 +252,8 @@ def _place(plan: RunPlan, job_id: str) -> None:
     # Slurm's to share. TF sizes its pools for the node it runs on.
     for name in THREAD_DEFAULTS:
         plan.defaults.pop(name, None)
+    if place := where.place_run(plan):
+        plan.place_on_cluster(place)
     serves = {t.key for t in plan.tasks if plan.cluster and t.role != "evaluator"}
     plan.place_on_hosts({
         t.key: (host_of[t.key], picked.get(t.key, named[t.key]) if t.key in serves else None)
@@ -255,8 +261,11 @@ def _place(plan: RunPlan, job_id: str) -> None:
     })
     gpus = options_of(plan).gpus_per_task
     for task in plan.tasks:
-        prefix = [*stand_in_head(), *task_step(job_id, task.host, task.name)]
+        prefix = [*stand_in_head(), *task_step(job_id, task.host, task.name, srun)]
         if gpus and task.role != "ps":
             prefix.append(f"--gpus-per-task={gpus}")
-        task.argv_template = [*prefix, *task.argv_template]
+        if task.argv_template:
+            task.argv_template = [*prefix, *task.argv_template]
         task.argv = [*prefix, *task.argv]
+        if place:
+            task.launcher_env = where.stand_in_env(task.env, place.run_dir)
