@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from core.proctree import _PREEXEC, exit_status
+from core.proctree import exit_status, pdeathsig_preexec
 
 #: How long a stop waits for Slurm to list the step (a stop right after the start).
 STEP_SECONDS = 5.0
@@ -38,7 +38,7 @@ def step_of(job: str, name: str) -> str | None:
 def run_step(argv: list[str]) -> int:
     job, name = _option(argv, "jobid"), _option(argv, "job-name")
     srun = subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True,
-                            preexec_fn=_PREEXEC)
+                            preexec_fn=pdeathsig_preexec())
     stops = 0
 
     def stop(_signum: int, _frame) -> None:
