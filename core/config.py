@@ -1,32 +1,39 @@
-"""The job config file: a validated model, its loader and its JSON Schema.
+"""The job config file: its records (core.model), its loader and its JSON Schema.
 
 ``load_config`` turns a file into a :class:`JobConfig` or raises :class:`ConfigError` carrying
 one message per problem, each naming the field (``tasks[1].count: must be >= 1``). Only checks
 that need no file system or network live in the model; :mod:`core.topology` checks files and
 ports. Whatever the file holds, loading is bounded (size, nesting, entries, digits) and ends in
-a config or a ConfigError, never another exception: see docs/reliability.md.
+a config or a ConfigError, never another exception: see docs/reliability.md. A text checked
+once comes from the cache of checked configs afterwards (pydantic is imported only to check).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import difflib
+import hashlib
 import ipaddress
 import json
 import math
 import os
 import re
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
+from core.model import (
+    Check,
+    Doc,
+    Rule,
+    from_data,
+    json_schema,
+    record,
+    to_data,
+    validate,
+    validation_error,
 )
 
 Role = Literal["chief", "worker", "ps", "evaluator"]
@@ -129,12 +136,16 @@ def _user(user: str) -> str:
 
 
 #: Strings that become paths, commands or host names: control characters are refused.
-PathText = Annotated[str, AfterValidator(_no_control)]
-Arg = Annotated[str, AfterValidator(_arg)]
-HostName = Annotated[str, AfterValidator(_hostname)]
+PathText = Annotated[str, Check(_no_control)]
+Arg = Annotated[str, Check(_arg)]
+HostName = Annotated[str, Check(_hostname)]
+UserName = Annotated[str, Check(_user)]
+Port = Annotated[int, Rule(ge=1, le=65535)]
+Seconds = Annotated[float, Rule(ge=0, le=MAX_SECONDS)]
 
 
-class ConfigProblem(BaseModel):
+@dataclass
+class ConfigProblem:
     """One thing wrong with a config: where (``tasks[1].count``) and what."""
 
     where: str
@@ -153,129 +164,116 @@ class ConfigError(Exception):
         super().__init__("\n".join(f"{source}: {p}" for p in problems))
 
 
-class _Strict(BaseModel):
-    # strict: "2" is not a count and 1 is not a string; forbid: a typo is an error, not a no-op.
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-
-class TaskGroup(_Strict):
-    """One entry of ``tasks``: ``count`` processes of one role."""
-
-    role: Role = Field(description="chief, worker, ps or evaluator.")
-    count: int = Field(
-        1, ge=1, le=MAX_TASKS, description="How many tasks of this role (default 1)."
-    )
-    port: int | None = Field(
-        None,
-        ge=1,
-        le=65535,
-        description="Port of the first task of this entry; the others take the next ports. "
-        "Omitted: a free port is chosen at launch and recorded in the run folder.",
-    )
-    gpus: list[int] | None = Field(
-        None,
-        description="GPU indexes visible to each task of this entry (CUDA_VISIBLE_DEVICES). "
-        "[] hides every GPU. Omitted: ps tasks see none, other tasks see every GPU.",
-    )
-    host: str = Field(
-        "localhost", description="This machine's name for the tasks: localhost or 127.x."
-    )
-    node: str | None = Field(
-        None, description="Name of the machine in 'nodes' that runs these tasks; null: this one."
-    )
-    restart: RestartPolicy | None = Field(
-        None,
-        description="Restart policy of these tasks, instead of the job's 'restart'. Omitted: "
-        "the job's; in parameter_server, workers restart on failure (3 times) unless the job's "
-        "says on_failure itself.",
-    )
-
-    @field_validator("gpus")
-    @classmethod
-    def _gpus(cls, gpus: list[int] | None) -> list[int] | None:
-        if gpus is None:
-            return gpus
-        if any(g < 0 for g in gpus):
-            raise ValueError("GPU indexes must be >= 0")
-        if len(set(gpus)) != len(gpus):
-            raise ValueError("lists a GPU twice")
+def _gpus(gpus: list[int] | None) -> list[int] | None:
+    if gpus is None:
         return gpus
-
-    @field_validator("host")
-    @classmethod
-    def _host(cls, host: str) -> str:
-        _hostname(host)
-        if host != "localhost" and not _is_loopback(host):
-            raise ValueError(
-                f'{host!r} is another machine: describe it in "nodes" and give the task '
-                '"node": its name'
-            )
-        return host
+    if any(g < 0 for g in gpus):
+        raise ValueError("GPU indexes must be >= 0")
+    if len(set(gpus)) != len(gpus):
+        raise ValueError("lists a GPU twice")
+    return gpus
 
 
-class Node(_Strict):
-    """A machine of the LAN that runs tasks, reached over SSH."""
-
-    host: HostName = Field(description="Name or address TensorDeck connects to over SSH.")
-    user: Annotated[str, AfterValidator(_user)] | None = Field(
-        None, description="SSH user; default: your user name here."
-    )
-    port: int = Field(22, ge=1, le=65535, description="SSH port.")
-    python: PathText = Field(
-        description="The training interpreter on that machine (full path)."
-    )
-    workdir: PathText = Field(
-        "tensordeck",
-        description="Folder on the node for scripts and run folders (relative: in the home).",
-    )
-    address: HostName | None = Field(
-        None,
-        description="Address the other machines (and TensorFlow) use to reach this node; "
-        "default: host. Set it when the node has several interfaces.",
-    )
-    key_file: PathText | None = Field(
-        None, description="Private key file; default: agent and ~/.ssh."
-    )
-    password: bool = Field(
-        False,
-        description="Log in with the password stored in the system keyring "
-        "('tensordeck login NODE' stores it; it never goes into a file).",
-    )
-    shell: Literal["auto", "posix", "cmd", "powershell"] = Field(
-        "auto", description="The node's SSH shell; auto detects it."
-    )
-    script: PathText | None = Field(
-        None, description="Path of the script already on the node; null: copy it there."
-    )
-
-    @property
-    def tf_address(self) -> str:
-        return self.address or self.host
+def _task_host(host: str) -> str:
+    _hostname(host)
+    if host != "localhost" and not _is_loopback(host):
+        raise ValueError(
+            f'{host!r} is another machine: describe it in "nodes" and give the task '
+            '"node": its name'
+        )
+    return host
 
 
 #: Restarts a parameter_server worker gets by default (its entry's ``restart`` overrides).
 PS_WORKER_RESTARTS = 3
 
 
-class RestartPolicy(_Strict):
+@record
+class RestartPolicy:
     """What to do when a task exits with an error."""
 
-    policy: Literal["never", "on_failure"] = Field(
-        "never", description="never: the first failure fails the run. on_failure: restart the task."
-    )
-    max_restarts: int = Field(0, ge=0, description="Restarts allowed per task (on_failure).")
-    backoff_seconds: float = Field(
-        1.0,
-        ge=0,
-        le=MAX_SECONDS,
-        description="Wait before the first restart; doubles each time, at most 30 s.",
-    )
+    policy: Annotated[
+        Literal["never", "on_failure"],
+        Doc("never: the first failure fails the run. on_failure: restart the task."),
+    ] = "never"
+    max_restarts: Annotated[
+        int, Rule(ge=0), Doc("Restarts allowed per task (on_failure).")
+    ] = 0
+    backoff_seconds: Annotated[
+        Seconds, Doc("Wait before the first restart; doubles each time, at most 30 s.")
+    ] = 1.0
 
-    @model_validator(mode="after")
-    def _consistent(self) -> RestartPolicy:
+    def __post_init__(self) -> None:
         if self.policy == "on_failure" and self.max_restarts == 0:
             raise ValueError("policy 'on_failure' needs max_restarts >= 1")
-        return self
+
+
+@record
+class TaskGroup:
+    """One entry of ``tasks``: ``count`` processes of one role."""
+
+    role: Annotated[Role, Doc("chief, worker, ps or evaluator.")]
+    count: Annotated[
+        int, Rule(ge=1, le=MAX_TASKS), Doc("How many tasks of this role (default 1).")
+    ] = 1
+    port: Annotated[
+        Port | None,
+        Doc("Port of the first task of this entry; the others take the next ports. "
+            "Omitted: a free port is chosen at launch and recorded in the run folder."),
+    ] = None
+    gpus: Annotated[
+        list[int] | None,
+        Check(_gpus),
+        Doc("GPU indexes visible to each task of this entry (CUDA_VISIBLE_DEVICES). "
+            "[] hides every GPU. Omitted: ps tasks see none, other tasks see every GPU."),
+    ] = None
+    host: Annotated[
+        str, Check(_task_host), Doc("This machine's name for the tasks: localhost or 127.x.")
+    ] = "localhost"
+    node: Annotated[
+        str | None, Doc("Name of the machine in 'nodes' that runs these tasks; null: this one.")
+    ] = None
+    restart: Annotated[
+        RestartPolicy | None,
+        Doc("Restart policy of these tasks, instead of the job's 'restart'. Omitted: "
+            "the job's; in parameter_server, workers restart on failure (3 times) unless the "
+            "job's says on_failure itself."),
+    ] = None
+
+
+@record
+class Node:
+    """A machine of the LAN that runs tasks, reached over SSH."""
+
+    host: Annotated[HostName, Doc("Name or address TensorDeck connects to over SSH.")]
+    user: Annotated[UserName | None, Doc("SSH user; default: your user name here.")] = None
+    port: Annotated[Port, Doc("SSH port.")] = 22
+    python: Annotated[PathText, Doc("The training interpreter on that machine (full path).")]
+    workdir: Annotated[
+        PathText, Doc("Folder on the node for scripts and run folders (relative: in the home).")
+    ] = "tensordeck"
+    address: Annotated[
+        HostName | None,
+        Doc("Address the other machines (and TensorFlow) use to reach this node; "
+            "default: host. Set it when the node has several interfaces."),
+    ] = None
+    key_file: Annotated[PathText | None, Doc("Private key file; default: agent and ~/.ssh.")] = None
+    password: Annotated[
+        bool,
+        Doc("Log in with the password stored in the system keyring "
+            "('tensordeck login NODE' stores it; it never goes into a file)."),
+    ] = False
+    shell: Annotated[
+        Literal["auto", "posix", "cmd", "powershell"],
+        Doc("The node's SSH shell; auto detects it."),
+    ] = "auto"
+    script: Annotated[
+        PathText | None, Doc("Path of the script already on the node; null: copy it there.")
+    ] = None
+
+    @property
+    def tf_address(self) -> str:
+        return self.address or self.host
 
 
 #: A long option, the form salloc and an #SBATCH line both take as one word.
@@ -291,132 +289,148 @@ def _sbatch_option(line: str) -> str:
     return option
 
 
-class SlurmOptions(_Strict):
+SlurmName = Annotated[str, Rule(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+
+
+@record
+class SlurmOptions:
     """Where and how ``--slurm`` submits the job (all optional: the cluster's defaults)."""
 
-    partition: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] | None = Field(
-        None, description="Partition (sbatch --partition). null: the cluster's default."
-    )
-    account: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] | None = Field(
-        None, description="Account charged (sbatch --account)."
-    )
-    time_limit: Annotated[str, Field(pattern=r"^(\d+-)?\d+(:\d{1,2}){0,2}$")] | None = Field(
-        None, description="Wall-time limit, as Slurm writes it: MINUTES, HH:MM:SS or D-HH:MM:SS."
-    )
-    gpus_per_task: int | None = Field(
-        None, ge=0, le=64, description="GPUs Slurm gives each task except ps (--gpus-per-task)."
-    )
-    extra_sbatch: list[Annotated[str, AfterValidator(_sbatch_option)]] = Field(
-        default_factory=list, max_length=64, description="More sbatch options, one per line."
-    )
+    partition: Annotated[
+        SlurmName | None, Doc("Partition (sbatch --partition). null: the cluster's default.")
+    ] = None
+    account: Annotated[SlurmName | None, Doc("Account charged (sbatch --account).")] = None
+    time_limit: Annotated[
+        Annotated[str, Rule(pattern=r"^(\d+-)?\d+(:\d{1,2}){0,2}$")] | None,
+        Doc("Wall-time limit, as Slurm writes it: MINUTES, HH:MM:SS or D-HH:MM:SS."),
+    ] = None
+    gpus_per_task: Annotated[
+        Annotated[int, Rule(ge=0, le=64)] | None,
+        Doc("GPUs Slurm gives each task except ps (--gpus-per-task)."),
+    ] = None
+    extra_sbatch: Annotated[
+        list[Annotated[str, Check(_sbatch_option)]],
+        Rule(max_length=64),
+        Doc("More sbatch options, one per line."),
+    ] = field(default_factory=list)
 
 
-class JobConfig(_Strict):
+def _default_tasks() -> list[TaskGroup]:
+    return [TaskGroup(role="worker")]
+
+
+def _job_name(name: str) -> str:
+    if not _printable_name(name) or name.endswith("."):
+        raise ValueError(
+            "must be 1-64 characters, no leading/trailing spaces, no trailing '.', no "
+            'control characters, none of \\ / : * ? " < > |'
+        )
+    return name
+
+
+def _script(script: str) -> str:
+    if not script.strip():
+        raise ValueError("must name the training script")
+    return script
+
+
+def _env(env: dict[str, str]) -> dict[str, str]:
+    for key in env:
+        if not _ENV_KEY_RE.match(key) or not key.isprintable():
+            raise ValueError(
+                f"'{show(key)}' is not a valid variable name: give a name without '=' "
+                "or control characters"
+            )
+        if key == "TF_CONFIG" or key.startswith("TENSORDECK_"):
+            raise ValueError(f"{key} is set by TensorDeck for each task; remove it")
+    return env
+
+
+def _node_names(nodes: dict[str, Node]) -> dict[str, Node]:
+    for name in nodes:
+        if not _printable_name(name):
+            raise ValueError(
+                f"'{show(name)}' is not a node name: 1-64 characters, no control "
+                'characters, none of \\ / : * ? " < > |'
+            )
+    return nodes
+
+
+def default_cluster_spec(strategy: str) -> ClusterSpec:
+    """How tasks of ``strategy`` learn the cluster when the file does not say."""
+    return "flags" if strategy == "between_graph" else "tf_config"
+
+
+#: The key editors put first for their schema link; TensorDeck ignores its value.
+SCHEMA_KEY = "$schema"
+
+
+@record
+class JobConfig:
     """A TensorDeck job: what to run, as which tasks, with which environment."""
 
-    schema_ref: str | None = Field(
-        None, alias="$schema", description="Editors' schema link; ignored."
-    )
-    name: str = Field(description="Job name; used in the run folder's name.")
-    strategy: Strategy = Field(
-        description="single, mirrored (one process, several GPUs), multi_worker_mirrored, "
-        "parameter_server (TF2) or between_graph (TF1 replica_device_setter scripts)."
-    )
-    script: PathText = Field(
-        description="Training script, relative to the config file's folder."
-    )
-    args: list[Arg] = Field(
-        default_factory=list,
-        description="Script arguments. Placeholders {job_name} {task_index} {ps_hosts} "
-        "{worker_hosts} {run_dir} are substituted.",
-    )
-    python: PathText | None = Field(
-        None, description="Training interpreter. null: the interpreter running TensorDeck."
-    )
-    cluster_spec: ClusterSpec | None = Field(
-        None,
-        description="How tasks learn the cluster: tf_config (TF_CONFIG), flags (--job_name, "
-        "--task_index, --ps_hosts, --worker_hosts) or both. Default: flags for between_graph, "
-        "else tf_config.",
-    )
-    tasks: list[TaskGroup] = Field(
-        default_factory=lambda: [TaskGroup(role="worker")],
-        max_length=MAX_TASKS,
-        description="Processes to start. Default: one worker (single and mirrored).",
-    )
-    env: dict[str, str] = Field(default_factory=dict, description="Extra variables for every task.")
-    nodes: dict[str, Node] = Field(
-        default_factory=dict, description="Other machines of the LAN, by name (see tasks[].node)."
-    )
-    address: HostName | None = Field(
-        None,
-        description="This machine's LAN address, for its tasks when the cluster spans nodes.",
-    )
-    cross_device_ops: CrossDeviceOps = Field(
-        "auto",
-        description="All-reduce for mirrored strategies, exported as TENSORDECK_CROSS_DEVICE_OPS. "
-        "auto: hierarchical_copy on Windows (no NCCL there), TensorFlow's default elsewhere.",
-    )
-    restart: RestartPolicy = Field(default_factory=RestartPolicy)
-    stop_grace_seconds: float = Field(
-        10,
-        ge=0,
-        le=MAX_SECONDS,
-        description="Seconds a task gets to exit by itself before it is stopped.",
-    )
-    run_dir: PathText | None = Field(
-        None, description="Run folder. null: <config folder>/runs/<YYYYmmdd-HHMMSS>-<name>/."
-    )
-    slurm: SlurmOptions | None = Field(
-        None, description="Options of a run on a Slurm cluster (tensordeck --run FILE --slurm)."
-    )
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, name: str) -> str:
-        if not _printable_name(name) or name.endswith("."):
-            raise ValueError(
-                "must be 1-64 characters, no leading/trailing spaces, no trailing '.', no "
-                'control characters, none of \\ / : * ? " < > |'
-            )
-        return name
-
-    @field_validator("script")
-    @classmethod
-    def _script(cls, script: str) -> str:
-        if not script.strip():
-            raise ValueError("must name the training script")
-        return script
-
-    @field_validator("env")
-    @classmethod
-    def _env(cls, env: dict[str, str]) -> dict[str, str]:
-        for key in env:
-            if not _ENV_KEY_RE.match(key) or not key.isprintable():
-                raise ValueError(
-                    f"'{show(key)}' is not a valid variable name: give a name without '=' "
-                    "or control characters"
-                )
-            if key == "TF_CONFIG" or key.startswith("TENSORDECK_"):
-                raise ValueError(f"{key} is set by TensorDeck for each task; remove it")
-        return env
-
-    @field_validator("nodes")
-    @classmethod
-    def _node_names(cls, nodes: dict[str, Node]) -> dict[str, Node]:
-        for name in nodes:
-            if not _printable_name(name):
-                raise ValueError(
-                    f"'{show(name)}' is not a node name: 1-64 characters, no control "
-                    'characters, none of \\ / : * ? " < > |'
-                )
-        return nodes
+    name: Annotated[str, Check(_job_name), Doc("Job name; used in the run folder's name.")]
+    strategy: Annotated[
+        Strategy,
+        Doc("single, mirrored (one process, several GPUs), multi_worker_mirrored, "
+            "parameter_server (TF2) or between_graph (TF1 replica_device_setter scripts)."),
+    ]
+    script: Annotated[
+        PathText, Check(_script), Doc("Training script, relative to the config file's folder.")
+    ]
+    args: Annotated[
+        list[Arg],
+        Doc("Script arguments. Placeholders {job_name} {task_index} {ps_hosts} "
+            "{worker_hosts} {run_dir} are substituted."),
+    ] = field(default_factory=list)
+    python: Annotated[
+        PathText | None, Doc("Training interpreter. null: the interpreter running TensorDeck.")
+    ] = None
+    cluster_spec: Annotated[
+        ClusterSpec | None,
+        Doc("How tasks learn the cluster: tf_config (TF_CONFIG), flags (--job_name, "
+            "--task_index, --ps_hosts, --worker_hosts) or both. Default: flags for "
+            "between_graph, else tf_config."),
+    ] = None
+    tasks: Annotated[
+        list[TaskGroup],
+        Rule(max_length=MAX_TASKS),
+        Doc("Processes to start. Default: one worker (single and mirrored)."),
+    ] = field(default_factory=_default_tasks)
+    env: Annotated[
+        dict[str, str], Check(_env), Doc("Extra variables for every task.")
+    ] = field(default_factory=dict)
+    nodes: Annotated[
+        dict[str, Node],
+        Check(_node_names),
+        Doc("Other machines of the LAN, by name (see tasks[].node)."),
+    ] = field(default_factory=dict)
+    address: Annotated[
+        HostName | None,
+        Doc("This machine's LAN address, for its tasks when the cluster spans nodes."),
+    ] = None
+    cross_device_ops: Annotated[
+        CrossDeviceOps,
+        Doc("All-reduce for mirrored strategies, exported as TENSORDECK_CROSS_DEVICE_OPS. "
+            "auto: hierarchical_copy on Windows (no NCCL there), TensorFlow's default "
+            "elsewhere."),
+    ] = "auto"
+    restart: RestartPolicy = field(default_factory=RestartPolicy)
+    stop_grace_seconds: Annotated[
+        Seconds, Doc("Seconds a task gets to exit by itself before it is stopped.")
+    ] = 10
+    run_dir: Annotated[
+        PathText | None,
+        Doc("Run folder. null: <config folder>/runs/<YYYYmmdd-HHMMSS>-<name>/."),
+    ] = None
+    slurm: Annotated[
+        SlurmOptions | None,
+        Doc("Options of a run on a Slurm cluster (tensordeck --run FILE --slurm)."),
+    ] = None
 
     @property
     def effective_cluster_spec(self) -> ClusterSpec:
-        if self.cluster_spec:
-            return self.cluster_spec
-        return "flags" if self.strategy == "between_graph" else "tf_config"
+        return self.cluster_spec or default_cluster_spec(self.strategy)
 
     def role_count(self, role: str) -> int:
         return sum(t.count for t in self.tasks if t.role == role)
@@ -585,15 +599,16 @@ _TYPE_WORDS = {
     "float_type": "a number",
     "bool_type": "true or false",
     "model_type": "an object",
+    "dataclass_type": "an object",
     "int_from_float": "an integer",
 }
 
 
 def _message(err: dict, model_fields: dict[tuple, list[str]]) -> str:
     kind, ctx = err["type"], err.get("ctx") or {}
-    if kind == "missing":
+    if kind in ("missing", "missing_argument"):
         return "is required"
-    if kind == "extra_forbidden":
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         parent = tuple(p for p in err["loc"][:-1] if not isinstance(p, int))
         if parent[:1] == ("nodes",):
             parent = ("nodes",)  # nodes.<name>.<key>: the key of a Node
@@ -628,11 +643,11 @@ def _message(err: dict, model_fields: dict[tuple, list[str]]) -> str:
 
 
 def _field_names() -> dict[tuple, list[str]]:
-    def names(model: type[BaseModel]) -> list[str]:
-        return [f.alias or n for n, f in model.model_fields.items()]
+    def names(model: type) -> list[str]:
+        return [f.name for f in dataclasses.fields(model)]
 
     return {
-        (): names(JobConfig),
+        (): [SCHEMA_KEY, *names(JobConfig)],
         ("tasks",): names(TaskGroup),
         ("restart",): names(RestartPolicy),
         ("tasks", "restart"): names(RestartPolicy),
@@ -744,9 +759,12 @@ def parse_config(data: object, source: str = "config") -> JobConfig:
     data = _checked(data, "", problems)
     if problems:  # the file itself is broken: field checks on it would only add noise
         raise ConfigError(source, problems)
+    link = data.pop(SCHEMA_KEY, None)
+    if link is not None and not isinstance(link, str):
+        raise ConfigError(source, [ConfigProblem(where=SCHEMA_KEY, message="must be a string")])
     try:
-        cfg = JobConfig.model_validate(data)
-    except ValidationError as exc:
+        cfg = validate(JobConfig, data)
+    except validation_error() as exc:
         fields = _field_names()
         problems = [
             ConfigProblem(where=_where(e["loc"]), message=_message(e, fields)) for e in exc.errors()
@@ -808,13 +826,68 @@ def _reason(exc: BaseException) -> str:
 
 
 def load_config(path: str | Path) -> JobConfig:
-    """Read and validate a config file; :class:`ConfigError` for file, JSON or field problems."""
-    return parse_config(read_config_data(path), show(str(path), None))
+    """Read and validate a config file; :class:`ConfigError` for file, JSON or field problems.
+    A text this TensorDeck checked before comes from the cache of checked configs."""
+    text = _read_text(Path(path))
+    remembered = _remembered(text)
+    if remembered is not None:
+        return remembered
+    source = show(str(path), None)
+    cfg = parse_config(_parse_text(text, source), source)
+    _remember(text, cfg)
+    return cfg
+
+
+# --- checked configs -----------------------------------------------------------------------
+# A config's checks depend on its text alone (nothing here reads files or the network), so a
+# text checked once is not checked again: the launcher rebuilds it from the user's cache
+# without importing pydantic. An entry is named by the hash of the text and of the checking
+# code (its version and files), holds the checked config as data, and is only ever a miss when
+# anything about it is off.
+
+CHECKED_CONFIGS = 256  # entries kept: one per config text a user runs
+
+
+def _checked_entry(text: str) -> Path:
+    from core import __version__, model
+    from core.paths import user_cache_dir
+
+    code = [__version__]
+    for module in (__file__, model.__file__):
+        with contextlib.suppress(OSError, TypeError):  # frozen: no source files, the version
+            info = os.stat(module)
+            code.append(f"{info.st_mtime_ns}:{info.st_size}")
+    digest = hashlib.sha256("\0".join([*code, text]).encode()).hexdigest()
+    return user_cache_dir() / "configs" / f"{digest[:32]}.json"
+
+
+def _remembered(text: str) -> JobConfig | None:
+    try:
+        data = json.loads(_checked_entry(text).read_text(encoding="utf-8"))
+        return from_data(JobConfig, data)
+    except Exception:  # none yet, or damaged: check the text again
+        return None
+
+
+def _remember(text: str, cfg: JobConfig) -> None:
+    entry = _checked_entry(text)
+    with contextlib.suppress(OSError):  # a read-only or full cache only costs the next check
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        partial = entry.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(to_data(cfg)), encoding="utf-8")
+        os.replace(partial, entry)
+        entries = sorted(entry.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        for old in entries[:-CHECKED_CONFIGS]:
+            old.unlink()
 
 
 def schema() -> dict:
     """The JSON Schema of config files, for editors (``tensordeck schema``)."""
-    doc = JobConfig.model_json_schema(by_alias=True)
+    doc = json_schema(JobConfig)
+    doc["properties"] = {
+        SCHEMA_KEY: {"description": "Editors' schema link; ignored.", "type": "string"},
+        **doc["properties"],
+    }
     doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     doc["title"] = "TensorDeck job"
     return doc
@@ -830,8 +903,9 @@ def schema_cli(_args: object) -> int:
 
 
 def config_to_json(cfg: JobConfig) -> dict:
-    """The config as its file would say it (aliases, no defaults filled in for absent keys)."""
-    return cfg.model_dump(by_alias=True, exclude_none=True, exclude_unset=True)
+    """The config as its file would say it, in its file order: what is null or at its default
+    is left out."""
+    return to_data(cfg, skip_defaults=True)
 
 
 def read_config_data(path: str | Path) -> dict:
@@ -840,8 +914,10 @@ def read_config_data(path: str | Path) -> dict:
     :class:`ConfigError` when the file cannot be read, is not JSON or not an object, or holds
     what no field may (duplicate keys, numbers out of range, NUL, nesting too deep)."""
     path = Path(path)
-    text = _read_text(path)
-    source = show(str(path), None)
+    return _parse_text(_read_text(path), show(str(path), None))
+
+
+def _parse_text(text: str, source: str) -> dict:
     try:
         data = json.loads(
             text,

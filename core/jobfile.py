@@ -1,29 +1,41 @@
 """What editors of job files (the window's forms and its wizard) need from the config model,
-derived from :mod:`core.config`'s pydantic models so that a new strategy, choice, default or
+derived from :mod:`core.config`'s records (core.model) so that a new strategy, choice, default or
 bound reaches them without being written twice: each field's choices, default and bounds, the
 order in which a file lists its keys, and a new job's content. Editors read files with
 :func:`core.config.read_config_data`, the loader ``tensordeck`` itself uses."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Literal, get_args, get_origin
 
-from pydantic import BaseModel
-
-from core.config import SINGLE_PROCESS, ConfigProblem, JobConfig, RestartPolicy, TaskGroup
+from core.config import (
+    SCHEMA_KEY,
+    SINGLE_PROCESS,
+    ConfigProblem,
+    JobConfig,
+    RestartPolicy,
+    TaskGroup,
+    default_cluster_spec,
+)
+from core.model import Rule, default_of, field_types, to_data
 
 if TYPE_CHECKING:
     from core.findings import Finding
 
 
-def keys(model: type[BaseModel]) -> tuple[str, ...]:
+def keys(model: type) -> tuple[str, ...]:
     """The keys of ``model`` as a file names them, in the order a file lists them (that of
     core.config.config_to_json)."""
-    return tuple(f.alias or name for name, f in model.model_fields.items())
+    return tuple(f.name for f in dataclasses.fields(model))
 
 
-def choices(model: type[BaseModel], field: str) -> tuple[str, ...]:
+def _field(model: type, name: str) -> dataclasses.Field:
+    return next(f for f in dataclasses.fields(model) if f.name == name)
+
+
+def choices(model: type, field: str) -> tuple[str, ...]:
     """The values a Literal field of ``model`` accepts (null aside), in the model's order."""
 
     def literals(annotation: object) -> list[str]:
@@ -31,30 +43,38 @@ def choices(model: type[BaseModel], field: str) -> tuple[str, ...]:
             return list(get_args(annotation))
         return [v for arg in get_args(annotation) for v in literals(arg)]
 
-    found = literals(model.model_fields[field].annotation)
+    found = literals(field_types(model)[field])
     if not found:
         raise TypeError(f"{model.__name__}.{field} is not a Literal field")
     return tuple(found)
 
 
-def default(model: type[BaseModel], field: str) -> object:
-    """The value ``field`` takes when a file leaves it out, as the file would say it."""
-    value = model.model_fields[field].get_default(call_default_factory=True)
-    if isinstance(value, BaseModel):
-        return value.model_dump(by_alias=True)
+def default(model: type, field: str) -> object:
+    """The value ``field`` takes when a file leaves it out, as the file would say it (a record
+    in full, a list of records as a file gives them)."""
+    value = default_of(_field(model, field))
     if isinstance(value, list):
-        return [v.model_dump(by_alias=True, exclude_unset=True) if isinstance(v, BaseModel)
-                else v for v in value]
-    return value
+        return to_data(value, skip_defaults=True)
+    return to_data(value)
 
 
-def bounds(model: type[BaseModel], field: str) -> tuple[float | None, float | None]:
+def bounds(model: type, field: str) -> tuple[float | None, float | None]:
     """The (lowest, highest) number ``field`` accepts; None where the model sets no bound."""
     low = high = None
-    for rule in model.model_fields[field].metadata:
-        low = getattr(rule, "ge", low)
-        high = getattr(rule, "le", high)
+    for rule in _rules(field_types(model)[field]):
+        low = rule.constraints.get("ge", low)
+        high = rule.constraints.get("le", high)
     return low, high
+
+
+def _rules(kind: object) -> list[Rule]:
+    """The Rules of a field's type, also those inside its Annotated parts and a ``| None``."""
+    if get_origin(kind) is Annotated:
+        inner, *marks = get_args(kind)
+        return _rules(inner) + [m for m in marks if isinstance(m, Rule)]
+    if get_origin(kind) is not None and get_origin(kind) not in (list, dict):
+        return [rule for arg in get_args(kind) for rule in _rules(arg)]
+    return []
 
 
 STRATEGIES = choices(JobConfig, "strategy")
@@ -62,7 +82,7 @@ ROLES = choices(TaskGroup, "role")
 CLUSTER_SPECS = choices(JobConfig, "cluster_spec")
 CROSS_DEVICE_OPS = choices(JobConfig, "cross_device_ops")
 RESTART_POLICIES = choices(RestartPolicy, "policy")
-KEY_ORDER = keys(JobConfig)
+KEY_ORDER = (SCHEMA_KEY, *keys(JobConfig))
 
 #: The tasks a new job of each strategy starts with: the smallest mix core accepts for it,
 #: with two workers where workers share the training (the user edits them afterwards).
@@ -81,7 +101,7 @@ def cluster_spec_for(strategy: str) -> str | None:
     the strategies that run one process."""
     if strategy in SINGLE_PROCESS:
         return None
-    return JobConfig.model_construct(strategy=strategy).effective_cluster_spec
+    return default_cluster_spec(strategy)
 
 
 def in_file_order(data: dict) -> dict:

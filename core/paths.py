@@ -29,3 +29,11 @@ def user_data_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("TensorDeck", appauthor=False))
+
+
+def user_cache_dir() -> Path:
+    """Per-user cache folder: what can be worked out again (interpreter probes, checked
+    configs); deleting it only costs time."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("TensorDeck", appauthor=False))

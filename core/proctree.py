@@ -18,12 +18,13 @@ forced stop terminates the job.
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 
 IS_WINDOWS = sys.platform.startswith("win")
@@ -39,8 +40,11 @@ def exit_status(returncode: int) -> int:
 # --- Linux parent-death signal --------------------------------------------------------------
 
 
-def _pdeathsig_preexec():
-    """A preexec function that asks Linux to SIGKILL the child when its parent thread dies."""
+@functools.cache
+def pdeathsig_preexec() -> Callable[[], None] | None:
+    """A preexec function that asks Linux to SIGKILL the child when its parent thread dies
+    (for the Slurm stand-in's srun, core.slurm.where: a small process, cheap to fork);
+    None elsewhere. Made on first use: ctypes is not worth loading on the launch path."""
     if not sys.platform.startswith("linux"):
         return None
     import ctypes
@@ -56,10 +60,6 @@ def _pdeathsig_preexec():
         prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
 
     return preexec
-
-
-#: For the Slurm stand-in's srun (core.slurm.stand_in): a small process, cheap to fork.
-_PREEXEC = _pdeathsig_preexec()
 
 
 def _undo_frozen_dll_directory() -> None:

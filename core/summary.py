@@ -17,12 +17,12 @@ import json
 import os
 import socket
 import sys
+from dataclasses import field
 from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from core.events import RunStatus, TaskState
 from core.exitcodes import describe
+from core.model import record, to_data, validate, validation_error
 
 SCHEMA_VERSION = 1
 SUMMARY_FILE = "summary.json"
@@ -37,16 +37,16 @@ class SummaryError(ValueError):
     """A summary.json that cannot be read; the message names the file and the problem."""
 
 
-class _Model(BaseModel):
-    # ignore: a newer TensorDeck's extra fields do not make a file unreadable.
-    model_config = ConfigDict(extra="ignore", defer_build=True)
+#: Records of summary.json: a newer TensorDeck's extra fields do not make a file unreadable.
+summary_record = record(extra="ignore", strict=False)
 
 
 def _description(code: int | None) -> str | None:
     return None if code is None else describe(code)
 
 
-class LauncherSummary(_Model):
+@summary_record
+class LauncherSummary:
     """The process that runs (or ran) the run: the CLI's or the window's."""
 
     pid: int
@@ -56,7 +56,8 @@ class LauncherSummary(_Model):
     host: str | None = None
 
 
-class TaskSummary(_Model):
+@summary_record
+class TaskSummary:
     task: str
     role: str
     index: int
@@ -73,13 +74,12 @@ class TaskSummary(_Model):
     ended_at: float | None = None
     log: str | None = None
 
-    @model_validator(mode="after")
-    def _derive(self) -> TaskSummary:
+    def __post_init__(self) -> None:
         self.exit_description = _description(self.exit_code)
-        return self
 
 
-class RunSummary(_Model):
+@summary_record
+class RunSummary:
     schema_version: int = SCHEMA_VERSION
     name: str | None = None
     strategy: str | None = None
@@ -93,17 +93,15 @@ class RunSummary(_Model):
     ended_at: float | None = None
     duration_seconds: float | None = None
     launcher: LauncherSummary | None = None
-    tasks: list[TaskSummary] = []
+    tasks: list[TaskSummary] = field(default_factory=list)
 
-    @model_validator(mode="after")
-    def _derive(self) -> RunSummary:
+    def __post_init__(self) -> None:
         self.exit_description = _description(self.exit_code)
         if self.started_at is not None and self.ended_at is not None:
             self.duration_seconds = round(max(0.0, self.ended_at - self.started_at), 3)
-        return self
 
     def to_json(self) -> dict:
-        return self.model_dump(mode="json")
+        return to_data(self)
 
 
 def _start_time_from_proc() -> float | None:
@@ -156,8 +154,8 @@ def parse_summary(data: object, source: str = SUMMARY_FILE) -> RunSummary:
             f"({SCHEMA_VERSION}): update TensorDeck"
         )
     try:
-        return RunSummary.model_validate({**data, "schema_version": version})
-    except ValidationError as exc:
+        return validate(RunSummary, {**data, "schema_version": version})
+    except validation_error() as exc:
         errors = exc.errors()
         first = errors[0]
         more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import shutil
@@ -487,7 +488,7 @@ def test_commands_are_grouped_per_node(tmp_path: Path) -> None:
     plan = plan_run(config(), tmp_path / "job.json")
     plan.release_ports()
     node = Node(host="10.0.0.7", user="ana", python="/opt/tf/bin/python", shell="posix")
-    plan.config = plan.config.model_copy(update={"nodes": {"gpu-box": node}})
+    plan.config = dataclasses.replace(plan.config, nodes={"gpu-box": node})
     for task in plan.tasks:
         if task.role == "worker":
             task.node = "gpu-box"  # what the planner records for tasks placed on a node

@@ -6,6 +6,7 @@ The table in docs/reliability.md ("Bad input") points at these tests."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -460,7 +461,8 @@ def test_run_folders_are_private(tmp_path):
 
 # --- fuzz -----------------------------------------------------------------------------------
 
-KEYS = [*sorted(JobConfig.model_fields), "$schema", "count", "role", "host", "policy"]
+KEYS = [*sorted(f.name for f in dataclasses.fields(JobConfig)),
+        "$schema", "count", "role", "host", "policy"]
 #: Short strings of any characters, and of the pieces that break names, shells and terminals.
 odd_text = st.lists(
     st.characters()

@@ -29,6 +29,7 @@ from core.jobfile import (
     default,
     new_job,
 )
+from core.model import to_data, validate
 
 
 def enum(prop: dict) -> list:
@@ -61,7 +62,7 @@ def test_a_new_job_of_every_strategy_is_valid_in_core_order_with_its_cluster_spe
     data = new_job("job", strategy, "train.py")
     cfg = parse_config(json.loads(json.dumps(data)))
     assert_core_order(data, cfg)
-    assert [t.model_dump(exclude_unset=True) for t in cfg.tasks] == STARTER_TASKS[strategy]
+    assert to_data(cfg.tasks, skip_defaults=True) == STARTER_TASKS[strategy]
     expected = None if cfg.strategy in ("single", "mirrored") else cfg.effective_cluster_spec
     assert data["cluster_spec"] == expected
     assert cfg == parse_config({"name": "job", "strategy": strategy, "script": "train.py",
@@ -84,7 +85,7 @@ def test_bounds_are_the_ones_core_enforces(model, field, base):
         if model is JobConfig:
             data.update(name="j", strategy="single", script="t.py")
         try:
-            model.model_validate(data)
+            validate(model, data)
         except ValueError:
             return False
         return True
@@ -100,8 +101,8 @@ def test_defaults_are_what_a_file_that_leaves_them_out_gets():
                 "run_dir", "tasks", "restart"):
         value = getattr(cfg, key)
         assert default(JobConfig, key) == (
-            value.model_dump() if key == "restart"
-            else [t.model_dump(exclude_unset=True) for t in value] if key == "tasks" else value)
+            to_data(value) if key == "restart"
+            else to_data(value, skip_defaults=True) if key == "tasks" else value)
 
 
 def test_the_editors_reader_refuses_what_the_cli_refuses_with_its_message(tmp_path):

@@ -221,11 +221,12 @@ def test_connect_raises_typed_host_key_errors_with_the_key_presented(lab, tmp_pa
     import asyncssh
 
     from core.config import Node
+    from core.model import validate
     from core.remote.connect import HostKey, HostKeyChangedError, UnknownHostError, connect
 
     a, b = lab["servers"]["a"], lab["servers"]["b"]
     monkeypatch.setenv("HOME", str(tmp_path))
-    node_a = Node.model_validate(node(a, lab["key"]))
+    node_a = validate(Node, node(a, lab["key"]))
     presented = HostKey(a.address, a.port, "ssh-ed25519",
                         asyncssh.import_public_key(a.host_key_pub).get_fingerprint())
     with pytest.raises(UnknownHostError) as unknown:

@@ -279,9 +279,9 @@ def _import_tensorflow(
 
 
 def _cache_dir() -> Path:
-    import platformdirs
+    from core.paths import user_cache_dir
 
-    return Path(platformdirs.user_cache_dir("TensorDeck", appauthor=False)) / "probes"
+    return user_cache_dir() / "probes"
 
 
 def fingerprint(python: str, site_packages: list[str]) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 import asyncssh
 
 from core.config import ConfigError, ConfigProblem, Node
+from core.model import to_data
 from core.remote.connect import RemoteError, connect, detect_shell
 from core.remote.run_task import SPEC_VARIABLE, encode_spec
 from core.remote.shell import Shell, bootstrap_line, python_command
@@ -171,7 +172,7 @@ def _stand_in(plan: RunPlan, task: TaskPlan, prep: NodePrep) -> None:
     assert task.node and task.remote_argv and prep.place
     spec = {
         "node_name": task.node,
-        "node": plan.config.nodes[task.node].model_dump(),
+        "node": to_data(plan.config.nodes[task.node]),
         "shell": prep.shell,
         "argv": task.remote_argv,
         "env": task.env,

@@ -22,6 +22,7 @@ import asyncssh
 
 from core.config import Node
 from core.exitcodes import launcher_exit_code
+from core.model import from_data
 from core.paths import resource
 from core.proctree import listen_for_windows_stop
 from core.remote.connect import RemoteError, connect
@@ -63,7 +64,7 @@ def agent_task(argv: list[str], env: dict[str, str], cwd: str, runtime: bool = T
 
 
 async def run_remote(spec: dict) -> int:
-    node = Node.model_validate(spec["node"])
+    node = from_data(Node, spec["node"])  # written by this TensorDeck from a checked config
     conn = await connect(node, spec["node_name"])
     async with conn:
         process = await conn.create_process(

@@ -22,7 +22,7 @@ import shutil
 import subprocess
 from typing import TYPE_CHECKING, Protocol
 
-from core.proctree import _PREEXEC
+from core.proctree import pdeathsig_preexec
 
 if TYPE_CHECKING:
     from core.topology import NodePlace, RunPlan
@@ -90,7 +90,7 @@ class LocalSlurm:
         """srun in a session of its own, dying with this process (parent-death signal);
         ``env`` None: this process's environment, which is the task's."""
         return subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True,
-                                preexec_fn=_PREEXEC, env=env, cwd=cwd)
+                                preexec_fn=pdeathsig_preexec(), env=env, cwd=cwd)
 
     def srun(self) -> str:
         return shutil.which("srun") or "srun"

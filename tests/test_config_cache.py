@@ -1,0 +1,99 @@
+"""The cache of checked configs: a text checked once starts again without pydantic, and
+nothing about the cache can make TensorDeck accept what it would refuse."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.config import ConfigError, load_config
+from core.paths import user_cache_dir
+from tests.conftest import EXAMPLES
+
+#: Loads a config (or runs one) in a fresh interpreter; prints whether pydantic was imported.
+PROBE = """
+import sys
+from core.cli import main
+from core.config import config_to_json, load_config
+if sys.argv[1] == "--run":
+    code = main(["--run", sys.argv[2], "--run-dir", sys.argv[3]])
+    print(code, "pydantic" in sys.modules)
+else:
+    cfg = load_config(sys.argv[1])
+    print(config_to_json(cfg) == config_to_json(cfg), "pydantic" in sys.modules)
+"""
+
+
+def fresh(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split("\n")[-2]
+
+
+def entries() -> list[Path]:
+    return sorted((user_cache_dir() / "configs").glob("*.json"))
+
+
+def test_a_checked_config_loads_again_without_pydantic_and_the_same():
+    example = EXAMPLES / "quickstart.json"
+    assert fresh(str(example)) == "True True"  # checked: pydantic was needed
+    assert len(entries()) == 1
+    assert fresh(str(example)) == "True False"  # from the cache
+    assert load_config(example) == load_config(example)
+
+
+def test_the_launcher_starts_a_checked_job_without_importing_pydantic(tmp_path):
+    (tmp_path / "task.py").write_text("pass\n")
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"name": "j", "strategy": "multi_worker_mirrored",
+                               "script": "task.py", "tasks": [{"role": "worker", "count": 2}]}))
+    assert fresh("--run", str(job), str(tmp_path / "run1")) == "0 True"
+    assert fresh("--run", str(job), str(tmp_path / "run2")) == "0 False"
+    summary = json.loads((tmp_path / "run2" / "summary.json").read_text())
+    assert summary["status"] == "succeeded" and len(summary["tasks"]) == 2
+
+
+def test_an_edited_text_is_checked_again(tmp_path):
+    path = tmp_path / "job.json"
+    good = {"name": "j", "strategy": "single", "script": "t.py"}
+    path.write_text(json.dumps(good))
+    load_config(path)
+    path.write_text(json.dumps({**good, "stop_grace_seconds": -1}))
+    with pytest.raises(ConfigError, match="stop_grace_seconds: must be >= 0"):
+        load_config(path)
+    assert len(entries()) == 1  # a refused text is never remembered
+
+
+@pytest.mark.parametrize("damage", [b"", b"{", b"\xff\xfe", b"[]", b'{"name": 1}',
+                                    b'{"unknown": true}', b"null"])
+def test_a_damaged_entry_is_only_a_miss(tmp_path, damage):
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({"name": "j", "strategy": "single", "script": "t.py"}))
+    expected = load_config(path)
+    (entry,) = entries()
+    entry.write_bytes(damage)
+    assert load_config(path) == expected
+    assert json.loads(entry.read_text())["name"] == "j"  # checked again and written anew
+
+
+def test_an_unwritable_cache_costs_only_the_check(tmp_path):
+    cache = user_cache_dir()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("a file where the cache folder should be")
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({"name": "j", "strategy": "single", "script": "t.py"}))
+    assert load_config(path).name == "j"
+
+
+def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path, monkeypatch):
+    monkeypatch.setattr("core.config.CHECKED_CONFIGS", 3)
+    for i in range(6):
+        path = tmp_path / f"job{i}.json"
+        path.write_text(json.dumps({"name": f"j{i}", "strategy": "single", "script": "t.py"}))
+        load_config(path)
+    assert len(entries()) == 3
