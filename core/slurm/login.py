@@ -31,9 +31,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import suppress
 
 import asyncssh
-from pydantic import ValidationError
 
 from core.config import ConfigError, ConfigProblem, Node
+from core.model import from_data, to_data, validate, validation_error
 from core.remote.connect import RemoteError, connect
 from core.remote.prepare import NodesNotReady, place_files
 from core.remote.run_task import (
@@ -66,9 +66,9 @@ def login_node(plan: RunPlan, text: str) -> tuple[str | None, Node]:
             message=f"no node {text!r} in the config's nodes (nodes: {', '.join(nodes) or 'none'})"
                     "; name one of them, or give the login node as user@host[:port]")])
     try:
-        return None, Node(host=found["host"], user=found["user"], python="python3",
-                          port=int(found["port"] or 22))
-    except ValidationError as exc:
+        return None, validate(Node, {"host": found["host"], "user": found["user"],
+                                     "python": "python3", "port": int(found["port"] or 22)})
+    except validation_error() as exc:
         reason = "; ".join(e["msg"] for e in exc.errors())
         raise ConfigError(str(plan.config_path), [ConfigProblem(
             where="--slurm-login", message=f"{text!r} is no [user@]host[:port] ({reason})")]
@@ -273,7 +273,7 @@ class LoginSlurm:
                 where=self.option, message=exc.args[0])]) from None
 
     def stand_in_env(self, env: dict[str, str], cwd: str) -> dict[str, str]:
-        spec = {"node_name": self.name, "node": self.node.model_dump(), "env": env, "cwd": cwd}
+        spec = {"node_name": self.name, "node": to_data(self.node), "env": env, "cwd": cwd}
         return {LOGIN_VARIABLE: encode_spec(spec)}
 
     def close(self) -> None:
@@ -289,5 +289,5 @@ def login_from_spec(text: str) -> tuple[LoginSlurm, dict[str, str], str]:
     """A task stand-in's login node (connected: RemoteError otherwise), the task's environment
     and folder there, from its spec (:meth:`LoginSlurm.stand_in_env`)."""
     spec = decode_spec(text)
-    host = LoginSlurm(spec["node_name"], Node.model_validate(spec["node"]))
+    host = LoginSlurm(spec["node_name"], from_data(Node, spec["node"]))
     return host, spec["env"], spec["cwd"]
