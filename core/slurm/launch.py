@@ -23,9 +23,11 @@ from __future__ import annotations
 import math
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 
@@ -161,18 +163,25 @@ class Allocation:
             self.holder.communicate()
 
 
-def _hold(plan: RunPlan) -> Allocation:
+def _hold(plan: RunPlan, on_submit: Callable[[Callable[[], None]], None] | None) -> Allocation:
     """Submit the job and wait until Slurm grants it (no timeout: a busy cluster queues it).
     salloc holds the job while its command runs, and the command is ``cat`` of a pipe only
     this launcher writes to: when the launcher closes it, or is killed outright (``kill -9``),
     cat ends and salloc gives the job up. salloc has a session of its own (a Ctrl+C is the
-    launcher's to handle: while queued, it withdraws the job)."""
+    launcher's to handle: while queued, it withdraws the job). ``on_submit`` gets a function
+    that withdraws the job from another thread (SIGINT: salloc revokes it, queued or not)."""
     holder = subprocess.Popen(
         ["salloc", *submit_options(plan), "cat"],
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         start_new_session=True,
     )
     assert holder.stderr is not None
+    if on_submit is not None:
+        def withdraw() -> None:
+            if holder.poll() is None:
+                holder.send_signal(signal.SIGINT)
+
+        on_submit(withdraw)
     said: list[str] = []
     job = None
     try:
@@ -195,11 +204,12 @@ def _hold(plan: RunPlan) -> Allocation:
     raise _problem(plan, "slurm", f"Slurm refused the job: {words}")
 
 
-def allocate(plan: RunPlan) -> Allocation:
+def allocate(plan: RunPlan,
+             on_submit: Callable[[Callable[[], None]], None] | None = None) -> Allocation:
     """Submit the job and wait until Slurm grants it, then place every task: its host, its
-    port (picked there), its ``srun`` command. ConfigError when Slurm refuses the job; nothing
-    is left submitted then."""
-    allocation = _hold(plan)
+    port (picked there), its ``srun`` command. ConfigError when Slurm refuses the job (or it
+    was withdrawn by the function given to ``on_submit``); nothing is left submitted then."""
+    allocation = _hold(plan, on_submit)
     try:
         _place(plan, allocation.job_id)
     except BaseException:
