@@ -23,9 +23,9 @@ from tests.conftest import (
     tensordeck,
     wait_no_leftovers,
 )
-from tests.slurm import slurm_missing_reason, start_slurm
 
 HOST = socket.gethostname().split(".")[0]
+pytest_plugins = ["tests.slurm"]  # its session-wide ``slurm`` cluster
 
 # By role: ps (and parameter_server workers) serve until stopped; the chief (else each
 # worker) reports what Slurm and TensorDeck told it, then exits with FAIL_<ROLE><INDEX>.
@@ -46,15 +46,6 @@ if serves or os.environ.get("HANG") or os.environ.get("HANG_" + role.upper() + i
     time.sleep(600)
 sys.exit(int(os.environ.get("FAIL_" + role.upper() + index, "0")))
 """
-
-
-@pytest.fixture(scope="module")
-def slurm(tmp_path_factory):
-    if reason := slurm_missing_reason():
-        pytest.skip(reason)
-    cluster = start_slurm(tmp_path_factory.mktemp("slurm"))
-    yield cluster
-    cluster.stop()
 
 
 @pytest.fixture
