@@ -217,7 +217,7 @@ class ClusterView(QWidget):
         self.run_dir = QLineEdit()
         self.run_dir.setPlaceholderText(self.tr("Default: runs/<time>-<name> next to the config"))
 
-        #: The ``slurm`` block's fields (core's SlurmOptions), by key.
+        # The ``slurm`` block's fields (core's SlurmOptions), by key.
         self.slurm_fields: dict[str, QLineEdit | QSpinBox | QPlainTextEdit] = {
             key: self._slurm_field(key) for key in SLURM_KEYS}
         self._slurm_edited: set[str] = set()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -46,8 +47,8 @@ from gui.widgets.node_gpu_panel import NodeGpuPanel
 from gui.widgets.resources import ResourcePanel
 from gui.widgets.task_table import TaskTable
 
-#: Where a run goes ("Run on"): this machine and the LAN are ``tensordeck --run FILE`` (the
-#: config's tasks say which: one of the two is offered), a Slurm cluster is ``--slurm``.
+# Where a run goes ("Run on"): this machine and the LAN are ``tensordeck --run FILE`` (the
+# config's tasks say which: one of the two is offered), a Slurm cluster is ``--slurm``.
 RUN_ON = ("local", "lan", "slurm")
 
 #: Substrings a metric line must contain before it is worth a regex (floods stay cheap).
@@ -129,7 +130,7 @@ class RunView(QWidget):
         for where in RUN_ON:
             self.run_on.addItem(run_on_labels[where], where)
         self.run_on_label.setBuddy(self.run_on)
-        #: The Slurm job of the run (its id once Slurm granted it), shown for Slurm runs only.
+        # The Slurm job of the run (its id once Slurm granted it), shown for Slurm runs only.
         self.slurm_job = QLabel()
         self.slurm_job.setObjectName("muted")
         self.slurm_job.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -145,11 +146,10 @@ class RunView(QWidget):
         head = QHBoxLayout()
         head.addWidget(title)
         head.addWidget(self.status)
-        head.addWidget(self.slurm_job)
         head.addStretch(1)
         head.addWidget(self.tensorboard_url)
         for widget in (self.folder_button, self.tensorboard_button, self.stop_button,
-                       self.run_on_label, self.run_on, self.start_button):
+                       self.start_button):
             head.addWidget(widget)
 
         self.tasks = TaskTable()
@@ -177,7 +177,16 @@ class RunView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.addLayout(head)
-        layout.addWidget(self.config_label)
+        # The file and where it runs, under Start; a long path is cut, not the row widened.
+        self.config_label.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                        QSizePolicy.Policy.Preferred)
+        where = QHBoxLayout()
+        where.addWidget(self.config_label, 1)
+        where.addWidget(self.slurm_job)
+        where.addSpacing(12)
+        where.addWidget(self.run_on_label)
+        where.addWidget(self.run_on)
+        layout.addLayout(where)
         layout.addWidget(self.reason)
         layout.addWidget(splitter, 1)
 
@@ -196,6 +205,7 @@ class RunView(QWidget):
         self.config_name = name
         self.config_label.setText(path or self.tr("No config loaded: open one, or create one "
                                                   "with File > New."))
+        self.config_label.setToolTip(path or "")
 
     def set_machines(self, nodes: list[str], on_nodes: bool) -> None:
         """What the open config says about the LAN: its other machines (``nodes``), and
