@@ -652,6 +652,7 @@ def _field_names() -> dict[tuple, list[str]]:
         ("restart",): names(RestartPolicy),
         ("tasks", "restart"): names(RestartPolicy),
         ("nodes",): names(Node),
+        ("slurm",): names(SlurmOptions),
     }
 
 

@@ -16,6 +16,7 @@ from core.config import (
     ConfigProblem,
     JobConfig,
     RestartPolicy,
+    SlurmOptions,
     TaskGroup,
     default_cluster_spec,
 )
@@ -77,12 +78,35 @@ def _rules(kind: object) -> list[Rule]:
     return []
 
 
+def kind(model: type, field: str) -> str:
+    """How an editor shows ``field`` of ``model``: "text", "integer", "number" or "lines" (a
+    list of texts, one a line); null aside."""
+    def kinds(annotation: object) -> set[str]:
+        origin = get_origin(annotation)
+        if origin is list:
+            return {"lines" if kinds(get_args(annotation)[0]) == {"text"} else "list"}
+        if origin is Annotated:
+            return kinds(get_args(annotation)[0])
+        if origin is not None:
+            return {k for arg in get_args(annotation) for k in kinds(arg)}
+        if annotation is type(None):
+            return set()
+        return {{str: "text", int: "integer", float: "number"}.get(annotation, "other")}
+
+    found = kinds(field_types(model)[field])
+    if len(found) != 1 or not found <= {"text", "integer", "number", "lines"}:
+        raise TypeError(f"{model.__name__}.{field} is not one text, number or list of texts")
+    return found.pop()
+
+
 STRATEGIES = choices(JobConfig, "strategy")
 ROLES = choices(TaskGroup, "role")
 CLUSTER_SPECS = choices(JobConfig, "cluster_spec")
 CROSS_DEVICE_OPS = choices(JobConfig, "cross_device_ops")
 RESTART_POLICIES = choices(RestartPolicy, "policy")
 KEY_ORDER = (SCHEMA_KEY, *keys(JobConfig))
+#: The ``slurm`` block's keys (``tensordeck --run FILE --slurm``), in file order.
+SLURM_KEYS = keys(SlurmOptions)
 
 #: The tasks a new job of each strategy starts with: the smallest mix core accepts for it,
 #: with two workers where workers share the training (the user edits them afterwards).

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.events import EventSink
     from core.findings import Finding
     from core.proctree import Watchdog
@@ -35,6 +37,11 @@ class DoctorRefused(Exception):
     def __init__(self, findings: list[Finding]) -> None:
         super().__init__("; ".join(f.title for f in findings if f.severity == "error"))
         self.findings = findings
+
+
+class RunCancelled(Exception):
+    """:meth:`RunSession.cancel` withdrew the run while it waited for its Slurm job: nothing
+    was started, and nothing is left submitted."""
 
 
 def doctor_findings(plan: RunPlan) -> list[Finding]:
@@ -56,7 +63,7 @@ class RunSession:
     """One run of ``config_path``. Each step runs once and the next ones call it when it has
     not run yet: :meth:`load`, :meth:`check`, then :meth:`open` and :meth:`execute`. Until a run
     is open the session holds the plan's reserved ports: :meth:`close` releases them (every
-    failing step does so itself).
+    failing step does so itself). :meth:`cancel` withdraws a Slurm job that still waits.
 
     ``doctor=False`` (``--no-doctor``) skips the doctor's gate; the window always checks.
     ``slurm=True`` (``--slurm``): the tasks run as steps of one Slurm job (core.slurm), held
@@ -83,6 +90,8 @@ class RunSession:
         self.warnings: list[Finding] = []
         self.run: Run | None = None
         self._checked = False
+        self._cancelled = False
+        self._withdraw: Callable[[], None] | None = None
 
     def load(self) -> RunPlan:
         """Read and plan the config (pure: nothing is made on any machine); the interpreter
@@ -130,9 +139,7 @@ class RunSession:
         self.check()
         plan = self.load()
         if self.slurm:
-            from core.slurm.launch import allocate
-
-            self.allocation = allocate(plan, self._checked_cluster(plan))
+            self._allocate(plan)
         elif plan.node_tasks:
             from core.remote.prepare import prepare_nodes
 
@@ -146,6 +153,38 @@ class RunSession:
             self._release_allocation()
             raise
         return self.run
+
+    def _allocate(self, plan: RunPlan) -> None:
+        from core.config import ConfigError
+        from core.slurm.launch import allocate
+
+        try:
+            host = self._checked_cluster(plan)  # before anything is submitted
+            if self._cancelled:
+                host.close()
+                raise RunCancelled
+            self.allocation = allocate(plan, host, self._submitted)
+        except (ConfigError, RunCancelled):
+            plan.release_ports()
+            if self._cancelled:  # withdrawn: salloc's "Job aborted due to signal"
+                raise RunCancelled from None
+            raise
+        finally:
+            self._withdraw = None
+
+    def _submitted(self, withdraw: Callable[[], None]) -> None:
+        self._withdraw = withdraw
+        if self._cancelled:  # cancel() came before salloc started
+            withdraw()
+
+    def cancel(self) -> None:
+        """From another thread, while :meth:`open` waits for Slurm to grant the job: withdraw
+        it; open then raises :class:`RunCancelled`. Once the run is open, stop its supervisor
+        instead (a granted job runs to the end of :meth:`execute`)."""
+        self._cancelled = True
+        withdraw = self._withdraw
+        if withdraw is not None:
+            withdraw()
 
     def execute(self) -> RunResult:
         """Run to the end (blocking; the calling thread owns the task processes)."""

@@ -333,6 +333,7 @@ class MainWindow(QMainWindow):
         progress = f"[{self.run_view.progress_text}] " if self.run_view.progress_text else ""
         self.setWindowTitle(f"{progress}{name}{' *' if self.cluster.dirty else ''} — TensorDeck")
         self.run_view.set_config(str(self.cluster.path) if self.cluster.path else None)
+        self.run_view.set_machines(*self.cluster.machines())
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()

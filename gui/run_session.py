@@ -9,6 +9,11 @@ Signals (all on the GUI thread):
     finished(RunResult | None): the run ended (None: it could not start; see ``failed``).
     failed(list[str]): the run was refused (the config's problems, or the doctor's findings);
         one message per problem, nothing was started.
+    withdrawn(): right before ``finished(None)``: Stop withdrew a Slurm job that waited for
+        its allocation; nothing was started, nothing is left submitted.
+
+With ``slurm`` the tasks run as steps of one Slurm job (``tensordeck --run FILE --slurm``):
+the allocation (salloc, which may wait in the queue) happens on the worker thread too.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from core.config import ConfigError
 from core.doctor.report import render_finding
-from core.session import DoctorRefused
+from core.session import DoctorRefused, RunCancelled
 from core.session import RunSession as CoreSession
 from core.topology import RunPlan
 from gui.bridge import EventBridge
@@ -44,6 +49,7 @@ class RunSession(QObject):
     events = Signal(list)
     finished = Signal(object)
     failed = Signal(list)
+    withdrawn = Signal()
     _done = Signal(object, object)  # result, problems (worker thread -> GUI thread)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -52,6 +58,8 @@ class RunSession(QObject):
         self.bridge.batch.connect(self._on_batch)
         self._done.connect(self._on_done)
         self._run: Run | None = None
+        self._session: CoreSession | None = None
+        self._withdrawn = False
         self._thread: threading.Thread | None = None
         self._stop_requested = False
         self.run_dir: Path | None = None
@@ -62,22 +70,29 @@ class RunSession(QObject):
         would be refused)."""
         return self._thread is not None
 
-    def start(self, config_path: str | Path, run_dir: str | Path | None = None) -> None:
-        """Validate, plan and run ``config_path`` on a worker thread."""
+    def start(self, config_path: str | Path, run_dir: str | Path | None = None, *,
+              slurm: bool = False) -> None:
+        """Validate, plan and run ``config_path`` on a worker thread (on a Slurm cluster with
+        ``slurm``)."""
         if self._thread is not None:
             raise RuntimeError("a run is already going on")
         self._stop_requested = False
+        self._withdrawn = False
+        self._session = CoreSession(config_path, run_dir=run_dir, slurm=slurm)
         self.bridge.start()
-        self._thread = threading.Thread(target=self._work, args=(Path(config_path), run_dir),
+        self._thread = threading.Thread(target=self._work, args=(self._session,),
                                         name="tensordeck-run", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop every task (gracefully, then by force); a second call kills at once."""
+        """Stop every task (gracefully, then by force); a second call kills at once. Before
+        the tasks start, a Slurm job waiting for its allocation is withdrawn."""
         self._stop_requested = True
         run = self._run
         if run is not None:
             run.supervisor.request_stop("stopped from the window")
+        elif self._session is not None:
+            self._session.cancel()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the worker thread ended (for closing the app); True if it did."""
@@ -87,10 +102,13 @@ class RunSession(QObject):
             return not thread.is_alive()
         return True
 
-    def _work(self, config_path: Path, run_dir: str | Path | None) -> None:
-        session = CoreSession(config_path, run_dir=run_dir)
+    def _work(self, session: CoreSession) -> None:
         try:
             run = session.open(self.bridge.sink)
+        except RunCancelled:
+            self._withdrawn = True
+            self._done.emit(None, None)
+            return
         except ConfigError as exc:
             self._done.emit(None, [str(p) for p in exc.problems])
             return
@@ -138,7 +156,10 @@ class RunSession(QObject):
             self._thread.join()
         self._thread = None
         self._run = None
+        self._session = None
         self.bridge.stop()  # deliver the last events before "finished"
         if problems:
             self.failed.emit(problems)
+        if self._withdrawn:
+            self.withdrawn.emit()
         self.finished.emit(result)

@@ -100,13 +100,17 @@ def only_run_dir(config_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def slurm(tmp_path_factory):
     """A real one-machine Slurm cluster (tests/slurm.py), shared by the Slurm test files."""
-    from tests.slurm import slurm_missing_reason, start_slurm
+    from tests.slurm import session_cluster
 
-    if reason := slurm_missing_reason():
-        pytest.skip(reason)
-    cluster = start_slurm(tmp_path_factory.mktemp("slurm"))
-    yield cluster
-    cluster.stop()
+    yield from session_cluster(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def slurm_gpus(tmp_path_factory):
+    """A second cluster, whose node has two GPUs (empty files that Slurm hands out)."""
+    from tests.slurm import session_cluster
+
+    yield from session_cluster(tmp_path_factory, gpus=2)
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,12 @@
 """A real one-machine Slurm cluster for the tests (as tests/sshd.py serves OpenSSH): munged,
 slurmctld and slurmd from Debian's slurm-wlm, with a private slurm.conf, munge key, ports,
 state and spool folders under a temp folder; this host is controller and only node. Clients
-find it through SLURM_CONF (and the munge socket named in the config's AuthInfo)."""
+find it through SLURM_CONF (and the munge socket named in the config's AuthInfo). With ``gpus``
+the node has that many GPUs (GRES gpu, backed by empty files: Slurm counts and hands them out,
+``SLURM_GPUS_ON_NODE`` says how many a step got; no CUDA device is behind them).
+
+The ``slurm`` fixture (tests/conftest.py) is one such cluster, without GPUs, for the whole test
+session; ``slurm_gpus`` one with two GPUs."""
 
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sbatch", "salloc", "srun", "sinfo", "squeue", "scancel", "scontrol")
@@ -87,9 +94,10 @@ class SlurmCluster:
                 process.wait()
 
 
-def _config(root: Path, host: str, socket_path: Path) -> str:
+def _config(root: Path, host: str, socket_path: Path, gpus: int) -> str:
     return "\n".join([
         "ClusterName=tensordeck-test",
+        *(["GresTypes=gpu"] if gpus else []),
         f"SlurmctldHost={host}(127.0.0.1)",  # whatever the host's name resolves to
         f"SlurmctldPort={_free_port()}",
         f"SlurmdPort={_free_port()}",
@@ -117,16 +125,18 @@ def _config(root: Path, host: str, socket_path: Path) -> str:
         "MinJobAge=2",
         "InactiveLimit=0",
         "SchedulerParameters=sched_interval=1",
-        f"NodeName={host} NodeAddr=127.0.0.1 CPUs={CPUS} State=UNKNOWN",
+        f"NodeName={host} NodeAddr=127.0.0.1 CPUs={CPUS}{f' Gres=gpu:{gpus}' if gpus else ''} "
+        "State=UNKNOWN",
         f"PartitionName={PARTITION} Nodes={host} Default=YES MaxTime=INFINITE State=UP "
         "OverSubscribe=FORCE",
         "",
     ])
 
 
-def start_slurm(root: Path) -> SlurmCluster:
-    """Start munged, slurmctld and slurmd for a cluster kept under ``root``; return once
-    ``sinfo`` shows the node idle. RuntimeError (with the daemons' logs) when it does not."""
+def start_slurm(root: Path, gpus: int = 0) -> SlurmCluster:
+    """Start munged, slurmctld and slurmd for a cluster kept under ``root`` (its node with
+    ``gpus`` GPUs); return once ``sinfo`` shows the node idle. RuntimeError (with the daemons'
+    logs) when it does not."""
     for sub in ("state", "spool", "munge"):
         (root / sub).mkdir(parents=True, exist_ok=True)
     os.chmod(root / "munge", 0o700)
@@ -136,7 +146,13 @@ def start_slurm(root: Path) -> SlurmCluster:
     socket_path = root / "munge" / "munge.socket"
     host = socket.gethostname().split(".")[0]
     conf = root / "slurm.conf"
-    conf.write_text(_config(root, host, socket_path))
+    conf.write_text(_config(root, host, socket_path, gpus))
+    if gpus:  # gres.conf beside slurm.conf: one file per GPU stands for its device
+        devices = [root / f"gpu{i}" for i in range(gpus)]
+        for device in devices:
+            device.touch()
+        (root / "gres.conf").write_text(
+            f"NodeName={host} Name=gpu File={root}/gpu[0-{gpus - 1}]\n")
     cluster = SlurmCluster(root, conf, PARTITION)
     log = open(root / "daemons.out", "ab")  # noqa: SIM115 - the daemons hold it
     start = [
@@ -182,3 +198,13 @@ def _wait_for(ready, what: str, cluster: SlurmCluster) -> None:
         if p.exists()
     )
     raise RuntimeError(f"Slurm test cluster: no {what} after {READY_SECONDS:.0f} s\n{logs}")
+
+
+def session_cluster(tmp_path_factory, gpus: int = 0):
+    """A cluster for a session-scoped fixture (tests/conftest.py: ``slurm``, ``slurm_gpus``);
+    skips where one cannot start."""
+    if reason := slurm_missing_reason():
+        pytest.skip(reason)
+    cluster = start_slurm(tmp_path_factory.mktemp("slurm"), gpus)
+    yield cluster
+    cluster.stop()

@@ -11,6 +11,7 @@ from core.config import (
     ConfigError,
     JobConfig,
     RestartPolicy,
+    SlurmOptions,
     TaskGroup,
     config_to_json,
     parse_config,
@@ -23,10 +24,12 @@ from core.jobfile import (
     KEY_ORDER,
     RESTART_POLICIES,
     ROLES,
+    SLURM_KEYS,
     STARTER_TASKS,
     STRATEGIES,
     bounds,
     default,
+    kind,
     new_job,
 )
 from core.model import to_data, validate
@@ -78,6 +81,7 @@ def test_every_strategy_has_starter_tasks_and_nothing_else_does():
     (RestartPolicy, "backoff_seconds", {}),
     (RestartPolicy, "max_restarts", {}),
     (TaskGroup, "count", {"role": "worker"}),
+    (SlurmOptions, "gpus_per_task", {}),
 ])
 def test_bounds_are_the_ones_core_enforces(model, field, base):
     def valid(value: float) -> bool:
@@ -93,6 +97,20 @@ def test_bounds_are_the_ones_core_enforces(model, field, base):
     low, high = bounds(model, field)
     assert valid(low) and not valid(low - 1)
     assert high is None or (valid(high) and not valid(high + 1))
+
+
+def test_the_slurm_blocks_keys_and_kinds_are_those_of_the_json_schema():
+    """The editor of ``slurm`` builds a field per key, by its kind."""
+    props = schema()["$defs"]["SlurmOptions"]["properties"]
+    assert list(SLURM_KEYS) == list(props)
+    kinds = {"string": "text", "integer": "integer", "number": "number", "array": "lines"}
+    for key in SLURM_KEYS:
+        types = [o["type"] for o in props[key].get("anyOf", [props[key]]) if o["type"] != "null"]
+        assert kind(SlurmOptions, key) == kinds[types[0]], key
+    assert [kind(JobConfig, k) for k in ("name", "stop_grace_seconds", "args")] == [
+        "text", "number", "lines"]
+    with pytest.raises(TypeError):
+        kind(JobConfig, "tasks")  # a list of objects: no one field shows it
 
 
 def test_defaults_are_what_a_file_that_leaves_them_out_gets():

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import math
 import re
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 
@@ -165,15 +167,23 @@ class Allocation:
             self.host.close()
 
 
-def _hold(plan: RunPlan, host: SlurmHost) -> Allocation:
+def _hold(plan: RunPlan, host: SlurmHost,
+          on_submit: Callable[[Callable[[], None]], None] | None) -> Allocation:
     """Submit the job and wait until Slurm grants it (no timeout: a busy cluster queues it).
     salloc holds the job while its command runs, and the command is ``cat`` of a pipe only
     this launcher writes to: when the launcher closes it, or is killed outright (``kill -9``),
     cat ends and salloc gives the job up. salloc has a session of its own (a Ctrl+C is the
     launcher's to handle: while queued, it withdraws the job). Over SSH, the channel is the
-    pipe: it closes when the launcher dies."""
+    pipe: it closes when the launcher dies. ``on_submit`` gets a function that withdraws the
+    job from another thread (SIGINT: salloc revokes it, queued or not)."""
     holder = host.hold(["salloc", *submit_options(plan), "cat"])
     assert holder.stderr is not None
+    if on_submit is not None:
+        def withdraw() -> None:
+            if holder.poll() is None:
+                holder.send_signal(signal.SIGINT)
+
+        on_submit(withdraw)
     said: list[str] = []
     job = None
     try:
@@ -196,13 +206,15 @@ def _hold(plan: RunPlan, host: SlurmHost) -> Allocation:
     raise _problem(plan, "slurm", f"Slurm refused the job: {words}")
 
 
-def allocate(plan: RunPlan, host: SlurmHost | None = None) -> Allocation:
+def allocate(plan: RunPlan, host: SlurmHost | None = None,
+             on_submit: Callable[[Callable[[], None]], None] | None = None) -> Allocation:
     """Submit the job from ``host`` (default: this machine) and wait until Slurm grants it,
     then place every task: its host, its port (picked there), its ``srun`` command. The
-    allocation owns ``host`` (its release closes it). ConfigError when Slurm refuses the job;
-    nothing is left submitted then."""
+    allocation owns ``host`` (its release closes it). ConfigError when Slurm refuses the job
+    (or it was withdrawn by the function given to ``on_submit``); nothing is left submitted
+    then."""
     host = host or LocalSlurm()
-    allocation = _hold(plan, host)
+    allocation = _hold(plan, host, on_submit)
     try:
         _place(plan, allocation.job_id, host)
     except BaseException:

@@ -176,6 +176,11 @@ class _Remote:
         """The node agent's stop (SIGTERM to srun, which ends its step), then its kill."""
         self._loop.soon(self._process.stdin.write, next(self._stops, b"kill\n"))
 
+    def send_signal(self, signum: int) -> None:
+        """Any signal, over SSH: the channel closes (sshd hangs salloc up, which withdraws a
+        queued job as a Ctrl+C does)."""
+        self.kill()
+
     def kill(self) -> None:
         """Close the channel: the agent kills srun, salloc's cat ends."""
         self._loop.soon(self._process.close)

@@ -84,278 +84,343 @@
 <context>
     <name>ClusterView</name>
     <message>
-        <location filename="../views/cluster.py" line="161"/>
+        <location filename="../views/cluster.py" line="164"/>
         <source>train.py (relative to the config file&apos;s folder)</source>
         <translation>train.py（相对于配置文件所在的文件夹）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="162"/>
-        <location filename="../views/cluster.py" line="170"/>
+        <location filename="../views/cluster.py" line="165"/>
+        <location filename="../views/cluster.py" line="173"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="164"/>
+        <location filename="../views/cluster.py" line="167"/>
         <source>--epochs 5 --data {run_dir}/data</source>
         <translation>--epochs 5 --data {run_dir}/data</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="165"/>
+        <location filename="../views/cluster.py" line="168"/>
         <source>Add file…</source>
         <translation>添加文件…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="169"/>
+        <location filename="../views/cluster.py" line="172"/>
         <source>Default: the Python running TensorDeck</source>
         <translation>默认：运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="172"/>
+        <location filename="../views/cluster.py" line="175"/>
         <source>No NVIDIA GPU was found on this machine: tasks run on the CPU.</source>
         <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="190"/>
+        <location filename="../views/cluster.py" line="193"/>
         <source>Never: the first failure fails the run</source>
         <translation>从不：任一任务失败即整个运行失败</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="191"/>
+        <location filename="../views/cluster.py" line="194"/>
         <source>On failure: restart the task</source>
         <translation>失败时：重启该任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="203"/>
+        <location filename="../views/cluster.py" line="206"/>
         <source>Default for the strategy</source>
         <translation>按策略默认</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="204"/>
+        <location filename="../views/cluster.py" line="207"/>
         <source>TF_CONFIG variable</source>
         <translation>TF_CONFIG 环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="205"/>
+        <location filename="../views/cluster.py" line="208"/>
         <source>--job_name/--task_index flags</source>
         <translation>--job_name/--task_index 命令行参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="205"/>
+        <location filename="../views/cluster.py" line="208"/>
         <source>Both</source>
         <translation>两者都用</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="209"/>
+        <location filename="../views/cluster.py" line="212"/>
         <source>auto (hierarchical copy on Windows)</source>
         <translation>自动（Windows 上为 hierarchical copy）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="215"/>
+        <location filename="../views/cluster.py" line="218"/>
         <source>Default: runs/&lt;time&gt;-&lt;name&gt; next to the config</source>
         <translation>默认：配置文件旁的 runs/&lt;时间&gt;-&lt;名称&gt;</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="222"/>
+        <location filename="../views/cluster.py" line="230"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="225"/>
+        <location filename="../views/cluster.py" line="233"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="226"/>
+        <location filename="../views/cluster.py" line="234"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="228"/>
+        <location filename="../views/cluster.py" line="236"/>
         <source>Script</source>
         <translation>脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="230"/>
+        <location filename="../views/cluster.py" line="238"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="232"/>
+        <location filename="../views/cluster.py" line="240"/>
         <source>Interpreter</source>
         <translation>解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="234"/>
+        <location filename="../views/cluster.py" line="242"/>
         <source>Tasks</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="251"/>
+        <location filename="../views/cluster.py" line="259"/>
+        <source>Slurm</source>
+        <translation>Slurm</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="261"/>
+        <source>Used when the Run view&apos;s &quot;Run on&quot; is a Slurm cluster (tensordeck --run FILE --slurm). Empty: the cluster&apos;s default.</source>
+        <translation>在“运行”视图的“运行于”选择 Slurm 集群时使用（tensordeck --run 文件 --slurm）。留空：使用集群的默认值。</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="267"/>
+        <source>Partition</source>
+        <translation>分区</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="267"/>
+        <source>Account</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="268"/>
+        <source>Time limit</source>
+        <translation>时间限制</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="269"/>
+        <source>GPUs per task</source>
+        <translation>每个任务的 GPU 数</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="270"/>
+        <source>More #SBATCH lines</source>
+        <translation>更多 #SBATCH 行</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="274"/>
         <source>Environment variables</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="255"/>
+        <location filename="../views/cluster.py" line="278"/>
         <source>Failures and stopping</source>
         <translation>失败与停止</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="257"/>
+        <location filename="../views/cluster.py" line="280"/>
         <source>Restart policy</source>
         <translation>重启策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="258"/>
+        <location filename="../views/cluster.py" line="281"/>
         <source>Max restarts per task</source>
         <translation>每个任务最多重启次数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="259"/>
+        <location filename="../views/cluster.py" line="282"/>
         <source>First restart after</source>
         <translation>首次重启等待</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="261"/>
+        <location filename="../views/cluster.py" line="284"/>
         <source>Stop grace period</source>
         <translation>停止宽限时间</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="263"/>
+        <location filename="../views/cluster.py" line="286"/>
         <source>Advanced</source>
         <translation>高级</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="265"/>
+        <location filename="../views/cluster.py" line="288"/>
         <source>Cluster description</source>
         <translation>集群描述方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="266"/>
+        <location filename="../views/cluster.py" line="289"/>
         <source>All-reduce</source>
         <translation>All-reduce 方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="267"/>
+        <location filename="../views/cluster.py" line="290"/>
         <source>Run folder</source>
         <translation>运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="287"/>
+        <location filename="../views/cluster.py" line="310"/>
         <source>The config file (read-only)</source>
         <translation>配置文件（只读）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="297"/>
+        <location filename="../views/cluster.py" line="320"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="514"/>
+        <location filename="../views/cluster.py" line="363"/>
+        <source>The cluster&apos;s default partition</source>
+        <translation>集群的默认分区</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="364"/>
+        <source>Your default account</source>
+        <translation>你的默认账户</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="365"/>
+        <source>The partition&apos;s; e.g. 90, 2:00:00 or 1-12:00:00</source>
+        <translation>分区的默认值；例如 90、2:00:00 或 1-12:00:00</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="366"/>
+        <source>None</source>
+        <translation>不申请</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="367"/>
+        <source>One option a line, e.g. --qos=normal</source>
+        <translation>每行一个选项，例如 --qos=normal</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="380"/>
+        <source>Not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="615"/>
         <source>Checking the interpreter, the ports and the doctor&apos;s pre-run checks…</source>
         <translation>正在检查解释器、端口和诊断的运行前检查…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="524"/>
+        <location filename="../views/cluster.py" line="625"/>
         <source>No problem in the fields. Saved, the file is also checked as `tensordeck validate` does.</source>
         <translation>各字段没有问题。保存后，文件还会像 `tensordeck validate` 那样被完整检查。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="558"/>
+        <location filename="../views/cluster.py" line="659"/>
         <source>{n} problem(s) to fix before this config can run.</source>
         <translation>还有 {n} 个问题需要修正，之后才能运行此配置。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="565"/>
+        <location filename="../views/cluster.py" line="666"/>
         <source>Valid: this is exactly the file `tensordeck --run` reads.</source>
         <translation>有效：这正是 `tensordeck --run` 读取的文件。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="567"/>
+        <location filename="../views/cluster.py" line="668"/>
         <source>The doctor warns: {titles}</source>
         <translation>诊断提醒：{titles}</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="585"/>
+        <location filename="../views/cluster.py" line="686"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="595"/>
+        <location filename="../views/cluster.py" line="696"/>
         <source>Row {row}</source>
         <translation>第 {row} 行</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="630"/>
+        <location filename="../views/cluster.py" line="735"/>
         <source>Not saved yet</source>
         <translation>尚未保存</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="635"/>
+        <location filename="../views/cluster.py" line="740"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="636"/>
+        <location filename="../views/cluster.py" line="741"/>
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="642"/>
+        <location filename="../views/cluster.py" line="747"/>
         <source>File argument</source>
         <translation>文件参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="648"/>
+        <location filename="../views/cluster.py" line="753"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="649"/>
+        <location filename="../views/cluster.py" line="754"/>
         <source>Python ({pattern});;All files (*)</source>
         <translation>Python ({pattern});;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="178"/>
+        <location filename="../views/cluster.py" line="181"/>
         <source>Only when tasks run on other machines too, e.g. 192.168.1.10</source>
         <translation>仅当任务也在其他机器上运行时填写，例如 192.168.1.10</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="180"/>
+        <location filename="../views/cluster.py" line="183"/>
         <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
         <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="186"/>
+        <location filename="../views/cluster.py" line="189"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="187"/>
+        <location filename="../views/cluster.py" line="190"/>
         <source>Check every machine and the connections between them before a run</source>
         <translation>运行前检查每台机器及它们之间的连接</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="239"/>
+        <location filename="../views/cluster.py" line="247"/>
         <source>Machines</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="241"/>
+        <location filename="../views/cluster.py" line="249"/>
         <source>Other machines of the LAN that run tasks (choose them in the tasks&apos; Node column).</source>
         <translation>局域网中运行任务的其他机器（在任务的“节点”列中选择）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="246"/>
+        <location filename="../views/cluster.py" line="254"/>
         <source>This machine&apos;s address</source>
         <translation>本机地址</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="510"/>
+        <location filename="../views/cluster.py" line="611"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="511"/>
+        <location filename="../views/cluster.py" line="612"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -1159,37 +1224,37 @@ Launch, watch and diagnose TensorFlow training.</source>
         <translation>新配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="366"/>
+        <location filename="../main_window.py" line="367"/>
         <source>Fix the config first</source>
         <translation>请先修正配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="374"/>
+        <location filename="../main_window.py" line="375"/>
         <source>Save the changes?</source>
         <translation>保存更改？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="375"/>
+        <location filename="../main_window.py" line="376"/>
         <source>The run reads the config file. Save your changes to {path} first?</source>
         <translation>运行读取的是配置文件。要先把更改保存到 {path} 吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="419"/>
+        <location filename="../main_window.py" line="420"/>
         <source>TensorDeck: {name} {status}</source>
         <translation>TensorDeck：{name} {status}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="483"/>
+        <location filename="../main_window.py" line="484"/>
         <source>A run is going on</source>
         <translation>有运行正在进行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="484"/>
+        <location filename="../main_window.py" line="485"/>
         <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="389"/>
+        <location filename="../main_window.py" line="390"/>
         <source>Checking the machines…</source>
         <translation>正在检查机器…</translation>
     </message>
@@ -1199,8 +1264,8 @@ Launch, watch and diagnose TensorFlow training.</source>
         <translation>TensorDeck 重启后才会显示新的语言。现在重启吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="395"/>
-        <location filename="../main_window.py" line="405"/>
+        <location filename="../main_window.py" line="396"/>
+        <location filename="../main_window.py" line="406"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
@@ -1505,143 +1570,208 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>RunView</name>
     <message>
-        <location filename="../views/run.py" line="80"/>
+        <location filename="../views/run.py" line="87"/>
         <source>TensorBoard</source>
         <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap).</extracomment>
         <translation>TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="98"/>
+        <location filename="../views/run.py" line="107"/>
         <source>Run</source>
         <extracomment>When the tasks are killed if they have not exited (monotonic), while stopping. Offered when a start failed on a node whose host key is not known yet.</extracomment>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="100"/>
-        <location filename="../views/run.py" line="176"/>
+        <location filename="../views/run.py" line="109"/>
+        <location filename="../views/run.py" line="206"/>
         <source>No config loaded: open one, or create one with File &gt; New.</source>
         <translation>尚未加载配置：请打开一个，或通过“文件 &gt; 新建”创建。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="112"/>
+        <location filename="../views/run.py" line="121"/>
         <source>Start</source>
         <extracomment>Why the last run ended, or why it did not start: stays after the dialog is closed.</extracomment>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="114"/>
-        <location filename="../views/run.py" line="349"/>
+        <location filename="../views/run.py" line="123"/>
+        <location filename="../views/run.py" line="427"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="117"/>
+        <location filename="../views/run.py" line="126"/>
+        <source>Run on:</source>
+        <translation>运行于：</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="128"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="128"/>
+        <source>the LAN</source>
+        <translation>局域网</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="129"/>
+        <source>a Slurm cluster</source>
+        <translation>Slurm 集群</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="138"/>
         <source>Open run folder</source>
         <translation>打开运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="119"/>
+        <location filename="../views/run.py" line="140"/>
         <source>Open TensorBoard</source>
         <translation>打开 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="144"/>
+        <location filename="../views/run.py" line="165"/>
         <source>Logs</source>
         <extracomment>CPU and memory of the machine and of each task, sampled once a second while shown.</extracomment>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="145"/>
+        <location filename="../views/run.py" line="166"/>
         <source>Training metrics</source>
         <translation>训练指标</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="146"/>
+        <location filename="../views/run.py" line="167"/>
         <source>Resources</source>
         <translation>资源</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="208"/>
+        <location filename="../views/run.py" line="220"/>
+        <source>Tasks of this config run on other machines (the tasks&apos; Node column in Cluster): it runs on the LAN.</source>
+        <translation>此配置的任务在其他机器上运行（“集群”中任务的“节点”列）：它在局域网上运行。</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="223"/>
+        <source>No task runs on the config&apos;s other machines ({names}): choose one in the tasks&apos; Node column in Cluster to run on the LAN.</source>
+        <translation>没有任务在配置中的其他机器（{names}）上运行：要在局域网上运行，请在“集群”中任务的“节点”列选择一台。</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="227"/>
+        <source>This config names no other machine: add them under Cluster &gt; Machines, then choose them in the tasks&apos; Node column, to run on the LAN.</source>
+        <translation>此配置没有列出其他机器：要在局域网上运行，请在“集群 &gt; 机器”中添加，然后在任务的“节点”列中选择它们。</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="232"/>
+        <source>One Slurm job for every task, as tensordeck --run FILE --slurm does (its settings: Cluster &gt; Slurm).</source>
+        <translation>所有任务作为一个 Slurm 作业运行，与 tensordeck --run 文件 --slurm 相同（设置见“集群 &gt; Slurm”）。</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="250"/>
+        <source>Slurm: waiting for the job&apos;s allocation…</source>
+        <translation>Slurm：正在等待作业分配资源…</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="271"/>
+        <source>Withdrawing the Slurm job…</source>
+        <translation>正在撤回 Slurm 作业…</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="279"/>
         <source>Killing the tasks…</source>
         <translation>正在强制结束任务…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="214"/>
+        <location filename="../views/run.py" line="285"/>
         <source>Force stop</source>
         <translation>强制停止</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="221"/>
+        <location filename="../views/run.py" line="292"/>
         <source>Stopping: the tasks have {seconds} s to exit, then they are killed. Force stop kills them now.</source>
         <translation>正在停止：任务有 {seconds} 秒时间退出，之后将被强制结束。“强制停止”会立即结束它们。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="235"/>
+        <location filename="../views/run.py" line="306"/>
         <source>TensorBoard: {link}</source>
         <translation>TensorBoard：{link}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="242"/>
+        <location filename="../views/run.py" line="313"/>
         <source>TensorBoard is not installed</source>
         <translation>未安装 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="243"/>
+        <location filename="../views/run.py" line="314"/>
         <source>TensorBoard is not installed in the training interpreter {python}. Install it there now (pip install tensorboard)?</source>
         <translation>训练解释器 {python} 中未安装 TensorBoard。现在在其中安装吗（pip install tensorboard）？</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="301"/>
+        <location filename="../views/run.py" line="338"/>
+        <source>Slurm job {job}</source>
+        <translation>Slurm 作业 {job}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="356"/>
+        <source>Slurm job {job}: every task runs as one of its steps</source>
+        <translation>Slurm 作业 {job}：每个任务作为它的一个作业步运行</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="379"/>
         <source>{task} started (pid {pid})</source>
         <translation>{task} 已启动（pid {pid}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="306"/>
+        <location filename="../views/run.py" line="384"/>
         <source>{task} exited with code {code} ({state})</source>
         <translation>{task} 已退出，退出码 {code}（{state}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="311"/>
+        <location filename="../views/run.py" line="389"/>
         <source>{task} restarts in {delay:g} s</source>
         <translation>{task} 将在 {delay:g} 秒后重启</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="316"/>
+        <location filename="../views/run.py" line="394"/>
         <source>stopping: {reason}</source>
         <translation>正在停止：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="318"/>
+        <location filename="../views/run.py" line="396"/>
         <source>run folder {path}</source>
         <translation>运行文件夹 {path}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="320"/>
+        <location filename="../views/run.py" line="398"/>
         <source>run {status} (exit code {code})</source>
         <translation>运行{status}（退出码 {code}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="323"/>
+        <location filename="../views/run.py" line="401"/>
         <source>The run {status}: {reason}</source>
         <translation>运行{status}：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="356"/>
+        <location filename="../views/run.py" line="435"/>
+        <source>Stopped before the run started: the Slurm job was withdrawn from the queue. Nothing ran.</source>
+        <translation>运行开始前已停止：Slurm 作业已从队列中撤回。没有运行任何任务。</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="442"/>
         <source>The run did not start:</source>
         <translation>运行未能开始：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="362"/>
+        <location filename="../views/run.py" line="448"/>
         <source>The run did not start</source>
         <translation>运行未启动</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="363"/>
+        <location filename="../views/run.py" line="449"/>
         <source>Nothing was started:</source>
         <translation>没有启动任何任务：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="148"/>
+        <location filename="../views/run.py" line="169"/>
         <source>Node GPUs</source>
         <translation>节点 GPU</translation>
     </message>
@@ -1771,28 +1901,28 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>Strategy</name>
     <message>
-        <location filename="../views/cluster.py" line="72"/>
+        <location filename="../views/cluster.py" line="75"/>
         <source>One process on one GPU (or the CPU). The simplest way to train.</source>
         <extracomment>Keys the forms leave out of the file while they hold core&apos;s default. Qt&apos;s largest spin box value, for a number core does not bound. Marks a combo item added to show a value of the file that core does not accept.</extracomment>
         <translation>一个进程，使用一块 GPU（或 CPU）。最简单的训练方式。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="74"/>
+        <location filename="../views/cluster.py" line="77"/>
         <source>One process that uses every GPU of this machine and keeps a copy of the model on each (MirroredStrategy).</source>
         <translation>一个进程使用本机所有 GPU，每块 GPU 上各保存一份模型副本（MirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="77"/>
+        <location filename="../views/cluster.py" line="80"/>
         <source>Several worker processes, each with its GPUs, training one model in step (MultiWorkerMirroredStrategy).</source>
         <translation>多个 worker 进程，各自使用自己的 GPU，同步训练同一个模型（MultiWorkerMirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="80"/>
+        <location filename="../views/cluster.py" line="83"/>
         <source>A chief coordinates, workers compute, ps tasks hold the model&apos;s variables (TF2 ParameterServerStrategy).</source>
         <translation>由 chief 协调，worker 负责计算，ps 任务保存模型变量（TF2 ParameterServerStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="83"/>
+        <location filename="../views/cluster.py" line="86"/>
         <source>Classic TensorFlow 1 scripts that read --job_name, --task_index, --ps_hosts and --worker_hosts (replica_device_setter).</source>
         <translation>经典的 TensorFlow 1 脚本，读取 --job_name、--task_index、--ps_hosts 和 --worker_hosts 参数（replica_device_setter）。</translation>
     </message>

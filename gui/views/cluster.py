@@ -35,6 +35,7 @@ from core.config import (
     ConfigProblem,
     JobConfig,
     RestartPolicy,
+    SlurmOptions,
     parse_config,
     read_config_data,
 )
@@ -42,10 +43,12 @@ from core.jobfile import (
     CLUSTER_SPECS,
     CROSS_DEVICE_OPS,
     RESTART_POLICIES,
+    SLURM_KEYS,
     STRATEGIES,
     bounds,
     default,
     in_file_order,
+    kind,
     new_job,
     run_problems,
 )
@@ -59,7 +62,7 @@ from gui.widgets.node_editor import NodeEditor
 from gui.widgets.task_editor import TaskEditor
 
 #: Keys the forms leave out of the file while they hold core's default.
-OMITTED_AT_DEFAULT = ("nodes", "address", "cross_device_ops")
+OMITTED_AT_DEFAULT = ("nodes", "address", "cross_device_ops", "slurm")
 #: Qt's largest spin box value, for a number core does not bound.
 _SPIN_MAX = 2**31 - 1
 #: Marks a combo item added to show a value of the file that core does not accept.
@@ -214,10 +217,15 @@ class ClusterView(QWidget):
         self.run_dir = QLineEdit()
         self.run_dir.setPlaceholderText(self.tr("Default: runs/<time>-<name> next to the config"))
 
+        # The ``slurm`` block's fields (core's SlurmOptions), by key.
+        self.slurm_fields: dict[str, QLineEdit | QSpinBox | QPlainTextEdit] = {
+            key: self._slurm_field(key) for key in SLURM_KEYS}
+        self._slurm_edited: set[str] = set()
+
         self.problem_labels: dict[str, QLabel] = {
             key: _problem_label() for key in (
                 "", "name", "strategy", "script", "args", "python", "tasks", "nodes", "address",
-                "env", "restart", "stop_grace_seconds", "advanced")}
+                "env", "restart", "stop_grace_seconds", "advanced", "slurm")}
 
         job = QGroupBox(self.tr("Job"))
         form = QFormLayout(job)
@@ -248,6 +256,21 @@ class ClusterView(QWidget):
         machines_layout.addLayout(address_form)
         machines_layout.addWidget(sshd_hint)
         machines_layout.addWidget(self.preflight_button, 0, Qt.AlignmentFlag.AlignLeft)
+        slurm_box = QGroupBox(self.tr("Slurm"))
+        slurm_form = QFormLayout(slurm_box)
+        slurm_hint = QLabel(self.tr("Used when the Run view's \"Run on\" is a Slurm cluster "
+                                    "(tensordeck --run FILE --slurm). Empty: the cluster's "
+                                    "default."))
+        slurm_hint.setObjectName("muted")
+        slurm_hint.setWordWrap(True)
+        slurm_form.addRow(slurm_hint)
+        slurm_labels = {"partition": self.tr("Partition"), "account": self.tr("Account"),
+                        "time_limit": self.tr("Time limit"),
+                        "gpus_per_task": self.tr("GPUs per task"),
+                        "extra_sbatch": self.tr("More #SBATCH lines")}
+        for key, widget in self.slurm_fields.items():
+            slurm_form.addRow(slurm_labels.get(key, key), widget)
+        slurm_form.addRow(self.problem_labels["slurm"])
         env_box = QGroupBox(self.tr("Environment variables"))
         env_layout = QVBoxLayout(env_box)
         env_layout.addWidget(self.env)
@@ -269,7 +292,7 @@ class ClusterView(QWidget):
 
         forms = QWidget()
         forms_layout = QVBoxLayout(forms)
-        for box in (job, tasks_box, machines, env_box, behaviour, advanced):
+        for box in (job, tasks_box, machines, slurm_box, env_box, behaviour, advanced):
             forms_layout.addWidget(box)
         forms_layout.addStretch(1)
         scroll = QScrollArea()
@@ -335,6 +358,74 @@ class ClusterView(QWidget):
         self.set_machine_gpus([])
         self.load(new_job("my-job", "single", "train.py"), None)
 
+    def _slurm_field(self, key: str) -> QLineEdit | QSpinBox | QPlainTextEdit:
+        """The editor of ``slurm.KEY``, as core's model types it; an edit changes that key."""
+        hints = {"partition": self.tr("The cluster's default partition"),
+                 "account": self.tr("Your default account"),
+                 "time_limit": self.tr("The partition's; e.g. 90, 2:00:00 or 1-12:00:00"),
+                 "gpus_per_task": self.tr("None"),
+                 "extra_sbatch": self.tr("One option a line, e.g. --qos=normal")}
+        field_kind = kind(SlurmOptions, key)
+        widget: QLineEdit | QSpinBox | QPlainTextEdit
+        if field_kind == "lines":
+            widget = QPlainTextEdit()
+            widget.setPlaceholderText(hints.get(key, ""))
+            widget.setTabChangesFocus(True)
+            widget.setFixedHeight(widget.fontMetrics().lineSpacing() * 4)
+            widget.textChanged.connect(lambda: self._on_slurm_edit(key))
+        elif field_kind == "integer":
+            widget = QSpinBox()
+            _set_bounds(widget, SlurmOptions, key)
+            if default(SlurmOptions, key) is None:  # its lowest value: left out, as by default
+                widget.setSpecialValueText(hints.get(key, self.tr("Not set")))
+            widget.valueChanged.connect(lambda: self._on_slurm_edit(key))
+        else:
+            widget = QLineEdit()
+            widget.setPlaceholderText(hints.get(key, ""))
+            widget.textChanged.connect(lambda: self._on_slurm_edit(key))
+        return widget
+
+    def _on_slurm_edit(self, key: str) -> None:
+        if not self._loading:
+            self._slurm_edited.add(key)
+        self._on_edit("slurm")
+
+    def _slurm_value(self) -> dict | None:
+        """The ``slurm`` block: as loaded, with the fields the user edited as the forms say
+        them (at core's default: left out); None when it is left empty."""
+        raw = self._raw.get("slurm")
+        data = dict(raw) if isinstance(raw, dict) else {}
+        for key in self._slurm_edited:
+            widget = self.slurm_fields[key]
+            value: object
+            if isinstance(widget, QPlainTextEdit):
+                value = [line.strip() for line in widget.toPlainText().splitlines()
+                         if line.strip()]
+            elif isinstance(widget, QSpinBox):
+                value = widget.value()
+                if widget.specialValueText() and value == widget.minimum():
+                    value = default(SlurmOptions, key)
+            else:
+                value = widget.text().strip() or None
+            if value == default(SlurmOptions, key):
+                data.pop(key, None)
+            else:
+                data[key] = value
+        known = {key: data[key] for key in SLURM_KEYS if key in data}
+        return {**known, **{k: v for k, v in data.items() if k not in known}} or None
+
+    def _load_slurm(self, slurm: object) -> None:
+        values = slurm if isinstance(slurm, dict) else {}
+        for key, widget in self.slurm_fields.items():
+            value = values.get(key, default(SlurmOptions, key))
+            if isinstance(widget, QPlainTextEdit):
+                widget.setPlainText("\n".join(_text(v) for v in value) if isinstance(value, list)
+                                    else _text(value))
+            elif isinstance(widget, QSpinBox):
+                widget.setValue(value if _is_number(value) else widget.minimum())
+            else:
+                widget.setText(_text(value))
+
     # --- layout helpers -----------------------------------------------------------------------
 
     @staticmethod
@@ -380,6 +471,13 @@ class ClusterView(QWidget):
         self.python.setEditText(current)
         self.python.blockSignals(False)
 
+    def machines(self) -> tuple[list[str], bool]:
+        """The LAN as the forms say it: the other machines' names, and whether a task runs
+        on one of them (then the config runs on the LAN)."""
+        names = [name for name in self.nodes.names() if name]
+        return names, any(task.get("node") for task in self.tasks.value()
+                          if isinstance(task, dict))
+
     def load(self, data: dict, path: Path | None) -> None:
         """Show ``data`` (a parsed config file, valid or not) in the forms. Until the user edits
         a field, its key is saved as ``data`` says it, values the forms cannot show included."""
@@ -415,6 +513,8 @@ class ClusterView(QWidget):
         _select(self.cross_ops, data.get("cross_device_ops", default(JobConfig,
                                                                      "cross_device_ops")))
         self.run_dir.setText(_text(data.get("run_dir")))
+        self._slurm_edited = set()
+        self._load_slurm(data.get("slurm"))
         self._loading = False
         self.dirty = False
         self._update_strategy_help()
@@ -448,6 +548,7 @@ class ClusterView(QWidget):
             "restart": restart,
             "stop_grace_seconds": _number(self.grace.value()),
             "run_dir": self.run_dir.text().strip() or None,
+            "slurm": self._slurm_value(),
         }
 
     def to_dict(self) -> dict:
@@ -600,6 +701,10 @@ class ClusterView(QWidget):
         head = where.split(".")[0].split("[")[0]
         if head in ("cluster_spec", "cross_device_ops", "run_dir"):
             return "advanced", f"{head}: {problem.message}"
+        if head == "slurm":
+            field = where.removeprefix("slurm").lstrip(".")
+            return "slurm", f"{field}: {core_text(problem.message)}" if field else core_text(
+                problem.message)
         if head in self.problem_labels and head:
             return head, core_text(problem.message)
         return "", str(problem)

@@ -1,6 +1,6 @@
-"""The Run view: Start / Stop, the task table, the logs (combined and per task), GPU charts
-(this machine's, and each LAN node's), training metric charts, "Open run folder" and
-"Open TensorBoard"."""
+"""The Run view: "Run on" (this machine, the LAN or a Slurm cluster), Start / Stop, the task
+table, the logs (combined and per task), GPU charts (this machine's, and each LAN node's),
+training metric charts, "Open run folder" and "Open TensorBoard"."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -44,6 +46,10 @@ from gui.widgets.log_view import LogPanel
 from gui.widgets.node_gpu_panel import NodeGpuPanel
 from gui.widgets.resources import ResourcePanel
 from gui.widgets.task_table import TaskTable
+
+# Where a run goes ("Run on"): this machine and the LAN are ``tensordeck --run FILE`` (the
+# config's tasks say which: one of the two is offered), a Slurm cluster is ``--slurm``.
+RUN_ON = ("local", "lan", "slurm")
 
 #: Substrings a metric line must contain before it is worth a regex (floods stay cheap).
 _METRIC_HINTS = ("loss", "acc", "step", "/")
@@ -75,6 +81,7 @@ class RunView(QWidget):
         self.session.events.connect(self._on_events)
         self.session.failed.connect(self._on_failed)
         self.session.finished.connect(self._on_finished)
+        self.session.withdrawn.connect(self._on_withdrawn)
         self.tensorboard = TensorBoard(self)
         self.tensorboard.failed.connect(
             lambda message: QMessageBox.warning(self, self.tr("TensorBoard"), message))
@@ -94,6 +101,8 @@ class RunView(QWidget):
         self._kill_at: float | None = None
         #: Offered when a start failed on a node whose host key is not known yet.
         self.trust_dialogs: list[TrustDialog] = []
+        self._planned = False  # the run's plan arrived (a Slurm job was granted)
+        self._withdrawn = False
 
         title = QLabel(self.tr("Run"))
         title.setObjectName("pageTitle")
@@ -114,6 +123,18 @@ class RunView(QWidget):
         self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setObjectName("danger")
         self.stop_button.setEnabled(False)
+        self.run_on_label = QLabel(self.tr("Run on:"))
+        self.run_on = QComboBox()
+        run_on_labels = {"local": self.tr("this machine"), "lan": self.tr("the LAN"),
+                         "slurm": self.tr("a Slurm cluster")}
+        for where in RUN_ON:
+            self.run_on.addItem(run_on_labels[where], where)
+        self.run_on_label.setBuddy(self.run_on)
+        # The Slurm job of the run (its id once Slurm granted it), shown for Slurm runs only.
+        self.slurm_job = QLabel()
+        self.slurm_job.setObjectName("muted")
+        self.slurm_job.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.slurm_job.hide()
         self.folder_button = QPushButton(self.tr("Open run folder"))
         self.folder_button.setEnabled(False)
         self.tensorboard_button = QPushButton(self.tr("Open TensorBoard"))
@@ -127,9 +148,9 @@ class RunView(QWidget):
         head.addWidget(self.status)
         head.addStretch(1)
         head.addWidget(self.tensorboard_url)
-        for button in (self.folder_button, self.tensorboard_button, self.stop_button,
+        for widget in (self.folder_button, self.tensorboard_button, self.stop_button,
                        self.start_button):
-            head.addWidget(button)
+            head.addWidget(widget)
 
         self.tasks = TaskTable()
         self.logs = LogPanel()
@@ -156,7 +177,16 @@ class RunView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
         layout.addLayout(head)
-        layout.addWidget(self.config_label)
+        # The file and where it runs, under Start; a long path is cut, not the row widened.
+        self.config_label.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                        QSizePolicy.Policy.Preferred)
+        where = QHBoxLayout()
+        where.addWidget(self.config_label, 1)
+        where.addWidget(self.slurm_job)
+        where.addSpacing(12)
+        where.addWidget(self.run_on_label)
+        where.addWidget(self.run_on)
+        layout.addLayout(where)
         layout.addWidget(self.reason)
         layout.addWidget(splitter, 1)
 
@@ -175,30 +205,71 @@ class RunView(QWidget):
         self.config_name = name
         self.config_label.setText(path or self.tr("No config loaded: open one, or create one "
                                                   "with File > New."))
+        self.config_label.setToolTip(path or "")
+
+    def set_machines(self, nodes: list[str], on_nodes: bool) -> None:
+        """What the open config says about the LAN: its other machines (``nodes``), and
+        whether a task runs on one of them. Such a config runs on the LAN, any other on this
+        machine (both are ``tensordeck --run FILE``): "Run on" offers the one that applies and
+        says why the other is not."""
+        model = self.run_on.model()
+        local, lan, slurm = (model.item(RUN_ON.index(where)) for where in RUN_ON)
+        local.setEnabled(not on_nodes)
+        lan.setEnabled(on_nodes)
+        if on_nodes:
+            why = self.tr("Tasks of this config run on other machines (the tasks' Node column "
+                          "in Cluster): it runs on the LAN.")
+        elif nodes:
+            why = self.tr("No task runs on the config's other machines ({names}): choose one "
+                          "in the tasks' Node column in Cluster to run on the LAN.").format(
+                              names=", ".join(nodes))
+        else:
+            why = self.tr("This config names no other machine: add them under Cluster > "
+                          "Machines, then choose them in the tasks' Node column, to run on "
+                          "the LAN.")
+        local.setToolTip(why if on_nodes else "")
+        lan.setToolTip("" if on_nodes else why)
+        slurm.setToolTip(self.tr("One Slurm job for every task, as tensordeck --run FILE "
+                                 "--slurm does (its settings: Cluster > Slurm)."))
+        self.run_on.setToolTip(why)
+        if self.run_on.currentData() != "slurm":
+            self.run_on.setCurrentIndex(RUN_ON.index("lan" if on_nodes else "local"))
 
     @property
     def running(self) -> bool:
         return self.session.running
 
     def start(self, config_path: str | Path, run_dir: str | Path | None = None) -> None:
+        """Start a run of ``config_path`` where "Run on" says."""
         if self.session.running:
             return
+        slurm = self.run_on.currentData() == "slurm"
+        self._planned = False
+        self._withdrawn = False
+        self.run_on.setEnabled(False)
+        self.slurm_job.setText(self.tr("Slurm: waiting for the job's allocation…"))
+        self.slurm_job.setVisible(slurm)
         self.logs.set_tasks([])
         self.tasks.set_tasks([])  # the last run's rows are not this run's
         self._set_reason("")
         self.metric_charts.clear()
         self._parsers.clear()
         self._tail = None
-        badge(self.status, "running")
+        badge(self.status, "pending" if slurm else "running")
         self.start_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.config_path = Path(config_path)
-        self.session.start(config_path, run_dir)
+        self.session.start(config_path, run_dir, slurm=slurm)
 
     def stop(self) -> None:
         """The first press asks the tasks to exit (a countdown to the kill shows); the second
         ("Force stop") kills them at once."""
         if not self.session.running:
+            return
+        if self.slurm_job.isVisible() and not self._planned:  # queued: withdraw the job
+            self.stop_button.setEnabled(False)
+            self._set_reason(self.tr("Withdrawing the Slurm job…"))
+            self.session.stop()
             return
         if self._kill_at is None:
             self._stopping()
@@ -261,6 +332,10 @@ class RunView(QWidget):
 
     @Slot(object)
     def _on_planned(self, plan) -> None:
+        self._planned = True
+        badge(self.status, "running")
+        if plan.slurm_job:
+            self.slurm_job.setText(self.tr("Slurm job {job}").format(job=plan.slurm_job))
         self.python = plan.python
         self._grace = plan.config.stop_grace_seconds
         self.run_dir = plan.run_dir
@@ -277,6 +352,9 @@ class RunView(QWidget):
         self.tensorboard_button.setEnabled(True)
         self.node_gpus.start(plan.config.nodes)
         self.tabs.setTabVisible(self.tabs.indexOf(self.node_gpus), bool(plan.config.nodes))
+        if plan.slurm_job:
+            self.logs.add_message(self.tr("Slurm job {job}: every task runs as one of its "
+                                          "steps").format(job=plan.slurm_job))
 
     @Slot(list)
     def _on_warned(self, warnings: list) -> None:
@@ -347,7 +425,15 @@ class RunView(QWidget):
         self.start_button.setEnabled(True)
         self.stop_button.setEnabled(False)
         self.stop_button.setText(self.tr("Stop"))
+        self.run_on.setEnabled(True)
         badge(self.status, status)
+
+    @Slot()
+    def _on_withdrawn(self) -> None:
+        self._withdrawn = True
+        self.slurm_job.hide()
+        self._set_reason(self.tr("Stopped before the run started: the Slurm job was "
+                                 "withdrawn from the queue. Nothing ran."))
 
     @Slot(list)
     def _on_failed(self, problems: list) -> None:
@@ -369,7 +455,10 @@ class RunView(QWidget):
     @Slot(object)
     def _on_finished(self, result) -> None:
         self.node_gpus.stop()
-        status = result.status.value if result is not None else "failed"
+        if result is not None:
+            status = result.status.value
+        else:
+            status = "interrupted" if self._withdrawn else "failed"
         self._show_ended(status)
         self._show_progress()
         self.tasks.tick()
