@@ -292,8 +292,13 @@ class Supervisor:
             if self._watchdog:
                 self._watchdog.watch_run(str(self.plan.run_dir))
             self.plan.release_ports()
-            for task in self.tasks:
-                self._spawn(task)  # a stop request meanwhile waits in the queue
+            # Every process first, then their readers: a reader's start waits for a CPU, which
+            # the tasks' interpreters starting up keep busy (a stop request meanwhile waits in
+            # the queue).
+            readers = [self._spawn(task, read=False) for task in self.tasks]
+            for reader in readers:
+                if reader is not None:
+                    reader.start()
             # Only now, not to delay the tasks: psutil and the launcher's start time.
             self._launcher = this_launcher(with_start_time=True)
             self._publish_changes()
@@ -363,7 +368,9 @@ class Supervisor:
 
     # --- spawning and reading -------------------------------------------------------------------
 
-    def _spawn(self, task: TaskRecord) -> None:
+    def _spawn(self, task: TaskRecord, read: bool = True) -> threading.Thread | None:
+        """Start ``task`` and the thread that reads its output (not started unless ``read``);
+        None when the process could not start."""
         task.attempt += 1
         task.state = TaskState.RUNNING
         task.restart_at = task.terminate_at = task.kill_at = task.exit_seen_at = None
@@ -385,7 +392,7 @@ class Supervisor:
             self._emit(TaskOutput(self._wall(), task.plan.key, (f"cannot start: {exc}",)))
             task.started_at = task.started_at or self._wall()
             self._control.put(ProcessExited(task.plan.key, task.attempt, 127))
-            return
+            return None
         except BaseException:
             log.close()
             raise
@@ -398,7 +405,9 @@ class Supervisor:
             name=f"read-{task.plan.name}",
             daemon=True,
         )
-        task.reader.start()
+        if read:
+            task.reader.start()
+        return task.reader
 
     def _read(self, task: TaskRecord, proc: ProcessLike, attempt: int, log) -> None:
         key = task.plan.key
