@@ -2,8 +2,10 @@
 bare ``subprocess.Popen`` loop.
 
 Prints (1) the wall-time ratio with tasks that each run 2 s (aim < 1.05) and (2) the fixed
-overhead in ms with tasks that exit at once (aim < 150 ms). Both sides start a fresh Python
-for the launcher, so interpreter start-up cancels out.
+overhead in ms with tasks that exit at once (aim < 150 ms), both for a config run before (as
+people run a job again and again: its checked text comes from the cache of checked configs),
+and (3) the fixed overhead of a config text never checked before (pydantic checks it). Both
+sides start a fresh Python for the launcher, so interpreter start-up cancels out.
 
     python bench/launch_overhead.py [--repeats N]
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import subprocess
 import sys
 import tempfile
@@ -28,7 +31,8 @@ sys.exit(max(p.wait() for p in procs))
 """
 
 
-def measure(folder: Path, seconds: float, repeats: int) -> tuple[float, float]:
+def measure(folder: Path, seconds: float, repeats: int, new_text: bool = False
+            ) -> tuple[float, float]:
     script = f"import time; time.sleep({seconds})\n" if seconds else "pass\n"
     config = write_job(
         folder,
@@ -38,9 +42,18 @@ def measure(folder: Path, seconds: float, repeats: int) -> tuple[float, float]:
         run_dir=str(folder / "run"),
     )
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    runs = (folder / f"run-{seconds:g}-{n}" for n in itertools.count())  # each run: a new one
+    kind = "new" if new_text else "same"
+    runs = (folder / f"run-{seconds:g}-{kind}-{n}" for n in itertools.count())  # each: a new one
+    job = json.loads(config.read_text())
+
+    def tensordeck() -> float:
+        run = next(runs)
+        if new_text:  # a text the cache has never seen
+            config.write_text(json.dumps({**job, "env": {"RUN": run.name}}))
+        return timed([*TENSORDECK, "--run", str(config), "--run-dir", str(run)], **quiet)
+
     return interleaved(
-        lambda: timed([*TENSORDECK, "--run", str(config), "--run-dir", str(next(runs))], **quiet),
+        tensordeck,
         lambda: timed([sys.executable, "-c", BARE, str(folder / "task.py"), "4"], **quiet),
         repeats,
     )
@@ -61,6 +74,11 @@ def main() -> None:
         print(
             f"4 tasks exiting at once: tensordeck {td0 * 1000:.0f} ms, bare Popen "
             f"{bare0 * 1000:.0f} ms, fixed overhead {(td0 - bare0) * 1000:.0f} ms (aim < 150 ms)"
+        )
+        new, bare1 = measure(folder, 0.0, args.repeats, new_text=True)
+        print(
+            f"the same, each run a config text never checked before: fixed overhead "
+            f"{(new - bare1) * 1000:.0f} ms ({new * 1000:.0f} vs {bare1 * 1000:.0f} ms)"
         )
 
 

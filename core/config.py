@@ -10,10 +10,8 @@ once comes from the cache of checked configs afterwards (pydantic is imported on
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import difflib
-import hashlib
 import ipaddress
 import json
 import math
@@ -850,16 +848,10 @@ CHECKED_CONFIGS = 256  # entries kept: one per config text a user runs
 
 
 def _checked_entry(text: str) -> Path:
-    from core import __version__, model
-    from core.paths import user_cache_dir
+    from core import model
+    from core.paths import cache_entry, code_stamp
 
-    code = [__version__]
-    for module in (__file__, model.__file__):
-        with contextlib.suppress(OSError, TypeError):  # frozen: no source files, the version
-            info = os.stat(module)
-            code.append(f"{info.st_mtime_ns}:{info.st_size}")
-    digest = hashlib.sha256("\0".join([*code, text]).encode()).hexdigest()
-    return user_cache_dir() / "configs" / f"{digest[:32]}.json"
+    return cache_entry("configs", code_stamp(__file__, model.__file__), text)
 
 
 def _remembered(text: str) -> JobConfig | None:
@@ -871,15 +863,9 @@ def _remembered(text: str) -> JobConfig | None:
 
 
 def _remember(text: str, cfg: JobConfig) -> None:
-    entry = _checked_entry(text)
-    with contextlib.suppress(OSError):  # a read-only or full cache only costs the next check
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        partial = entry.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(to_data(cfg)), encoding="utf-8")
-        os.replace(partial, entry)
-        entries = sorted(entry.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
-        for old in entries[:-CHECKED_CONFIGS]:
-            old.unlink()
+    from core.paths import write_cache_entry
+
+    write_cache_entry(_checked_entry(text), json.dumps(to_data(cfg)), CHECKED_CONFIGS)
 
 
 def schema() -> dict:

@@ -37,3 +37,46 @@ def user_cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("TensorDeck", appauthor=False))
+
+
+def code_stamp(*files: str) -> str:
+    """TensorDeck's version and the size and time of ``files`` (modules' ``__file__``): what
+    a cached verdict of that code depends on, so that an edited checkout checks afresh (a
+    frozen app has no source files: its version)."""
+    import os
+
+    from core import __version__
+
+    parts = [__version__]
+    for name in files:
+        try:
+            info = os.stat(name)
+        except (OSError, TypeError, ValueError):
+            continue
+        parts.append(f"{info.st_mtime_ns}:{info.st_size}")
+    return "\0".join(parts)
+
+
+def cache_entry(folder: str, *key: str) -> Path:
+    """The file of the entry of ``folder`` in the user's cache named by ``key``'s hash."""
+    import hashlib
+
+    digest = hashlib.sha256("\0".join(key).encode("utf-8", "surrogatepass")).hexdigest()
+    return user_cache_dir() / folder / f"{digest[:32]}.json"
+
+
+def write_cache_entry(entry: Path, text: str, keep: int) -> None:
+    """Write ``entry`` whole (a reader sees the old one or the new one), keeping the ``keep``
+    newest entries of its folder; a read-only or full cache only costs the next check."""
+    import os
+
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        partial = entry.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, entry)
+        entries = sorted(entry.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        for old in entries[:-keep]:
+            old.unlink()
+    except OSError:
+        pass

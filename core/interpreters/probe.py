@@ -284,6 +284,12 @@ def _cache_dir() -> Path:
     return user_cache_dir() / "probes"
 
 
+def cache_file(python: str) -> Path:
+    """The file that holds ``python``'s cached probe (see :func:`cached_probe`)."""
+    python = os.path.abspath(python)
+    return _cache_dir() / (hashlib.sha256(python.encode()).hexdigest()[:24] + ".json")
+
+
 def fingerprint(python: str, site_packages: list[str]) -> str:
     """Changes when the interpreter, its installed packages or the library search path change.
 
@@ -320,7 +326,7 @@ def cached_probe(python: str, import_tf: bool = True, *, timeout: float = 120.0)
     are not cached: a hang may be a one-off (a cold disk, an antivirus scan).
     """
     python = os.path.abspath(python)
-    path = _cache_dir() / (hashlib.sha256(python.encode()).hexdigest()[:24] + ".json")
+    path = cache_file(python)
     try:
         entry = json.loads(path.read_text(encoding="utf-8"))
         cached = ProbeResult.from_json(entry["result"])
