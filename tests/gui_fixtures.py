@@ -9,7 +9,8 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gui.settings import Settings
 from tests.nvml_replay import ReplayNvml
@@ -70,3 +71,18 @@ def retype(qtbot, edit, text: str) -> None:
         qtbot.keyClicks(edit, text)
     else:
         qtbot.keyClick(edit, Qt.Key.Key_Delete)
+
+
+def answer(button: QMessageBox.StandardButton, seen: list[str]) -> None:
+    """Answer the next message box with ``button``; what it said goes into ``seen``. The box
+    is modal: it is clicked from the event loop once it is open."""
+
+    def click_it() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, click_it)
+            return
+        seen.append(box.text())
+        box.button(button).click()
+
+    QTimer.singleShot(0, click_it)

@@ -9,29 +9,15 @@ import subprocess
 import sys
 import textwrap
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from tests.conftest import REPO
-from tests.gui_fixtures import retype, wait_for_run
+from tests.gui_fixtures import answer, retype, wait_for_run
 
 pytest_plugins = ["tests.gui_fixtures"]
 
 REAL_QUESTION = QMessageBox.question  # before the autouse fixture replaces it
-
-
-def answer(button: QMessageBox.StandardButton, seen: list[str]) -> None:
-    """Answer the next message box with ``button``; what it said goes into ``seen``."""
-
-    def click_it() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(20, click_it)
-            return
-        seen.append(box.text())
-        box.button(button).click()
-
-    QTimer.singleShot(0, click_it)
 
 
 def test_one_language_is_ticked_and_a_switch_offers_the_restart(qtbot, window, settings,

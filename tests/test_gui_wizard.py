@@ -9,7 +9,7 @@ import shutil
 import sys
 
 import pytest
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.paths import resource
 from tests.conftest import EXAMPLES
-from tests.gui_fixtures import retype, wait_for_run
+from tests.gui_fixtures import answer, retype, wait_for_run
 
 pytest_plugins = ["tests.gui_fixtures"]
 
@@ -48,20 +48,6 @@ def next_page(qtbot, wizard) -> None:
     page = wizard.currentPage()
     press(qtbot, wizard, QWizard.WizardButton.NextButton)
     assert wizard.currentPage() is not page
-
-
-def answer(qtbot, button: QMessageBox.StandardButton, seen: list[str]) -> None:
-    """Answer the next message box with ``button`` (what it said goes into ``seen``)."""
-
-    def click_it() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(20, click_it)
-            return
-        seen.append(box.text())
-        box.button(button).click()
-
-    QTimer.singleShot(0, click_it)
 
 
 @pytest.fixture
@@ -177,12 +163,12 @@ def test_an_existing_file_is_replaced_only_when_the_user_says_so(qtbot, window, 
     retype(qtbot, review.path, str(existing))
     assert "exists" in review.path_note.text()
     seen: list[str] = []
-    answer(qtbot, QMessageBox.StandardButton.No, seen)
+    answer(QMessageBox.StandardButton.No, seen)
     press(qtbot, wizard, QWizard.WizardButton.FinishButton)
     assert seen and str(existing) in seen[0]
     assert wizard.isVisible() and wizard.currentPage() is review
     assert existing.read_text() == "{\"mine\": true}\n"
-    answer(qtbot, QMessageBox.StandardButton.Yes, seen)
+    answer(QMessageBox.StandardButton.Yes, seen)
     press(qtbot, wizard, QWizard.WizardButton.FinishButton)
     assert wizard.result() == QWizard.DialogCode.Accepted
     assert window.apply_wizard(wizard) == existing
