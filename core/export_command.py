@@ -35,7 +35,9 @@ EXIT_WRITE = 1
 EXIT_CONFIG = 2
 
 
-def _write(out: str, text: str) -> int:
+def _write(out: str, text: str, use: str | None = None) -> int:
+    """``text`` to the file ``out`` (``-``: stdout); ``use``: how to use a written file, said
+    after it (``kubectl apply -f``)."""
     if out == "-":
         sys.stdout.write(text)
         return 0
@@ -45,6 +47,8 @@ def _write(out: str, text: str) -> int:
         print(f"tensordeck: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_WRITE
     print(f"tensordeck: wrote {out}", file=sys.stderr)
+    if use:
+        print(f"tensordeck: {use} {out}", file=sys.stderr)
     return 0
 
 
@@ -63,10 +67,7 @@ def _kubeflow(file: str, out: str, image: str) -> int:
         text = to_yaml(export.manifest, comments)
     for note in export.notes:
         print(f"note: {note}", file=sys.stderr)
-    code = _write(out, text)
-    if code == 0 and out != "-":
-        print(f"tensordeck: start it with: kubectl apply -f {out}", file=sys.stderr)
-    return code
+    return _write(out, text, use="start it with: kubectl apply -f")
 
 
 def _commands(file: str, out: str) -> int:
@@ -113,10 +114,7 @@ def _slurm(file: str, out: str) -> int:
         print(f"{file}: nodes: a Slurm job places every task itself: leave out the tasks' "
               "'node'", file=sys.stderr)
         return EXIT_CONFIG
-    code = _write(out, sbatch_script(plan, file))
-    if code == 0 and out != "-":
-        print(f"tensordeck: submit it with: sbatch {out}", file=sys.stderr)
-    return code
+    return _write(out, sbatch_script(plan, file), use="submit it with: sbatch")
 
 
 def export_command(args: argparse.Namespace) -> int:
