@@ -154,28 +154,19 @@ class TaskRecord:
         """Times the task was started again (a restart still waiting is not one yet)."""
         return max(0, self.attempt - 1)
 
+    def changes(self) -> tuple:
+        """What the summary shows of this task that can change (the rest is the plan's)."""
+        return tuple(getattr(self, name) for name in LIVE_FIELDS)
+
     def summary(self) -> TaskSummary:
         p = self.plan
-        return TaskSummary(
-            task=p.key,
-            role=p.role,
-            index=p.index,
-            host=p.host,
-            port=p.port,
-            gpus=p.gpus,
-            state=self.state,
-            pid=self.pid,
-            exit_code=self.exit_code,
-            restarts=self.restarts,
-            started_at=self.started_at,
-            ended_at=self.ended_at,
-            log=str(self.log_path),
-        )
+        return TaskSummary(task=p.key, role=p.role, index=p.index, host=p.host, port=p.port,
+                           gpus=p.gpus, log=str(self.log_path),
+                           **{name: getattr(self, name) for name in LIVE_FIELDS})
 
-    def changes(self) -> tuple:
-        """What the summary shows of this task that can change."""
-        return (self.state, self.pid, self.exit_code, self.attempt, self.started_at,
-                self.ended_at)
+
+#: The fields of a task's summary that change while it runs (TaskRecord.changes).
+LIVE_FIELDS = ("state", "pid", "exit_code", "restarts", "started_at", "ended_at")
 
 
 @dataclass
