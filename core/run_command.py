@@ -42,6 +42,8 @@ def _report_refusal(exc: DoctorRefused) -> int:
 
 
 def _print_findings(findings: list[Finding]) -> None:
+    if not findings:  # the usual case: not worth loading the renderer at launch
+        return
     from core.doctor.report import render_finding
 
     for finding in findings:
