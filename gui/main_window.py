@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QProcess, QSize, Qt
 from PySide6.QtGui import (
@@ -33,16 +34,18 @@ from PySide6.QtWidgets import (
 )
 
 from core.config import ConfigError, load_config
-from core.remote.preflight import PreflightReport, run_preflight
 from gui.background import run_in_background
 from gui.bridge import GpuFeed
 from gui.i18n import LANGUAGES, SYSTEM
-from gui.preflight_dialog import PreflightDialog
 from gui.settings import Settings
 from gui.views.cluster import ClusterView
 from gui.views.history import HistoryView
 from gui.views.machine import MachineView
 from gui.views.run import RunView
+
+if TYPE_CHECKING:  # SSH's stack loads when the LAN is first checked
+    from core.remote.preflight import PreflightReport
+    from gui.preflight_dialog import PreflightDialog
 
 PAGES = ("machine", "cluster", "run", "history")
 #: The window's size at the first start, where the screen has room for it.
@@ -388,6 +391,10 @@ class MainWindow(QMainWindow):
         button = self.cluster.preflight_button
         button.setEnabled(False)
         button.setText(self.tr("Checking the machines…"))
+
+        # SSH (asyncssh, cryptography: 0.2 s) is loaded when the LAN is first checked.
+        from core.remote.preflight import run_preflight
+        from gui.preflight_dialog import PreflightDialog
 
         def check() -> PreflightReport:
             return run_preflight(load_config(path), path, import_tf=import_tf)

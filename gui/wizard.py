@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from core.config import SINGLE_PROCESS
 from core.jobfile import STARTER_TASKS, STRATEGIES, new_job
 from core.paths import resource
-from core.remote.connect import ENABLE_WINDOWS_SSHD
+from core.remote.shell import ENABLE_WINDOWS_SSHD
 from gui.background import run_in_background
 from gui.i18n import core_text
 from gui.style import monospace_font

@@ -143,3 +143,23 @@ def test_start_asks_before_saving_over_the_open_file(qtbot, window, tmp_path, mo
     shortcut(qtbot, window, Qt.Key.Key_F5)  # saved: nothing to ask, it runs again
     assert len(seen) == 2
     assert wait_for_run(qtbot, window.run_view).status == "succeeded"
+
+
+def test_the_window_starts_without_loading_ssh():
+    """asyncssh and cryptography cost the window 0.2 s of its start: they load when the LAN is
+    first used (Preflight, a LAN run, a host key to trust), not before."""
+    child = textwrap.dedent("""
+        import sys
+        from gui.app import make_app
+        app = make_app()
+        from gui.main_window import MainWindow
+        window = MainWindow()
+        window.show()
+        app.processEvents()
+        print(sorted(m for m in ("asyncssh", "core.remote.connect") if m in sys.modules))
+    """)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", child], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -12,14 +12,10 @@ from pathlib import Path
 import asyncssh
 
 from core.config import Node
-from core.remote.shell import PROBE, Shell, shell_from_probe
+from core.remote.shell import ENABLE_WINDOWS_SSHD, PROBE, Shell, shell_from_probe
 
 KEYRING_SERVICE = "TensorDeck"
 CONNECT_TIMEOUT = 15
-ENABLE_WINDOWS_SSHD = (
-    "Add-WindowsCapability -Online -Name OpenSSH.Server~~~~0.0.1.0; "
-    "Start-Service sshd; Set-Service -Name sshd -StartupType Automatic"
-)
 
 
 class RemoteError(Exception):

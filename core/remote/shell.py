@@ -10,6 +10,12 @@ from __future__ import annotations
 import base64
 from typing import Literal
 
+#: What makes a Windows machine an SSH node (PowerShell as administrator), for the fixes.
+ENABLE_WINDOWS_SSHD = (
+    "Add-WindowsCapability -Online -Name OpenSSH.Server~~~~0.0.1.0; "
+    "Start-Service sshd; Set-Service -Name sshd -StartupType Automatic"
+)
+
 Shell = Literal["posix", "cmd", "powershell"]
 
 #: Reads one base64 line from stdin and runs it: no quotes, no shell metacharacters but ``;``

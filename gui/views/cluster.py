@@ -52,7 +52,7 @@ from core.jobfile import (
     new_job,
     run_problems,
 )
-from core.remote.connect import ENABLE_WINDOWS_SSHD
+from core.remote.shell import ENABLE_WINDOWS_SSHD
 from gui.background import run_in_background
 from gui.i18n import core_text
 from gui.style import monospace_font

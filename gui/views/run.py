@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
@@ -40,12 +41,14 @@ from gui.i18n import state_label
 from gui.run_session import RunSession
 from gui.style import status_color
 from gui.tensorboard import InstallDialog, TensorBoard
-from gui.trust_dialog import TrustDialog, untrusted_hosts
 from gui.widgets.charts import MetricCharts
 from gui.widgets.log_view import LogPanel
 from gui.widgets.node_gpu_panel import NodeGpuPanel
 from gui.widgets.resources import ResourcePanel
 from gui.widgets.task_table import TaskTable
+
+if TYPE_CHECKING:  # SSH's stack loads when a run is refused for an unknown host
+    from gui.trust_dialog import TrustDialog
 
 # Where a run goes ("Run on"): this machine and the LAN are ``tensordeck --run FILE`` (the
 # config's tasks say which: one of the two is offered), a Slurm cluster is ``--slurm``.
@@ -447,6 +450,8 @@ class RunView(QWidget):
         self.logs.flush()
         QMessageBox.warning(self, self.tr("The run did not start"),
                             self.tr("Nothing was started:") + "\n\n" + "\n".join(problems))
+        from gui.trust_dialog import TrustDialog, untrusted_hosts  # SSH: only when refused
+
         self.trust_dialogs = [TrustDialog(host, port, self) for host, port in
                               untrusted_hosts(self.config_path)]
         for dialog in self.trust_dialogs:

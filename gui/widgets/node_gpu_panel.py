@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QScrollArea, QVBoxLayout, QWidg
 
 from core.config import Node
 from core.gpu.info import GpuReport, GpuState
-from core.remote.gpus import NodeGpuMonitor
 from gui.widgets.charts import GpuCharts
 
 
@@ -21,6 +20,8 @@ class _NodeFeed(QObject):
 
     def __init__(self, node: Node, name: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        from core.remote.gpus import NodeGpuMonitor  # SSH: loaded when a LAN run starts
+
         self.monitor = NodeGpuMonitor(node, name, self.report.emit)
 
 
