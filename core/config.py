@@ -855,9 +855,12 @@ def _checked_entry(text: str) -> Path:
 
 
 def _remembered(text: str) -> JobConfig | None:
+    entry = _checked_entry(text)
     try:
-        data = json.loads(_checked_entry(text).read_text(encoding="utf-8"))
-        return from_data(JobConfig, data)
+        info = os.stat(entry)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG_BYTES:
+            return None  # not an entry this TensorDeck wrote (a FIFO would block the read)
+        return from_data(JobConfig, json.loads(entry.read_text(encoding="utf-8")))
     except Exception:  # none yet, or damaged: check the text again
         return None
 

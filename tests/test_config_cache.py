@@ -4,6 +4,7 @@ nothing about the cache can make TensorDeck accept what it would refuse."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,14 @@ def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path, monkeypatch):
         path.write_text(json.dumps({"name": f"j{i}", "strategy": "single", "script": "t.py"}))
         load_config(path)
     assert len(entries()) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_an_entry_that_is_not_a_file_is_a_miss_and_never_read(tmp_path):
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({"name": "j", "strategy": "single", "script": "t.py"}))
+    load_config(path)
+    (entry,) = entries()
+    entry.unlink()
+    os.mkfifo(entry)  # a read would block forever
+    assert load_config(path).name == "j"
