@@ -86,15 +86,21 @@ def test_success_stops_the_ps_and_keeps_every_log(job):
 def test_parameter_server_run_ends_with_the_chief_and_stops_its_servers(job):
     """TF2 ParameterServerStrategy: ps and workers only serve; the chief (the coordinator) is the
     one that finishes, and then the servers are stopped (gracefully: their finally runs)."""
+    # The chief finishes once every server is in its try: a stop that reached a server still
+    # starting up (slow under Wine) could not run its finally.
     script = """
 import os, time
-role = os.environ["TENSORDECK_TASK"].split(":")[0]
-print(role, "up", flush=True)
-if role != "chief":
+task = os.environ["TENSORDECK_TASK"]
+run_dir = os.environ["TENSORDECK_RUN_DIR"]
+print(task.split(":")[0], "up", flush=True)
+if not task.startswith("chief"):
     try:
+        open(os.path.join(run_dir, task.replace(":", "-") + ".serving"), "w").close()
         time.sleep(600)
     finally:
         print("server stopped", flush=True)
+while len([n for n in os.listdir(run_dir) if n.endswith(".serving")]) < 3:
+    time.sleep(0.05)
 """
     config = job(
         script,
