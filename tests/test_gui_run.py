@@ -29,6 +29,15 @@ def write_job(tmp_path, script: str, **config) -> str:
     return str(path)
 
 
+def start(qtbot, window, config: str):
+    """Open ``config`` in the window, go to the Run page and press Start; the Run view."""
+    assert window.open_file(config)
+    window.show_page("run")
+    view = window.run_view
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    return view
+
+
 def test_a_run_from_the_window_shows_tasks_logs_and_metrics(qtbot, window, tmp_path):
     assert window.open_file(write_job(tmp_path, LINES))
     qtbot.mouseClick(window.run_view.start_button, Qt.MouseButton.LeftButton)
@@ -137,10 +146,7 @@ def click_tab(qtbot, tabs, text: str) -> None:
 
 
 def test_only_matching_lines_shows_each_match_once_in_a_task_tab(qtbot, window, tmp_path):
-    assert window.open_file(write_job(tmp_path, LINES))
-    window.show_page("run")
-    view = window.run_view
-    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    view = start(qtbot, window, write_job(tmp_path, LINES))
     wait_for_run(qtbot, view)
     logs = view.logs
     qtbot.keyClicks(logs.search, "step 3/5")
@@ -319,10 +325,7 @@ def test_tensorflows_known_noise_is_dimmed_with_the_raw_output_one_click_away(
     """A task prints a recorded real start-up of TF 2.21 (tf-keras, no GPU) and trains."""
     recorded = Path(__file__).parent / "data" / "keras" / "tf_keras_fit.txt"
     script = f"import sys\nsys.stdout.write(open({str(recorded)!r}).read())\n"
-    assert window.open_file(write_job(tmp_path, script))
-    window.show_page("run")
-    view = window.run_view
-    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    view = start(qtbot, window, write_job(tmp_path, script))
     wait_for_run(qtbot, view)
     logs = view.logs
     click_tab(qtbot, logs.tabs, "worker-0")
@@ -350,10 +353,7 @@ def click_run_tab(qtbot, view, text: str) -> None:
 
 def test_resources_show_cpu_memory_and_each_tasks_use_without_nvidia(qtbot, window, tmp_path):
     """This machine has no NVIDIA GPU (and the window no GPU feed): no empty GPU charts."""
-    assert window.open_file(write_job(tmp_path, HOLDS_MEMORY))
-    window.show_page("run")
-    view = window.run_view
-    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    view = start(qtbot, window, write_job(tmp_path, HOLDS_MEMORY))
     click_run_tab(qtbot, view, "Resources")
     panel = view.resources
     table = panel.table
@@ -383,10 +383,7 @@ def test_resources_match_nvml_gpu_processes_to_their_tasks(qtbot, settings, tmp_
     qtbot.addWidget(window)
     window.show()
     try:
-        assert window.open_file(write_job(tmp_path, HOLDS_MEMORY))
-        window.show_page("run")
-        view = window.run_view
-        qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+        view = start(qtbot, window, write_job(tmp_path, HOLDS_MEMORY))
         click_run_tab(qtbot, view, "Resources")
         qtbot.waitUntil(lambda: view.tasks.rowCount() == 2
                         and view.tasks.item(0, 3).text() != "", timeout=30_000)
