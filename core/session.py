@@ -47,17 +47,18 @@ class RunCancelled(Exception):
 def doctor_findings(plan: RunPlan) -> list[Finding]:
     """The doctor's pre-run checks of ``plan`` (interpreter, TF version vs script and strategy,
     GPUs when the config asks for them): its warnings and errors."""
-    from core.doctor.clean import found_clean, remember_clean
+    from core.doctor.clean import found_clean, remember_clean, verdict_entry
 
     inputs = dict(strategy=plan.config.strategy, script=plan.script,
                   wants_gpus=any(t.gpus for t in plan.tasks), env=plan.task_env(plan.tasks[0]))
-    if found_clean(plan.python, **inputs):
+    entry = verdict_entry(plan.python, **inputs)
+    if found_clean(entry):
         return []
     from core.doctor.prerun import prerun_findings
 
     findings = prerun_findings(plan.python, **inputs)
     if not findings:
-        remember_clean(plan.python, **inputs)
+        remember_clean(verdict_entry(plan.python, **inputs))  # a re-probe may have changed it
     return [f for f in findings if f.severity != "info"]
 
 

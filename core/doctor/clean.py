@@ -21,8 +21,10 @@ from core.paths import cache_entry, code_stamp, write_cache_entry
 CLEAN_JOBS = 256  # entries kept
 
 
-def _entry(python: str, *, strategy: str, script: Path, wants_gpus: bool,
-           env: Mapping[str, str]) -> Path | None:
+def verdict_entry(python: str, *, strategy: str, script: Path, wants_gpus: bool,
+                  env: Mapping[str, str]) -> Path | None:
+    """Where the clean verdict on these inputs is kept (see the module's docstring); None when
+    the probe or the script cannot be read (then nothing is remembered)."""
     try:
         probe = cache_file(python).read_text(encoding="utf-8")
         text = script.read_bytes().decode("utf-8", "surrogateescape")
@@ -39,13 +41,11 @@ def _entry(python: str, *, strategy: str, script: Path, wants_gpus: bool,
                        json.dumps(stable, sort_keys=True))
 
 
-def found_clean(python: str, **inputs) -> bool:
-    """Whether the checks found these inputs clean before (see the module's docstring)."""
-    entry = _entry(python, **inputs)
+def found_clean(entry: Path | None) -> bool:
+    """Whether the checks found the inputs of ``entry`` (:func:`verdict_entry`) clean before."""
     return entry is not None and entry.is_file()
 
 
-def remember_clean(python: str, **inputs) -> None:
-    entry = _entry(python, **inputs)
+def remember_clean(entry: Path | None) -> None:
     if entry is not None:
         write_cache_entry(entry, "{}", CLEAN_JOBS)
