@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -43,8 +44,6 @@ def code_stamp(*files: str) -> str:
     """TensorDeck's version and the size and time of ``files`` (modules' ``__file__``): what
     a cached verdict of that code depends on, so that an edited checkout checks afresh (a
     frozen app has no source files: its version)."""
-    import os
-
     from core import __version__
 
     parts = [__version__]
@@ -59,7 +58,7 @@ def code_stamp(*files: str) -> str:
 
 def cache_entry(folder: str, *key: str) -> Path:
     """The file of the entry of ``folder`` in the user's cache named by ``key``'s hash."""
-    import hashlib
+    import hashlib  # not on the paths of --help and --version
 
     digest = hashlib.sha256("\0".join(key).encode("utf-8", "surrogatepass")).hexdigest()
     return user_cache_dir() / folder / f"{digest[:32]}.json"
@@ -68,8 +67,6 @@ def cache_entry(folder: str, *key: str) -> Path:
 def write_cache_entry(entry: Path, text: str, keep: int) -> None:
     """Write ``entry`` whole (a reader sees the old one or the new one), keeping the ``keep``
     newest entries of its folder; a read-only or full cache only costs the next check."""
-    import os
-
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         partial = entry.with_suffix(f".{os.getpid()}.tmp")
