@@ -238,13 +238,17 @@ def test_history_shows_a_garbage_summary_as_unreadable_and_a_live_run_as_running
 
 
 
-LOSSES = """import json, os, sys
+# The chief finishes only once the others have logged: its end stops them, maybe before they print.
+LOSSES = """import json, os, sys, time
 role = json.loads(os.environ["TF_CONFIG"])["task"]["type"]
 scale = float(sys.argv[1])
 for step in (1, 2):
     print(f"step {step}/2 loss={scale / step} accuracy={0.4 * step}", flush=True)
+logged = os.path.join(os.environ["TENSORDECK_RUN_DIR"], "{}.logged")
+open(logged.format(role), "w").close()
+while role == "chief" and not all(os.path.exists(logged.format(r)) for r in ("worker", "ps")):
+    time.sleep(0.05)
 if role == "ps":
-    import time
     time.sleep(60)
 """
 PS_TASKS = [{"role": "chief"}, {"role": "worker"}, {"role": "ps"}]
