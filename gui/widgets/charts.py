@@ -3,9 +3,10 @@ charts (each metric per task over steps), drawn with pyqtgraph.
 
 Kept fast with a day of 1 Hz samples: every series is a preallocated ring buffer written twice
 (at ``i`` and ``i + capacity``), so the last N samples are always one contiguous slice handed to
-the curve without copying; curves clip to the view and downsample by peak. The last hour is
-kept at 1 Hz; the day at one-minute peaks, which is what a 24 h chart can show anyway (1,440
-points instead of 86,400: a refresh stays under 10 ms with 8 GPUs).
+the curve without copying. The last hour is kept at 1 Hz; the day at one-minute peaks, which is
+what a 24 h chart can show anyway (1,440 points instead of 86,400: a refresh stays under 10 ms
+with 8 GPUs). Curves that hold so few points are neither clipped nor downsampled, which would
+cost more than it saves; the training metrics' curves, which grow without bound, are both.
 """
 
 from __future__ import annotations
@@ -83,16 +84,20 @@ class GrowingSeries:
         return self._x[:self.count], self._y[:self.count]
 
 
-def make_plot(title: str, unit: str) -> pg.PlotWidget:
+def make_plot(title: str, unit: str, *, bounded: bool = False) -> pg.PlotWidget:
+    """A chart in the app's style. Curves clip to the view and downsample by peak, unless
+    ``bounded``: series of at most a few thousand points (the time rings), where both cost
+    more than they save (bench/gui_charts.py: a refresh 1.6x as long)."""
     plot = pg.PlotWidget()
     plot.setTitle(title, size="10pt")
     plot.setLabel("left", unit)
     plot.showGrid(x=True, y=True, alpha=0.15)
     plot.setMenuEnabled(False)
     plot.setMinimumHeight(150)
-    item = plot.getPlotItem()
-    item.setClipToView(True)
-    item.setDownsampling(auto=True, mode="peak")
+    if not bounded:
+        item = plot.getPlotItem()
+        item.setClipToView(True)
+        item.setDownsampling(auto=True, mode="peak")
     return plot
 
 
@@ -171,7 +176,7 @@ class GpuCharts(QWidget):
         grid = QGridLayout()
         self.plots: list[pg.PlotWidget] = []
         for i, (_attr, title, unit, y_range) in enumerate(GPU_METRICS):
-            plot = make_plot(_tr(title), unit)
+            plot = make_plot(_tr(title), unit, bounded=True)
             plot.setAxisItems({"bottom": pg.DateAxisItem()})
             if y_range:
                 plot.setYRange(*y_range, padding=0.02)

@@ -30,9 +30,9 @@ PROCESS_COLUMNS = ("gpu", "pid", "process", "gpu memory", "task")
 class ResourcePanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.cpu_plot = make_plot(self.tr("CPU"), "%")
+        self.cpu_plot = make_plot(self.tr("CPU"), "%", bounded=True)
         self.cpu_plot.setYRange(0, 100, padding=0.02)
-        self.memory_plot = make_plot(self.tr("Memory used"), "MiB")
+        self.memory_plot = make_plot(self.tr("Memory used"), "MiB", bounded=True)
         for plot in (self.cpu_plot, self.memory_plot):
             plot.setAxisItems({"bottom": pg.DateAxisItem()})
         self.cpu = RingSeries(FINE_SECONDS)
