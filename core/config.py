@@ -18,6 +18,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
@@ -828,13 +829,22 @@ def load_config(path: str | Path) -> JobConfig:
     """Read and validate a config file; :class:`ConfigError` for file, JSON or field problems.
     A text this TensorDeck checked before comes from the cache of checked configs."""
     text = _read_text(Path(path))
-    remembered = _remembered(text)
-    if remembered is not None:
-        return remembered
     source = show(str(path), None)
-    cfg = parse_config(_parse_text(text, source), source)
-    _remember(text, cfg)
-    return cfg
+    return _checked_once(text, lambda: parse_config(_parse_text(text, source), source))
+
+
+def check_config(data: dict) -> JobConfig:
+    """:func:`parse_config` for fields an editor holds (the window checks every edit); fields
+    checked before (the starter job at every start, a document shown before) come from the cache
+    of checked configs, so showing them imports no pydantic."""
+    try:  # the key: the fields as the JSON text that parses back to them
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        same = json.loads(text) == data
+    except (TypeError, ValueError):
+        same = False
+    if not same:  # not plain JSON data (a tuple, a number as a key): the check says what
+        return parse_config(data)
+    return _checked_once(text, lambda: parse_config(data))
 
 
 # --- checked configs -----------------------------------------------------------------------
@@ -852,6 +862,17 @@ def _checked_entry(text: str) -> Path:
     from core.paths import cache_entry, code_stamp
 
     return cache_entry("configs", code_stamp(__file__, model.__file__), text)
+
+
+def _checked_once(text: str, check: Callable[[], JobConfig]) -> JobConfig:
+    """The config of ``text``: from the cache when it was checked before, else ``check()``'s,
+    which is then remembered (a config with problems raises, and is checked every time)."""
+    remembered = _remembered(text)
+    if remembered is not None:
+        return remembered
+    cfg = check()
+    _remember(text, cfg)
+    return cfg
 
 
 def _remembered(text: str) -> JobConfig | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config import ConfigError, load_config
+from core.config import ConfigError, check_config, load_config, parse_config
 from core.paths import user_cache_dir
 from tests.conftest import EXAMPLES
 
@@ -109,3 +109,36 @@ def test_an_entry_that_is_not_a_file_is_a_miss_and_never_read(tmp_path):
     entry.unlink()
     os.mkfifo(entry)  # a read would block forever
     assert load_config(path).name == "j"
+
+
+def test_an_editors_fields_are_checked_once_and_refusals_every_time():
+    """The window checks its fields with check_config: fields checked before come back from the
+    cache, and what has a problem is refused with parse_config's message each time."""
+    good = {"name": "j", "strategy": "single", "script": "t.py"}
+    assert check_config(good) == parse_config(good)
+    assert len(entries()) == 1
+    assert check_config(dict(good)) == parse_config(good)  # the same fields: the same entry
+    assert len(entries()) == 1
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="stop_grace_seconds: must be >= 0"):
+            check_config({**good, "stop_grace_seconds": -1})
+    assert len(entries()) == 1
+
+
+@pytest.mark.parametrize("fields", [
+    {"name": "j", "strategy": "single", "script": "t.py", "args": ("a",)},  # a tuple
+    {"name": "j", "strategy": "single", "script": "t.py", "env": {1: "x"}},  # a number as a key
+    {"name": "j", "strategy": "single", "script": "t.py", "stop_grace_seconds": float("nan")},
+])
+def test_fields_that_are_not_plain_json_are_checked_as_they_are(fields):
+    """Such fields have no JSON text that parses back to them: no entry could stand for them,
+    so they are checked, and whatever the check says is what the editor shows."""
+    try:
+        expected = parse_config(fields)
+    except ConfigError as exc:
+        with pytest.raises(ConfigError) as got:
+            check_config(fields)
+        assert got.value.problems == exc.problems
+    else:
+        assert check_config(fields) == expected
+    assert entries() == []

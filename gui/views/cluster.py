@@ -36,7 +36,7 @@ from core.config import (
     JobConfig,
     RestartPolicy,
     SlurmOptions,
-    parse_config,
+    check_config,
     read_config_data,
 )
 from core.jobfile import (
@@ -600,7 +600,7 @@ class ClusterView(QWidget):
         show those problems too (``checked`` then)."""
         data = self.to_dict()
         try:
-            parse_config(data)
+            check_config(data)
             problems: list[ConfigProblem] = []
         except ConfigError as exc:
             problems = list(exc.problems)
