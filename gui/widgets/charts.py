@@ -11,11 +11,12 @@ cost more than it saves; the training metrics' curves, which grow without bound,
 
 from __future__ import annotations
 
+import functools
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -31,8 +32,24 @@ from PySide6.QtWidgets import (
 
 from gui.style import SERIES_COLORS, task_color_index
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    import pyqtgraph as pg
+    from PySide6.QtGui import QPen
+
 DAY = 24 * 3600
-pg.setConfigOptions(antialias=False, background="w", foreground="#57606a")
+
+
+@functools.cache
+def plotting() -> ModuleType:
+    """pyqtgraph, imported when the first chart is drawn: its import is a quarter of the
+    window's start (its Qt layer creates some 650 Python enums), and the window starts on a
+    page without charts."""
+    import pyqtgraph as pg
+
+    pg.setConfigOptions(antialias=False, background="w", foreground="#57606a")
+    return pg
 
 
 class RingSeries:
@@ -88,7 +105,7 @@ def make_plot(title: str, unit: str, *, bounded: bool = False) -> pg.PlotWidget:
     """A chart in the app's style. Curves clip to the view and downsample by peak, unless
     ``bounded``: series of at most a few thousand points (the time rings), where both cost
     more than they save (bench/gui_charts.py: a refresh 1.6x as long)."""
-    plot = pg.PlotWidget()
+    plot = plotting().PlotWidget()
     plot.setTitle(title, size="10pt")
     plot.setLabel("left", unit)
     plot.showGrid(x=True, y=True, alpha=0.15)
@@ -101,8 +118,18 @@ def make_plot(title: str, unit: str, *, bounded: bool = False) -> pg.PlotWidget:
     return plot
 
 
-def make_pen(i: int) -> pg.mkPen:
-    return pg.mkPen(SERIES_COLORS[i % len(SERIES_COLORS)], width=1.5)
+def make_time_plot(title: str, unit: str, y_range: tuple[float, float] | None = None
+                   ) -> pg.PlotWidget:
+    """A chart over wall-clock time of a time ring (bounded: see :func:`make_plot`)."""
+    plot = make_plot(title, unit, bounded=True)
+    plot.setAxisItems({"bottom": plotting().DateAxisItem()})
+    if y_range:
+        plot.setYRange(*y_range, padding=0.02)
+    return plot
+
+
+def make_pen(i: int) -> QPen:
+    return plotting().mkPen(SERIES_COLORS[i % len(SERIES_COLORS)], width=1.5)
 
 
 def _tr(text: str) -> str:
@@ -152,7 +179,8 @@ class _GpuSeries:
 
 
 class GpuCharts(QWidget):
-    """Four charts, one curve per GPU, over a scrolling time window; keeps 24 h at 1 Hz."""
+    """Four charts, one curve per GPU, over a scrolling time window; keeps 24 h at 1 Hz. The
+    charts are made at the first refresh: samples before that are only kept."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -173,30 +201,35 @@ class GpuCharts(QWidget):
         head.addWidget(QLabel(QCoreApplication.translate("Charts", "Show the last")))
         head.addWidget(self.window_box)
         head.addWidget(self.legend, 1)
-        grid = QGridLayout()
+        self._grid = QGridLayout()
         self.plots: list[pg.PlotWidget] = []
-        for i, (_attr, title, unit, y_range) in enumerate(GPU_METRICS):
-            plot = make_plot(_tr(title), unit, bounded=True)
-            plot.setAxisItems({"bottom": pg.DateAxisItem()})
-            if y_range:
-                plot.setYRange(*y_range, padding=0.02)
-            grid.addWidget(plot, i // 2, i % 2)
-            self.plots.append(plot)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(head)
         layout.addWidget(self.empty)
-        layout.addLayout(grid, 1)
+        layout.addLayout(self._grid, 1)
         self.series: dict[int, list[_GpuSeries]] = {}
         self.curves: dict[int, list[pg.PlotDataItem]] = {}
         self._last_time = 0.0
+
+    def _make_plots(self) -> None:
+        for i, (_attr, title, unit, y_range) in enumerate(GPU_METRICS):
+            plot = make_time_plot(_tr(title), unit, y_range)
+            self._grid.addWidget(plot, i // 2, i % 2)
+            self.plots.append(plot)
+        for index in self.series:
+            self._add_curves(index)
+
+    def _add_curves(self, index: int) -> None:
+        self.curves[index] = [plot.plot(pen=make_pen(index), name=f"GPU {index}", connect="finite")
+                              for plot in self.plots]
 
     def _ensure_gpu(self, index: int, name: str | None) -> None:
         if index in self.series:
             return
         self.series[index] = [_GpuSeries() for _ in GPU_METRICS]
-        self.curves[index] = [plot.plot(pen=make_pen(index), name=f"GPU {index}", connect="finite")
-                              for plot in self.plots]
+        if self.plots:
+            self._add_curves(index)
         self.empty.hide()
         names = [f"<span style='color:{SERIES_COLORS[i % len(SERIES_COLORS)]}'>■</span> GPU {i}"
                  for i in sorted(self.series)]
@@ -215,6 +248,8 @@ class GpuCharts(QWidget):
         """Redraw the current window (called once a second, or after the window changed)."""
         if not self.series:
             return
+        if not self.plots:
+            self._make_plots()
         for index, curves in self.curves.items():
             for curve, series in zip(curves, self.series[index], strict=True):
                 x, y = series.window(self.window_seconds)
@@ -322,6 +357,7 @@ class MetricCharts(QWidget):
                 number = task_color_index(label.rpartition(" / ")[2]) if color is None else color
                 plot = self._plot_for(name)
                 color_name = SERIES_COLORS[number % len(SERIES_COLORS)]
+                pg = plotting()
                 faint = pg.mkColor(color_name)
                 faint.setAlpha(60)
                 self.raw_curves[key] = plot.plot(pen=pg.mkPen(faint, width=1))
@@ -389,6 +425,7 @@ class MetricCharts(QWidget):
             plot.setLabel("bottom", QCoreApplication.translate("Charts", "step"))
             plot.addLegend(offset=(-10, 10))
             plot.setLogMode(y=self.log_scale.isChecked())
+            pg = plotting()
             line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#8c959f", width=1))
             line.hide()
             plot.addItem(line, ignoreBounds=True)

@@ -5,7 +5,6 @@ NVIDIA GPU the GPU charts stay hidden instead of showing four empty plots."""
 
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -21,24 +20,20 @@ from PySide6.QtWidgets import (
 from core.gpu.info import GpuInfo
 from core.output import plain
 from core.telemetry import MachineSample
-from gui.widgets.charts import FINE_SECONDS, GpuCharts, RingSeries, make_pen, make_plot
+from gui.widgets.charts import FINE_SECONDS, GpuCharts, RingSeries, make_pen, make_time_plot
 
 TASK_COLUMNS = ("task", "pid", "cpu", "memory", "gpu memory")
 PROCESS_COLUMNS = ("gpu", "pid", "process", "gpu memory", "task")
 
 
 class ResourcePanel(QWidget):
+    """Its charts are made when it is first shown (pyqtgraph then loads: see
+    :func:`gui.widgets.charts.plotting`); samples before that are only kept."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.cpu_plot = make_plot(self.tr("CPU"), "%", bounded=True)
-        self.cpu_plot.setYRange(0, 100, padding=0.02)
-        self.memory_plot = make_plot(self.tr("Memory used"), "MiB", bounded=True)
-        for plot in (self.cpu_plot, self.memory_plot):
-            plot.setAxisItems({"bottom": pg.DateAxisItem()})
         self.cpu = RingSeries(FINE_SECONDS)
         self.memory = RingSeries(FINE_SECONDS)
-        self._cpu_curve = self.cpu_plot.plot(pen=make_pen(0))
-        self._memory_curve = self.memory_plot.plot(pen=make_pen(1))
         self.summary = QLabel()
         self.summary.setObjectName("muted")
         self.table = QTableWidget(0, len(TASK_COLUMNS))
@@ -62,13 +57,11 @@ class ResourcePanel(QWidget):
         self.gpu_processes.hide()
         self.gpu_charts = GpuCharts()
         self.gpu_charts.hide()  # until a GPU sample arrives
-        charts = QGridLayout()
-        charts.addWidget(self.cpu_plot, 0, 0)
-        charts.addWidget(self.memory_plot, 0, 1)
+        self._charts = QGridLayout()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary)
-        layout.addLayout(charts)
+        layout.addLayout(self._charts)
         layout.addWidget(self.table)
         layout.addWidget(self.gpu_processes)
         layout.addWidget(self.gpu_charts, 2)
@@ -102,10 +95,20 @@ class ResourcePanel(QWidget):
         super().showEvent(event)
         self.refresh()
 
+    def _make_plots(self) -> None:
+        self.cpu_plot = make_time_plot(self.tr("CPU"), "%", (0, 100))
+        self.memory_plot = make_time_plot(self.tr("Memory used"), "MiB")
+        self._cpu_curve = self.cpu_plot.plot(pen=make_pen(0))
+        self._memory_curve = self.memory_plot.plot(pen=make_pen(1))
+        self._charts.addWidget(self.cpu_plot, 0, 0)
+        self._charts.addWidget(self.memory_plot, 0, 1)
+
     def refresh(self, window_seconds: int = 300) -> None:
         """Redraw (once a second; a hidden tab waits until it is shown)."""
         if not self.isVisible():
             return
+        if not self._charts.count():
+            self._make_plots()
         self.gpu_charts.setVisible(bool(self.gpu_charts.series))
         self.gpu_charts.refresh()
         sample = self._last

@@ -1,8 +1,9 @@
 """Entry of the frozen windowed executable ``tensordeck-gui``: the window.
 
 ``--smoke`` opens the main window, waits until it is shown, prints the time from process start
-to shown, and quits: exit 0, or 1 on any exception (also one raised inside a Qt slot) or when
-the environment tasks start from still points into the app. CI runs it offscreen.
+to shown, draws the charts (the Resources tab), and quits: exit 0, or 1 on any exception (also
+one raised inside a Qt slot) or when the environment tasks start from still points into the
+app. CI runs it offscreen.
 
 Internal commands (``_remote-task``, ``_watchdog``) go to the command line: the frozen app
 starts its own executable for them, and from the window that is this one.
@@ -71,6 +72,13 @@ def smoke() -> int:
             return 1
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
     shown = seconds_since_process_start()
+    # The charts load pyqtgraph when they are first drawn: draw them (the Resources tab).
+    window.show_page("run")
+    window.run_view.tabs.setCurrentWidget(window.run_view.resources)
+    app.processEvents()
+    if not errors and "pyqtgraph" not in sys.modules:
+        print("smoke: the Resources tab drew no charts", file=sys.stderr)
+        return 1
     window.close()
     app.processEvents()
     if errors:
