@@ -95,6 +95,7 @@ def main() -> None:
         widget.show()
     for t in range(DAY):
         charts.add_sample(start + t, sample(t))
+    charts.refresh()  # the first refresh makes the charts: not what is timed
     app.processEvents()
 
     def ours(t: int) -> None:
