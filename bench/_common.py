@@ -14,9 +14,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 TENSORDECK = [sys.executable, "-m", "core"]
 
-# Timed as installed: pip and PyInstaller ship core's bytecode. Without this, a checkout under
+# Timed as installed: pip and PyInstaller ship the bytecode. Without this, a checkout under
 # PYTHONDONTWRITEBYTECODE (CI, some IDEs) compiles core from source at every launch (~40 ms).
-compileall.compile_dir(REPO / "core", quiet=1)
+for _package in ("core", "gui"):
+    compileall.compile_dir(REPO / _package, quiet=1)
 
 
 def write_job(folder: Path, script: str, **config) -> Path:

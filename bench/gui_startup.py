@@ -7,15 +7,12 @@ Run: QT_QPA_PLATFORM=offscreen python bench/gui_startup.py
 
 from __future__ import annotations
 
-import compileall
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from _common import REPO, interleaved
 
 TIMED = """
 import time
@@ -27,7 +24,7 @@ window.show()
 app.processEvents()
 print((time.perf_counter() - began) * 1000)
 """
-TENSORDECK = """
+MAIN_WINDOW = """
 from gui.app import make_app
 app = make_app()
 from gui.main_window import MainWindow
@@ -50,20 +47,13 @@ def once(body: str, home: str) -> float:
 
 
 def main() -> None:
-    # Timed as installed: the installer and pip ship the bytecode.
-    for package in ("core", "gui"):
-        compileall.compile_dir(REPO / package, quiet=1)
     with tempfile.TemporaryDirectory() as home:
-        once(TENSORDECK, home)  # warm the disk cache: a "cold" start here means a new process
+        once(MAIN_WINDOW, home)  # warm the disk cache: a "cold" start here means a new process
         once(BARE_QT, home)
-        ours, bare = [], []
-        for _ in range(5):
-            ours.append(once(TENSORDECK, home))
-            bare.append(once(BARE_QT, home))
-    mine, floor = statistics.median(ours), statistics.median(bare)
-    print(f"window start to shown: median {mine:.0f} ms (worst {max(ours):.0f} ms) vs "
-          f"{floor:.0f} ms for a bare Qt window: ratio {mine / floor:.2f}; TensorDeck's own "
-          f"{mine - floor:.0f} ms (target < 1000 ms in all)")
+        mine, floor = interleaved(lambda: once(MAIN_WINDOW, home), lambda: once(BARE_QT, home), 5)
+    print(f"window start to shown: median {mine:.0f} ms vs {floor:.0f} ms for a bare Qt "
+          f"window: ratio {mine / floor:.2f}; TensorDeck's own {mine - floor:.0f} ms "
+          f"(target < 1000 ms in all)")
 
 
 if __name__ == "__main__":
