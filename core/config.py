@@ -830,13 +830,15 @@ def load_config(path: str | Path) -> JobConfig:
     A text this TensorDeck checked before comes from the cache of checked configs."""
     text = _read_text(Path(path))
     source = show(str(path), None)
-    return _checked_once(text, lambda: parse_config(_parse_text(text, source), source))
+    return _checked_once(text, lambda: parse_config(_parse_text(text, source), source),
+                         "configs", CHECKED_CONFIGS)
 
 
 def check_config(data: dict) -> JobConfig:
     """:func:`parse_config` for fields an editor holds (the window checks every edit); fields
     checked before (the starter job at every start, a document shown before) come from the cache
-    of checked configs, so showing them imports no pydantic."""
+    of checked configs, so showing them imports no pydantic. They are kept apart from the configs
+    that were loaded, so that typing never pushes those out."""
     try:  # the key: the fields as the JSON text that parses back to them
         text = json.dumps(data, ensure_ascii=False, allow_nan=False)
         same = json.loads(text) == data
@@ -844,7 +846,7 @@ def check_config(data: dict) -> JobConfig:
         same = False
     if not same:  # not plain JSON data (a tuple, a number as a key): the check says what
         return parse_config(data)
-    return _checked_once(text, lambda: parse_config(data))
+    return _checked_once(text, lambda: parse_config(data), "fields", CHECKED_FIELDS)
 
 
 # --- checked configs -----------------------------------------------------------------------
@@ -855,28 +857,27 @@ def check_config(data: dict) -> JobConfig:
 # anything about it is off.
 
 CHECKED_CONFIGS = 256  # entries kept: one per config text a user runs
+CHECKED_FIELDS = 64  # the editor's: one per document it showed (and the last edits)
 
 
-def _checked_entry(text: str) -> Path:
+def _checked_once(text: str, check: Callable[[], JobConfig], folder: str, keep: int
+                  ) -> JobConfig:
+    """The config of ``text``: from the cache's ``folder`` when it was checked before, else
+    ``check()``'s, which is then remembered there (a config with problems raises, and is
+    checked every time)."""
     from core import model
-    from core.paths import cache_entry, code_stamp
+    from core.paths import cache_entry, code_stamp, write_cache_entry
 
-    return cache_entry("configs", code_stamp(__file__, model.__file__), text)
-
-
-def _checked_once(text: str, check: Callable[[], JobConfig]) -> JobConfig:
-    """The config of ``text``: from the cache when it was checked before, else ``check()``'s,
-    which is then remembered (a config with problems raises, and is checked every time)."""
-    remembered = _remembered(text)
+    entry = cache_entry(folder, code_stamp(__file__, model.__file__), text)
+    remembered = _remembered(entry)
     if remembered is not None:
         return remembered
     cfg = check()
-    _remember(text, cfg)
+    write_cache_entry(entry, json.dumps(to_data(cfg)), keep)
     return cfg
 
 
-def _remembered(text: str) -> JobConfig | None:
-    entry = _checked_entry(text)
+def _remembered(entry: Path) -> JobConfig | None:
     try:
         info = os.stat(entry)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG_BYTES:
@@ -884,12 +885,6 @@ def _remembered(text: str) -> JobConfig | None:
         return from_data(JobConfig, json.loads(entry.read_text(encoding="utf-8")))
     except Exception:  # none yet, or damaged: check the text again
         return None
-
-
-def _remember(text: str, cfg: JobConfig) -> None:
-    from core.paths import write_cache_entry
-
-    write_cache_entry(_checked_entry(text), json.dumps(to_data(cfg)), CHECKED_CONFIGS)
 
 
 def schema() -> dict:

@@ -36,8 +36,9 @@ def fresh(*args: str) -> str:
     return done.stdout.split("\n")[-2]
 
 
-def entries() -> list[Path]:
-    return sorted((user_cache_dir() / "configs").glob("*.json"))
+def entries(folder: str = "configs") -> list[Path]:
+    """The cache's entries: of configs loaded from files, or of an editor's ``fields``."""
+    return sorted((user_cache_dir() / folder).glob("*.json"))
 
 
 def test_a_checked_config_loads_again_without_pydantic_and_the_same():
@@ -116,13 +117,24 @@ def test_an_editors_fields_are_checked_once_and_refusals_every_time():
     cache, and what has a problem is refused with parse_config's message each time."""
     good = {"name": "j", "strategy": "single", "script": "t.py"}
     assert check_config(good) == parse_config(good)
-    assert len(entries()) == 1
+    assert len(entries("fields")) == 1
     assert check_config(dict(good)) == parse_config(good)  # the same fields: the same entry
-    assert len(entries()) == 1
+    assert len(entries("fields")) == 1
     for _ in range(2):
         with pytest.raises(ConfigError, match="stop_grace_seconds: must be >= 0"):
             check_config({**good, "stop_grace_seconds": -1})
-    assert len(entries()) == 1
+    assert len(entries("fields")) == 1
+
+
+def test_an_editors_edits_never_push_out_the_configs_that_were_run(tmp_path, monkeypatch):
+    monkeypatch.setattr("core.config.CHECKED_FIELDS", 3)
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({"name": "j", "strategy": "single", "script": "t.py"}))
+    load_config(path)
+    (run,) = entries()
+    for i in range(6):  # the name typed letter by letter
+        check_config({"name": "j" * (i + 1), "strategy": "single", "script": "t.py"})
+    assert len(entries("fields")) == 3 and entries() == [run]
 
 
 @pytest.mark.parametrize("fields", [
@@ -141,4 +153,4 @@ def test_fields_that_are_not_plain_json_are_checked_as_they_are(fields):
         assert got.value.problems == exc.problems
     else:
         assert check_config(fields) == expected
-    assert entries() == []
+    assert entries("fields") == []
