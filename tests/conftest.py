@@ -25,6 +25,22 @@ def under_wine() -> bool:
     return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
 
 
+def installed_tf_version() -> str | None:
+    """The TensorFlow this interpreter (the one the tests' jobs run) has installed, read in this
+    process. A probe is a child process, which can crash under Wine: what a test checks must
+    not depend on that."""
+    from importlib import metadata
+
+    from core.interpreters.probe import TF_DISTRIBUTIONS
+
+    for name in TF_DISTRIBUTIONS:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
 def tensordeck(*args: str, timeout: float = 240, **kwargs) -> subprocess.CompletedProcess:
     """Run the CLI as a user would, in a child process."""
     return subprocess.run(

@@ -15,6 +15,7 @@ import pytest
 from core.doctor import kb
 from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.interpreters.probe import ProbeResult, cached_probe
+from tests.conftest import installed_tf_version
 from tests.nvml_replay import ReplayNvml
 from tests.test_gpu_capability import TF210_WINDOWS, TF221_LINUX
 
@@ -167,7 +168,7 @@ def test_prerun_on_this_interpreter(tmp_path: Path) -> None:
                             wants_gpus=True, env={})
     ids = [f.id for f in found]
     # Keras 3 (TF 2.16+) cannot fit under this strategy; the Windows lane's TF 2.10 can.
-    tf = kb.parse_version(cached_probe(sys.executable, import_tf=False).tf_version)
+    tf = kb.parse_version(installed_tf_version())
     assert ("keras3-strategy-unsupported" in ids) is (kb.minor_of(tf) >= (2, 16))
     # No GPU here: asking for GPUs must say so before the run starts.
     gpu = next(f for f in found if f.title.startswith("GPUs requested"))

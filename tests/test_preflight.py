@@ -4,12 +4,10 @@ overrides; the Keras 3 + strategy trap and TF1 APIs are caught from the script i
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
 
-from core.interpreters.probe import probe_interpreter
-from tests.conftest import tensordeck
+from tests.conftest import installed_tf_version, tensordeck
 
 TF1_SCRIPT = """
 import sys
@@ -54,7 +52,7 @@ def test_no_doctor_starts_anyway(job):
 def test_keras3_fit_under_multi_worker_needs_legacy_keras(job):
     # The job runs this interpreter: its installed TensorFlow decides whether Keras 3 applies
     # (none installed: the doctor assumes a current TF 2, so the finding applies too).
-    tf_version = probe_interpreter(sys.executable, import_tf=False).tf_version
+    tf_version = installed_tf_version()
     if tf_version and tuple(map(int, re.findall(r"\d+", tf_version)[:2])) < (2, 16):
         pytest.skip(f"the test interpreter has TensorFlow {tf_version} (Keras 2): the Keras 3 "
                     "findings apply to TensorFlow 2.16+ only")
