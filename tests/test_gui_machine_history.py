@@ -79,13 +79,16 @@ def test_check_again_lists_each_interpreter_once_in_its_findings_colour(qtbot, h
         assert view.refresh_button.isEnabled()
     cards = view.findChildren(InterpreterCard)
     identities = [same_interpreter(cached_probe(c.path)) for c in cards]
-    assert len(set(identities)) == len(cards) and sys.executable in [c.path for c in cards]
+    shown = [(c.path, c.state, c.summary.text()) for c in cards]  # what a failure must show
+    assert len(set(identities)) == len(cards), (shown, identities)
+    assert sys.executable in [c.path for c in cards], shown
     rank = {"ok": 2, "warning": 1, "error": 0}
     for finding in view.findings:
         if finding.subject:
             [card] = [c for c in cards if c.path == finding.subject]
             assert rank[card.state] <= rank[{"info": "ok"}.get(finding.severity,
-                                                               finding.severity)]
+                                                               finding.severity)], (
+                card.path, card.state, finding.id, finding.severity)
     # TF here sees neither of the two GPUs: never a green card, in the doctor's own words.
     [mine] = [c for c in cards if c.path == sys.executable]
     assert mine.state in ("error", "warning")
