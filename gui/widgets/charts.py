@@ -5,8 +5,10 @@ Kept fast with a day of 1 Hz samples: every series is a preallocated ring buffer
 (at ``i`` and ``i + capacity``), so the last N samples are always one contiguous slice handed to
 the curve without copying. The last hour is kept at 1 Hz; the day at one-minute peaks, which is
 what a 24 h chart can show anyway (1,440 points instead of 86,400: a refresh stays under 10 ms
-with 8 GPUs). Curves that hold so few points are neither clipped nor downsampled, which would
-cost more than it saves; the training metrics' curves, which grow without bound, are both.
+with 8 GPUs). The rings are plain ``array`` buffers that numpy views only when a chart is first
+drawn: the window samples from its start, and importing numpy is a sixth of that start.
+Curves that hold so few points are neither clipped nor downsampled, which would cost more than
+it saves; the training metrics' curves, which grow without bound, are both.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from __future__ import annotations
 import functools
 import math
 import time
+from array import array
 from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -35,6 +37,7 @@ from gui.style import SERIES_COLORS, task_color_index
 if TYPE_CHECKING:
     from types import ModuleType
 
+    import numpy as np
     import pyqtgraph as pg
     from PySide6.QtGui import QPen
 
@@ -53,12 +56,14 @@ def plotting() -> ModuleType:
 
 
 class RingSeries:
-    """A fixed-capacity (x, y) series; :meth:`window` returns views, never copies."""
+    """A fixed-capacity (x, y) series; :meth:`window` returns views, never copies (so the
+    buffers are never resized: a buffer that numpy views cannot be)."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self._x = np.full(2 * capacity, np.nan)
-        self._y = np.full(2 * capacity, np.nan)
+        self._x = array("d", [math.nan]) * (2 * capacity)
+        self._y = array("d", [math.nan]) * (2 * capacity)
+        self._views: tuple[np.ndarray, np.ndarray] | None = None  # numpy's, at the first draw
         self._count = 0
 
     def __len__(self) -> int:
@@ -66,31 +71,41 @@ class RingSeries:
 
     def append(self, x: float, y: float | None) -> None:
         j = self._count % self.capacity
-        value = np.nan if y is None else y
+        value = math.nan if y is None else y
         self._x[j] = self._x[j + self.capacity] = x
         self._y[j] = self._y[j + self.capacity] = value
         self._count += 1
 
     def window(self, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The last ``n`` samples (all held when None), oldest first."""
+        if self._views is None:
+            import numpy as np
+
+            self._views = np.frombuffer(self._x), np.frombuffer(self._y)
+        x, y = self._views
         held = len(self)
         n = held if n is None else min(n, held)
         end = self._count
         if end > self.capacity:
             end = end % self.capacity + self.capacity
-        return self._x[end - n:end], self._y[end - n:end]
+        return x[end - n:end], y[end - n:end]
 
 
 class GrowingSeries:
-    """An (x, y) series that grows by doubling (training metrics: steps, not seconds)."""
+    """An (x, y) series that grows by doubling (training metrics: steps, not seconds). Made
+    with its curve, so numpy is loaded by then."""
 
     def __init__(self) -> None:
+        import numpy as np
+
         self._x = np.empty(256)
         self._y = np.empty(256)
         self.count = 0
 
     def append(self, x: float, y: float) -> None:
         if self.count == len(self._x):
+            import numpy as np
+
             self._x = np.concatenate([self._x, np.empty_like(self._x)])
             self._y = np.concatenate([self._y, np.empty_like(self._y)])
         self._x[self.count] = x
@@ -160,7 +175,7 @@ class _GpuSeries:
         self.fine = RingSeries(FINE_SECONDS)
         self.coarse = RingSeries(DAY // COARSE_SECONDS)
         self._bucket: int | None = None
-        self._peak = np.nan
+        self._peak = math.nan
 
     def append(self, t: float, value: float | None) -> None:
         self.fine.append(t, value)
@@ -168,7 +183,7 @@ class _GpuSeries:
         if bucket != self._bucket:
             if self._bucket is not None:
                 self.coarse.append(self._bucket * COARSE_SECONDS, self._peak)
-            self._bucket, self._peak = bucket, np.nan
+            self._bucket, self._peak = bucket, math.nan
         if value is not None and not value <= self._peak:  # NaN-safe max
             self._peak = value
 
@@ -266,6 +281,8 @@ class GpuCharts(QWidget):
 def smoothed(y: np.ndarray, weight: float) -> np.ndarray:
     """TensorBoard's smoothing: an exponential moving average, debiased so that the first
     points are not pulled towards 0. ``weight`` 0 gives ``y`` back."""
+    import numpy as np
+
     if weight <= 0 or len(y) == 0:
         return y
     out = np.empty_like(y)
@@ -381,6 +398,8 @@ class MetricCharts(QWidget):
     def values_at(self, name: str, step: float) -> list[tuple[str, float, float]]:
         """(series, step, value as drawn) of every curve of chart ``name`` at the point
         nearest ``step``: what the hover line says."""
+        import numpy as np
+
         out = []
         for (metric, label), curve in self.curves.items():
             if metric != name:
