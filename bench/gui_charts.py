@@ -20,11 +20,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication, QGridLayout, QWidget
 
 from core.gpu.info import GpuInfo
-from gui.widgets.charts import DAY, GPU_METRICS, GpuCharts, make_pen, make_plot
+from gui.widgets.charts import DAY, GPU_METRICS, GpuCharts, make_pen, make_time_plot
 
 GPUS = 8
 REFRESHES = 30
@@ -45,10 +44,7 @@ class PlainCharts(QWidget):
         grid = QGridLayout(self)
         self.plots = []
         for i, (_attr, title, unit, y_range) in enumerate(GPU_METRICS):
-            plot = make_plot(title, unit, bounded=True)
-            plot.setAxisItems({"bottom": pg.DateAxisItem()})
-            if y_range:
-                plot.setYRange(*y_range, padding=0.02)
+            plot = make_time_plot(title, unit, y_range)
             grid.addWidget(plot, i // 2, i % 2)
             self.plots.append(plot)
         t = np.arange(DAY + REFRESHES)

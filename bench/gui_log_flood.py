@@ -55,6 +55,7 @@ class Heartbeat:
 
     def __init__(self) -> None:
         self.gaps: list[float] = []
+        self._last = 0
         self._clock = QElapsedTimer()
         self._timer = QTimer()
         self._timer.setInterval(10)
