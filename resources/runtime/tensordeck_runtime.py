@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import threading
 import time
 
@@ -120,13 +121,20 @@ def MetricsCallback(every: int = 10):
 # --- graceful stop on Windows -----------------------------------------------------------------
 
 
+#: Set when TensorDeck's stop reached a task with no stop handler of its own as a Ctrl+C.
+_stopped_by_tensordeck = False
+
+
 def _deliver_stop() -> None:
     """What a stop request does in the task: as on POSIX (SIGTERM) the task's own SIGTERM
-    handler if it set one, else its SIGBREAK handler, else Ctrl+C (KeyboardInterrupt, so
-    ``finally`` blocks and ``atexit`` run). The signal is raised through the C runtime, as a
-    console Ctrl+C is, which also wakes a ``time.sleep`` of the main thread."""
+    handler if it set one, else its SIGBREAK handler, else its own SIGINT handler. A task with
+    none of its own is stopped as POSIX's default SIGTERM stops it: quietly. It gets a
+    KeyboardInterrupt (so ``finally`` blocks and ``atexit`` still run, and Python exits with
+    the Ctrl+C status), whose traceback :func:`_quiet_stop_hook` leaves out. The signal is
+    raised through the C runtime, as a console Ctrl+C is, which also wakes a ``time.sleep`` of
+    the main thread."""
+    global _stopped_by_tensordeck
     import signal
-    import sys
 
     site = sys.modules.get("site")
     if site is None or getattr(getattr(site, "__spec__", None), "_initializing", False):
@@ -140,8 +148,10 @@ def _deliver_stop() -> None:
         if signum is not None and callable(signal.getsignal(signum)):
             chosen = signum
             break
-    if not callable(signal.getsignal(chosen)):
+    handler = signal.getsignal(chosen)
+    if not callable(handler):
         return  # the task ignores Ctrl+C: TensorDeck ends it after the grace period
+    _stopped_by_tensordeck = handler is signal.default_int_handler
     import ctypes
 
     try:
@@ -160,6 +170,18 @@ def _deliver_stop() -> None:
             ctypes.windll.kernel32.SetEvent(ctypes.c_void_p(handle))
     except AttributeError:
         pass
+
+
+def _quiet_stop_hook(previous):
+    """sys.excepthook that leaves out the traceback of the KeyboardInterrupt TensorDeck's stop
+    raised (the log of every ps of a successful run would end in one); any other uncaught
+    exception goes to the hook there was."""
+
+    def hook(kind, value, traceback):
+        if not (_stopped_by_tensordeck and issubclass(kind, KeyboardInterrupt)):
+            previous(kind, value, traceback)
+
+    return hook
 
 
 def listen_for_stop() -> bool:
@@ -184,6 +206,8 @@ def listen_for_stop() -> bool:
         infinite, signaled = 0xFFFFFFFF, 0
         if k32.WaitForSingleObject(handle, infinite) == signaled:
             _deliver_stop()
+
+    sys.excepthook = _quiet_stop_hook(sys.excepthook)
 
     threading.Thread(target=wait, name="tensordeck-stop", daemon=True).start()
     return True
