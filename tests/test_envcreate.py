@@ -17,9 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.doctor import kb
-from core.envcreate.build import build, check_target, marker
+from core.envcreate.build import build
 from core.envcreate.plan import (
     CUDA11_WHEELS,
     MachineFacts,
@@ -28,6 +30,7 @@ from core.envcreate.plan import (
     gather_facts,
     make_plan,
 )
+from core.envcreate.target import PROOF, check_target, claim, interrupted, marker, remove_env
 from core.gpu import read_gpus
 from core.gpu.info import GpuInfo
 from core.interpreters.discover import discover_interpreters, user_interpreters
@@ -178,7 +181,7 @@ def _quick_plan(target: Path, code: str) -> Plan:
 
 def test_cancel_kills_the_step_and_removes_the_folder(tmp_path: Path) -> None:
     target = tmp_path / "env"
-    code = (f"import pathlib, time; pathlib.Path({str(target)!r}).mkdir(); "
+    code = (f"import pathlib, time; (pathlib.Path({str(target)!r}) / 'bin').mkdir(); "
             "print('started', flush=True); time.sleep(120)")
     cancel = threading.Event()
     seen = []
@@ -196,7 +199,7 @@ def test_cancel_kills_the_step_and_removes_the_folder(tmp_path: Path) -> None:
 
 def test_failed_step_removes_the_folder_and_says_why(tmp_path: Path) -> None:
     target = tmp_path / "env"
-    code = (f"import pathlib, sys; pathlib.Path({str(target)!r}).mkdir(); "
+    code = (f"import pathlib, sys; (pathlib.Path({str(target)!r}) / 'bin').mkdir(); "
             "print('ERROR: Could not install packages due to an OSError: [WinError 5] Access "
             "is denied'); sys.exit(1)")
     result = build(_quick_plan(target, code), lambda line: None, threading.Event())
@@ -205,17 +208,133 @@ def test_failed_step_removes_the_folder_and_says_why(tmp_path: Path) -> None:
     assert not target.exists() and not marker(target).exists()
 
 
-def test_an_interrupted_build_is_cleaned_but_user_files_are_refused(tmp_path: Path) -> None:
+def _killed_build(target: Path) -> None:
+    """What a build killed outright leaves: the folder it made, with its proof and a half-made
+    env in it."""
+    claim(target)
+    (target / "lib" / "half").mkdir(parents=True)
+    (target / "lib" / "half" / "made.py").write_text("x")
+
+
+def test_an_interrupted_build_is_shown_in_the_plan_then_cleaned(tmp_path: Path) -> None:
+    target = tmp_path / "env"
+    _killed_build(target)
+    check_target(target)  # the next build may take it
+    plan = _quick_plan(target, "print('ok')")
+    assert f"First: removes what an interrupted build left in {target}" in plan.describe()
+    lines = []
+    result = build(plan, lines.append, threading.Event(), register=False)
+    assert lines[0] == f"Removing what an interrupted build left in {target}"
+    assert not (target / "lib").exists() and result.probe is not None
+
+
+def test_a_stale_marker_beside_the_folder_never_deletes_the_users_files(tmp_path: Path) -> None:
+    """The marker of older releases sat beside the folder: a user's folder next to one is
+    the user's, refused and left as it was."""
     target = tmp_path / "env"
     target.mkdir()
-    (target / "half-made").write_text("x")
+    (target / "thesis.tex").write_text("mine")
+    (tmp_path / ".env.tensordeck-building").write_text("")
+    plan = _quick_plan(target, "print('ok')")
+    assert "removes" not in plan.describe()
     with pytest.raises(ValueError, match="already exists and is not empty"):
-        check_target(target)
-    marker(target).write_text("")  # what a killed build leaves
-    lines = []
-    build(_quick_plan(target, "print('ok')"), lines.append, threading.Event(), register=False)
-    assert lines[0].startswith("Removing what an interrupted build left")
-    assert not (target / "half-made").exists()
+        build(plan, lambda line: None, threading.Event(), register=False)
+    assert (target / "thesis.tex").read_text() == "mine"
+
+
+_names = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/\\\0:"),
+                 min_size=1, max_size=12).filter(lambda n: n not in (".", ".."))
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=st.lists(st.tuples(_names, _names), min_size=1, max_size=6))
+def test_generated_user_folders_are_never_touched(tmp_path_factory, files) -> None:
+    """Any non-empty folder without the proof at its top (even one holding a file named like
+    the proof deeper down) is refused; nothing in it or beside it changes."""
+    root = tmp_path_factory.mktemp("user")
+    target = root / "env"
+    try:
+        for folder, name in files:
+            (target / folder).mkdir(parents=True, exist_ok=True)
+            (target / folder / name).write_text(name)
+            (target / folder / PROOF).write_text("made")
+    except OSError:
+        return  # a name this file system cannot hold
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    assert not interrupted(target) and remove_env(target)  # nothing of a build: untouched
+    with pytest.raises(ValueError, match="already exists and is not empty"):
+        build(_quick_plan(target, "print('ok')"), lambda line: None, threading.Event(),
+              register=False)
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before
+
+
+def test_removal_never_follows_a_link_out_of_the_env(tmp_path: Path) -> None:
+    outside = tmp_path / "data"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    target = tmp_path / "env"
+    _killed_build(target)
+    try:
+        (target / "lib" / "link").symlink_to(outside, target_is_directory=True)
+    except OSError:
+        pytest.skip("no symbolic links for this user (Windows without developer mode)")
+    assert remove_env(target) and not os.path.lexists(target)
+    assert (outside / "keep.txt").read_text() == "mine"
+
+
+def test_a_folder_taken_empty_stays_after_a_failed_build(tmp_path: Path) -> None:
+    """An empty folder the user made is taken, not made: a failure empties it again but keeps it."""
+    target = tmp_path / "env"
+    target.mkdir()
+    result = build(_quick_plan(target, "import sys; sys.exit(3)"), lambda line: None,
+                   threading.Event(), register=False)
+    assert not result.ok and f"what was built in {target} was removed" in result.message
+    assert target.is_dir() and list(target.iterdir()) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX signal sent to this process")
+def test_a_second_ctrl_c_does_not_cut_the_removal_short(tmp_path: Path) -> None:
+    """Ctrl+C again while what was built is being removed: the removal finishes (it would
+    otherwise leave a half-removed env that the message calls removed)."""
+    target = tmp_path / "env"
+    _killed_build(target)
+    for n in range(4000):
+        (target / "lib" / f"m{n}.py").write_text("x")
+    sent_during_removal = []
+
+    def ctrl_c_midway() -> None:
+        while len(os.listdir(target / "lib")) > 2000:
+            time.sleep(0.0005)
+        os.kill(os.getpid(), signal.SIGINT)
+        sent_during_removal.append(marker(target).exists())
+
+    thread = threading.Thread(target=ctrl_c_midway)
+    thread.start()
+    try:
+        assert remove_env(target)
+    finally:
+        thread.join()
+    assert sent_during_removal == [True] and not os.path.lexists(target)
+
+
+@pytest.mark.parametrize("kind", ["file", "symlink", "under a file"])
+def test_a_path_that_is_no_folder_is_one_line_exit_2(tmp_path: Path, kind: str) -> None:
+    file = tmp_path / "notes.txt"
+    file.write_text("mine")
+    path = {"file": file, "under a file": file / "env", "symlink": tmp_path / "link"}[kind]
+    if kind == "symlink":
+        (tmp_path / "real").mkdir()
+        try:
+            path.symlink_to(tmp_path / "real", target_is_directory=True)
+        except OSError:
+            pytest.skip("no symbolic links for this user (Windows without developer mode)")
+    run = tensordeck("env", "create", "--cpu", "--yes", "--python", sys.executable,
+                     "--path", str(path), input="")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+    assert ("is a file, not a folder" if kind != "symlink" else "is a symbolic link") in run.stderr
+    assert file.read_text() == "mine"
 
 
 def test_default_folder_is_new_or_one_an_interrupted_build_left() -> None:
@@ -226,7 +345,7 @@ def test_default_folder_is_new_or_one_an_interrupted_build_left() -> None:
     (first / "bin").mkdir()
     taken = make_plan(facts).target
     assert taken == first.with_name(first.name + "-2")
-    marker(first).write_text("")
+    claim(first)  # what a killed build leaves: the proof inside
     assert make_plan(facts).target == first
 
 

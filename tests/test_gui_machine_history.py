@@ -102,7 +102,7 @@ def test_check_again_lists_each_interpreter_once_in_its_findings_colour(qtbot, h
 def test_make_environment_button_plans_builds_streams_and_cancels(qtbot):
     """Real clicks: the plan for this machine (no NVIDIA driver: the CPU build), Build streams
     the commands' output, Cancel stops pip and removes the half-made env, nothing registered."""
-    from core.envcreate.build import marker
+    from core.envcreate.target import marker
     from core.interpreters.discover import user_interpreters
 
     view = MachineView()

@@ -1,33 +1,36 @@
 """Make a planned environment: run its commands with their output streamed, stop on cancel,
 leave nothing half-made, then probe the new interpreter for real and register it.
 
-"Nothing half-made": the target folder must not exist (or be empty) before; a marker file
-beside it says a build is under way; on a failure, a cancel or Ctrl+C the folder is removed.
-A build killed outright leaves the marker, and the next build into that folder removes what
-the killed one left.
+"Nothing half-made": the target folder must not exist (or be empty) before; the build claims it
+with a proof inside (core.envcreate.target); on a failure, a cancel or Ctrl+C what it made is
+removed. A build killed outright leaves the proof, and the next build into that folder removes
+what the killed one left (the plan says so first).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.envcreate.plan import Plan
+from core.envcreate.target import (
+    check_target,
+    claim,
+    interrupted,
+    marker,
+    remove_env,
+    removed_note,
+    scratch,
+)
 from core.findings import Finding
 from core.interpreters.probe import ProbeResult
 
 #: How long a step's output may pause before TensorDeck looks at the cancel flag again.
 _CANCEL_POLL = 0.2
-
-
-class BuildRefused(ValueError):
-    """The target cannot be built into (it holds files TensorDeck did not make)."""
 
 
 @dataclass
@@ -44,42 +47,6 @@ class BuildResult:
 TEMP_VARIABLES = ("TMPDIR", "TEMP", "TMP")
 
 
-def marker(target: Path) -> Path:
-    return target.parent / f".{target.name}.tensordeck-building"
-
-
-def scratch(target: Path) -> Path:
-    """The builders' temporary folder (TMPDIR, TEMP, TMP): pip unpacks each wheel into the
-    system's temp, and a cancelled pip leaves that there (hundreds of MB for TensorFlow), so
-    the build's temp lives beside the environment and goes with it."""
-    return target.parent / f".{target.name}.tensordeck-tmp"
-
-
-def check_target(target: Path) -> None:
-    """Raise BuildRefused unless ``target`` is new, empty, or left by an interrupted build."""
-    if target.exists() and not marker(target).exists() and (
-            not target.is_dir() or any(target.iterdir())):
-        raise BuildRefused(f"{target} already exists and is not empty: choose a new folder "
-                           "(--path DIR), or delete it first")
-
-
-def remove_env(target: Path) -> None:
-    """Remove ``target`` and the marker; a file a killed process held a moment ago (Windows)
-    gets a few tries."""
-    for attempt in range(5):
-        try:
-            if target.exists():
-                shutil.rmtree(target)
-            break
-        except OSError:
-            if attempt == 4:
-                raise
-            time.sleep(0.5)
-    shutil.rmtree(scratch(target), ignore_errors=True)
-    with contextlib.suppress(FileNotFoundError):
-        marker(target).unlink()
-
-
 def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *,
           env: Mapping[str, str] | None = None, register: bool = True) -> BuildResult:
     """Run ``plan``; ``on_line`` gets each output line (from this thread), ``cancel`` stops
@@ -88,13 +55,14 @@ def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *
         return BuildResult(False, "this plan is for you to follow: " + "; ".join(plan.manual))
     target = plan.target
     check_target(target)
-    if marker(target).exists():
+    if interrupted(target):
         on_line(f"Removing what an interrupted build left in {target}")
-        remove_env(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    marker(target).write_text("TensorDeck is building this environment\n", encoding="utf-8")
+        if not remove_env(target):
+            return BuildResult(False, f"What an interrupted build left in {target} cannot be "
+                               "removed (a program still uses it?): delete it, then try again")
+    claim(target)
     temp = scratch(target)
-    temp.mkdir(exist_ok=True)
+    temp.mkdir()
     base_env = {**(os.environ if env is None else env), **dict.fromkeys(TEMP_VARIABLES, str(temp))}
     try:
         for step in plan.steps:
@@ -102,10 +70,8 @@ def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *
             on_line(f"$ {step.shown()}")
             code, output = _run(step.argv, base_env, on_line, cancel)
             if cancel.is_set():
-                remove_env(target)
-                return BuildResult(False, f"Cancelled; {target} was removed.", cancelled=True)
+                return BuildResult(False, f"Cancelled; {_removed(target)}.", cancelled=True)
             if code != 0:
-                remove_env(target)
                 return _failed(step.text, code, output, target)
         shutil.rmtree(temp, ignore_errors=True)
         return _verify(plan, on_line, register)
@@ -113,6 +79,11 @@ def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *
         cancel.set()
         remove_env(target)
         raise
+
+
+def _removed(target: Path) -> str:
+    remove_env(target)
+    return removed_note(target)
 
 
 def _run(argv: tuple[str, ...], env: dict[str, str], on_line: Callable[[str], None],
@@ -158,7 +129,7 @@ def _failed(text: str, code: int, output: list[str], target: Path) -> BuildResul
     findings = explain("\n".join(output[-200:]))
     reason = f": {findings[0].title}" if findings else ""
     return BuildResult(False, f"{text} failed (exit status {exit_status(code)}){reason}. "
-                       f"{target} was removed; nothing was registered.", findings=findings)
+                       f"{_removed(target)}; nothing was registered.", findings=findings)
 
 
 def _verify(plan: Plan, on_line: Callable[[str], None], register: bool) -> BuildResult:
@@ -171,9 +142,8 @@ def _verify(plan: Plan, on_line: Callable[[str], None], register: bool) -> Build
     on_line(f"== Checking the new environment: import tensorflow in {python}")
     probe = probe_interpreter(python, import_tf=True)
     if not probe.import_ok:
-        remove_env(plan.target)
         return BuildResult(False, f"TensorFlow was installed but does not import "
-                           f"({probe.error}); {plan.target} was removed.", probe=probe)
+                           f"({probe.error}); {_removed(plan.target)}.", probe=probe)
     marker(plan.target).unlink()
     gpus = ", ".join(probe.gpus) or "none"
     on_line(f"TensorFlow {probe.tf_version} imports; GPUs it sees: {gpus}")

@@ -24,8 +24,9 @@ def _usage(message: str) -> int:
 
 def env_command(args: argparse.Namespace, *, nvml: Any = None) -> int:
     """``nvml``: the NVML module the GPUs are read with (None: the real one; tests replay)."""
-    from core.envcreate.build import BuildRefused, build, check_target
+    from core.envcreate.build import build
     from core.envcreate.plan import gather_facts, make_plan
+    from core.envcreate.target import BuildRefused, check_target, removed_note
     from core.output import visible
 
     if args.python and not os.path.isfile(args.python):
@@ -54,8 +55,8 @@ def env_command(args: argparse.Namespace, *, nvml: Any = None) -> int:
     try:
         result = build(plan, lambda line: print(visible(line), flush=True), cancel)
     except KeyboardInterrupt:
-        print(f"\nCancelled (Ctrl+C): {plan.target} was removed; nothing was registered.",
-              flush=True)
+        print(visible(f"\nCancelled (Ctrl+C): {removed_note(plan.target)}; nothing was "
+                      "registered."), flush=True)
         return 130
     print(visible(result.message))
     if result.findings:

@@ -96,7 +96,11 @@ class Plan:
 
     def describe(self) -> str:
         """The plan as a person reads it before saying yes (the CLI and the window)."""
+        from core.envcreate.target import interrupted
+
         lines = [self.why, f"Where: {self.target} ({self.kind})"]
+        if self.buildable and interrupted(self.target):
+            lines.append(f"First: removes what an interrupted build left in {self.target}")
         if self.buildable:
             lines.append(f"Download: about {self.download_mb:,} MB")
             lines += ["Commands:", *(f"  {step.shown()}" for step in self.steps)]
@@ -311,13 +315,13 @@ def default_target(name: str) -> Path:
     """A new folder for an environment in the per-user data folder: ``envs/NAME``, or
     ``NAME-2`` ... when that one is taken (one an interrupted build left is reused: the build
     cleans it first)."""
-    from core.envcreate.build import marker
+    from core.envcreate.target import interrupted
     from core.paths import user_data_dir
 
     base = user_data_dir() / "envs"
     for n in range(1, 1000):
         path = base / (name if n == 1 else f"{name}-{n}")
-        if not path.exists() or marker(path).exists():
+        if not os.path.lexists(path) or interrupted(path):
             return path
     raise ValueError(f"{base} holds 999 environments named {name}: remove some")
 
