@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 from gui.i18n import install_translators
 from gui.settings import Settings
 from gui.style import apply_style
+from gui.widgets.wheel_guard import install_wheel_guard
 
 #: What a window needs that pip cannot install, for a system without it.
 NO_DISPLAY = ("tensordeck: the window needs a display, and this session has none (DISPLAY is "
@@ -77,6 +78,7 @@ def make_app(argv: Sequence[str] = ()) -> QApplication:
     app.setApplicationName("TensorDeck")
     app.setQuitOnLastWindowClosed(True)
     apply_style(app)
+    install_wheel_guard(app)
     install_translators(app, Settings().language)
     return app
 

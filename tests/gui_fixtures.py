@@ -40,6 +40,14 @@ def _no_modal_dialogs(monkeypatch):
         monkeypatch.setattr(QMessageBox, name, unexpected)
 
 
+@pytest.fixture(autouse=True)
+def _app_as_tensordeck_makes_it(qapp):
+    """What gui.app.make_app adds to every QApplication that is not a look: the wheel guard."""
+    from gui.widgets.wheel_guard import install_wheel_guard
+
+    install_wheel_guard(qapp)
+
+
 @pytest.fixture
 def window(qtbot, settings, h200_nvml):
     """The main window on two recorded H200s, without the 1 Hz GPU sampler thread."""

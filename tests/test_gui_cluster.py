@@ -336,3 +336,43 @@ def test_use_for_this_job_on_a_machine_card_sets_the_jobs_interpreter(qtbot, win
     assert window.current_page() == "cluster"
     assert window.cluster.python.currentText() == sys.executable
     assert window.cluster.dirty and window.windowTitle().startswith("mirrored.json *")
+
+
+def _wheel(widget, steps: int = -1) -> None:
+    """One notch of the mouse wheel over ``widget``'s middle, as Qt delivers it."""
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    middle = QPointF(widget.rect().center())
+    event = QWheelEvent(middle, QPointF(widget.mapToGlobal(middle.toPoint())), QPoint(0, 0),
+                        QPoint(0, 120 * steps), Qt.MouseButton.NoButton,
+                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_over_a_field_scrolls_past_it_without_changing_the_config(qtbot, window,
+                                                                            tmp_path):
+    """Scrolling the form over every combo and spin box (twice, both directions, out of
+    order) changes nothing and marks nothing edited; a field the user clicked into still
+    takes the wheel."""
+    from PySide6.QtWidgets import QAbstractSpinBox, QComboBox
+
+    for name in ("quickstart.json", "train_ps.py"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    assert window.open_file(str(tmp_path / "quickstart.json"))
+    cluster = window.cluster
+    before = cluster.to_dict()
+    fields = [w for kind in (QComboBox, QAbstractSpinBox) for w in cluster.findChildren(kind)
+              if w.isEnabled()]
+    assert len(fields) >= 8, fields  # strategy, interpreter, restart policy, counts, roles ...
+    for widget in [*fields, *reversed(fields)]:
+        for steps in (-1, 1):
+            _wheel(widget, steps)
+    assert cluster.to_dict() == before and not cluster.dirty
+    qtbot.mouseClick(cluster.strategy, Qt.MouseButton.LeftButton)  # opens its list
+    cluster.strategy.hidePopup()
+    assert cluster.strategy.hasFocus()
+    start = cluster.strategy.currentIndex()
+    _wheel(cluster.strategy, -1)
+    assert cluster.strategy.currentIndex() != start and cluster.dirty
