@@ -417,9 +417,10 @@ def run_once(qtbot, window, tmp_path, **config) -> None:
 
 def test_a_training_interpreter_without_tensorboard_is_offered_the_install(
         qtbot, window, tmp_path, monkeypatch):
-    """A fresh venv that sees this one's packages (TensorFlow, pip) but has no TensorBoard: the
-    offer, then the real pip install in that venv, its output streamed and its result said.
-    With no package index (PIP_NO_INDEX) the install fails the same way everywhere."""
+    """A fresh venv that sees this one's packages (TensorFlow, pip) but not TensorBoard, whether
+    or not this one has it: the offer, then the real pip install in that venv, its output
+    streamed and its result said. With no package index (PIP_NO_INDEX) the install fails the
+    same way everywhere."""
     import subprocess
     import sys
     import sysconfig
@@ -431,7 +432,15 @@ def test_a_training_interpreter_without_tensorboard_is_offered_the_install(
     python = venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path("
                            "'purelib'))"], capture_output=True, text=True, check=True)
-    Path(site.stdout.strip(), "tensordeck-test.pth").write_text(sysconfig.get_path("purelib"))
+    seen = tmp_path / "seen-packages"  # this venv's packages, TensorBoard's left out
+    seen.mkdir()
+    for entry in Path(sysconfig.get_path("purelib")).iterdir():
+        if not entry.name.lower().startswith(("tensorboard", "tensordeck-test")):
+            try:
+                (seen / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+            except OSError:
+                pytest.skip("no symbolic links for this user (Windows without developer mode)")
+    Path(site.stdout.strip(), "tensordeck-test.pth").write_text(str(seen))
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     run_once(qtbot, window, tmp_path, python=str(python))
     view = window.run_view
