@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import EXAMPLES, read_summary, tensordeck, wait_no_leftovers
+from tests.conftest import EXAMPLES, REPO, read_summary, tensordeck, wait_no_leftovers
 
 pytestmark = pytest.mark.tf
 
@@ -65,3 +65,19 @@ def test_mirrored_single_process(tmp_path):
     assert states(summary) == {"worker:0": "succeeded"}
     # "auto" stays TF's own choice off Windows (hierarchical_copy on Windows).
     assert "1 replica(s), cross_device_ops=auto" in log(run_dir, "worker-0")
+
+
+def test_the_readme_quick_start_is_the_two_commands_ci_and_a_newcomer_run():
+    """README's Quick start: one command that installs and runs the example job, one that
+    installs the test extras and runs the tests (the command .ci/run runs); nothing else."""
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    commands = re.findall(r"```sh\n(.*?)\n```", section, re.S)
+    assert len(commands) == 2, commands
+    setup_and_run, tests = (c.strip() for c in commands)
+    assert "\n" not in setup_and_run and "\n" not in tests
+    assert setup_and_run.endswith("tensordeck --run resources/examples/quickstart.json")
+    assert tests.endswith("-m pytest")
+    assert tests.split("&& ")[-1] in (REPO / ".ci" / "run").read_text()
