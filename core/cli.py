@@ -11,9 +11,10 @@ import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from core import __version__
+from core.exitcodes import EXIT_USAGE
 from core.messages import tr
 
 EXAMPLES = """\
@@ -35,17 +36,17 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tensordeck {__version__}")
-    parser.add_argument("--run", metavar="FILE", help=tr("cli.run"))
+    parser.add_argument("--run", metavar="FILE", type=_checked("--run"), help=tr("cli.run"))
     _add_run_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # Each command names its handler as "module:function"; it is imported only when it runs.
     p = sub.add_parser("run", help=tr("cli.run_command"))
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", type=_checked("FILE"))
     _add_run_options(p)
 
     p = sub.add_parser("validate", help=tr("cli.validate"))
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", type=_checked("FILE"))
     p.set_defaults(handler="core.run_command:validate_cli")
 
     p = sub.add_parser("schema", help=tr("cli.schema"))
@@ -56,12 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--python",
         action="append",
         metavar="PATH",
+        type=_checked("--python"),
         default=[],
         help=tr("cli.doctor.python"),
     )
     p.add_argument(
         "--explain",
         metavar="FILE",
+        type=_checked("--explain"),
         help=tr("cli.doctor.explain"),
     )
     p.add_argument(
@@ -70,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
         help=tr("cli.doctor.platform"),
     )
     p.add_argument(
-        "--tf-version", metavar="X.Y", help=tr("cli.doctor.tf_version")
+        "--tf-version", metavar="X.Y", type=_checked("--tf-version", path=False),
+        help=tr("cli.doctor.tf_version")
     )
     p.add_argument(
         "--no-import", action="store_true", help=tr("cli.doctor.no_import")
@@ -86,24 +90,28 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "export", help=tr("cli.export")
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", type=_checked("FILE"))
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument(
         "--kubeflow",
         metavar="OUT",
+        type=_checked("--kubeflow", dash=True),
         help=tr("cli.export.kubeflow"),
     )
     target.add_argument(
         "--commands",
         metavar="OUT",
+        type=_checked("--commands", dash=True),
         help=tr("cli.export.commands"),
     )
     target.add_argument(
-        "--slurm", metavar="OUT", help="write a Slurm batch script (sbatch OUT; - for stdout)"
+        "--slurm", metavar="OUT", type=_checked("--slurm", dash=True),
+        help="write a Slurm batch script (sbatch OUT; - for stdout)"
     )
     p.add_argument(
         "--image",
         metavar="IMAGE",
+        type=_checked("--image", path=False),
         help=tr("cli.export.image"),
     )
     p.set_defaults(handler="core.export_command:export_command")
@@ -112,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         "preflight",
         help=tr("cli.preflight"),
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", type=_checked("FILE"))
     p.add_argument("--json", action="store_true", help=tr("cli.json"))
     p.add_argument(
         "--no-import",
@@ -122,28 +130,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler="core.remote.preflight_command:preflight_cli")
 
     p = sub.add_parser("trust", help=tr("cli.trust"))
-    p.add_argument("host", metavar="HOST")
+    p.add_argument("host", metavar="HOST", type=_checked("HOST", path=False))
     p.add_argument("--port", type=int, default=22)
     p.add_argument("--yes", action="store_true", help=tr("cli.trust.yes"))
     p.set_defaults(handler="core.remote.commands:trust_cli")
 
     p = sub.add_parser("login", help=tr("cli.login"))
-    p.add_argument("file", metavar="FILE", help=tr("cli.login.file"))
-    p.add_argument("node", metavar="NODE")
+    p.add_argument("file", metavar="FILE", type=_checked("FILE"), help=tr("cli.login.file"))
+    p.add_argument("node", metavar="NODE", type=_checked("NODE", path=False))
     p.add_argument("--password-stdin", action="store_true", help=tr("cli.login.stdin"))
     p.set_defaults(handler="core.remote.commands:login_cli")
 
     p = sub.add_parser("env", help=tr("cli.env"))
     p.add_argument("action", choices=["create"], help=tr("cli.env.create"))
-    p.add_argument("--path", metavar="DIR", help=tr("cli.env.path"))
+    p.add_argument("--path", metavar="DIR", type=_checked("--path"), help=tr("cli.env.path"))
     p.add_argument("--cpu", action="store_true", help=tr("cli.env.cpu"))
-    p.add_argument("--python", metavar="PATH", help=tr("cli.env.python"))
+    p.add_argument("--python", metavar="PATH", type=_checked("--python"),
+                   help=tr("cli.env.python"))
     p.add_argument("--yes", action="store_true", help=tr("cli.env.yes"))
     p.add_argument("--dry-run", action="store_true", help=tr("cli.env.dry_run"))
     p.set_defaults(handler="core.envcreate.command:env_command")
 
     p = sub.add_parser("gui", help=tr("cli.gui"))
-    p.add_argument("file", metavar="FILE", nargs="?", help=tr("cli.gui.file"))
+    p.add_argument("file", metavar="FILE", nargs="?", type=_checked("FILE"),
+                   help=tr("cli.gui.file"))
     p.add_argument("--no-wizard", action="store_true", help=tr("cli.gui.no_wizard"))
     p.set_defaults(handler="core.cli:gui_cli")
     parser.set_defaults(commands=tuple(sub.choices))
@@ -179,8 +189,45 @@ def _names_a_file(argv: list[str], parser: argparse.ArgumentParser) -> bool:
     return not first.startswith("-") and first not in commands and os.path.isfile(first)
 
 
+def _missing_file(argv: list[str], parser: argparse.ArgumentParser) -> str | None:
+    """The one-line refusal of ``tensordeck FILE`` whose file is not there (instead of
+    argparse's "invalid choice" among the commands): a first word that looks like a path."""
+    first = argv[0]
+    if first.startswith("-") or first in parser.get_default("commands"):
+        return None
+    looks_like_a_path = first.lower().endswith(".json") or any(c in first for c in "/\\.")
+    if not looks_like_a_path or os.path.exists(first):
+        return None
+    return (f"tensordeck: {first}: no such file. Give the path of a job file "
+            "(tensordeck FILE opens it in the window), or a command: tensordeck --help")
+
+
+class _Refused(Exception):
+    """A value refused at the door; argparse lets it through (it is no ArgumentTypeError), so
+    that :func:`main` says it in one line."""
+
+
+def _checked(option: str, *, path: bool = True, dash: bool = False) -> Callable[[str], str]:
+    """The argparse ``type`` of an option that takes a path (a name: ``path=False``): control
+    characters are refused before anything runs. ``dash``: ``-`` is stdout."""
+
+    def check(value: str) -> str:
+        if dash and value == "-":
+            return value
+        from core.fsio import control_character_problem
+
+        if problem := control_character_problem(value, relative_to_cwd=path):
+            from core.config import show
+
+            raise _Refused(f"tensordeck: {option}: {show(value, None)} {problem}")
+        return value
+
+    return check
+
+
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--run-dir", metavar="DIR", help=tr("cli.run_dir"))
+    parser.add_argument("--run-dir", metavar="DIR", type=_checked("--run-dir"),
+                        help=tr("cli.run_dir"))
     parser.add_argument(
         "--dry-run",
         action="store_true",
@@ -194,7 +241,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--slurm", action="store_true", help="run the tasks as one job on this Slurm cluster"
     )
-    parser.add_argument("--slurm-login", metavar="NODE", help=tr("cli.slurm_login"))
+    parser.add_argument("--slurm-login", metavar="NODE", type=_checked("--slurm-login", path=False),
+                        help=tr("cli.slurm_login"))
     parser.set_defaults(handler=None)
 
 
@@ -215,6 +263,13 @@ def _speak_what_the_output_can_show() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from core.terminal import visible_streams
+
+    with visible_streams():  # every message may quote a hostile name (core.terminal)
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _speak_what_the_output_can_show()
     if not argv:
@@ -224,7 +279,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     if _names_a_file(argv, parser):
         argv = ["gui", *argv]
-    args = parser.parse_args(argv)
+    elif missing := _missing_file(argv, parser):
+        print(missing, file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        args = parser.parse_args(argv)
+    except _Refused as exc:
+        print(f"{exc}\ntensordeck: nothing was started.", file=sys.stderr)
+        return 2
     if args.run and args.command:
         parser.error(tr("cli.run_and_command"))
     if args.run or args.command == "run":

@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import sys
-from pathlib import Path
 
 from core.config import ConfigError, load_config
 from core.export import (
@@ -29,6 +28,7 @@ from core.export import (
     to_yaml,
     validate_tfjob,
 )
+from core.fsio import PRIVATE_FOLDER, make_private, write_private
 from core.session import RunSession
 
 EXIT_WRITE = 1
@@ -41,8 +41,14 @@ def _write(out: str, text: str, use: str | None = None) -> int:
     if out == "-":
         sys.stdout.write(text)
         return 0
+    if os.path.lexists(out) and (os.path.islink(out) or not os.path.isfile(out)):
+        # The file is replaced whole (core.fsio): a link, a device or a folder would be
+        # replaced by it, not written to.
+        print(f"tensordeck: cannot write {out}: it is not a regular file (a link, a device or "
+              "a folder); give a file name, or - for stdout", file=sys.stderr)
+        return EXIT_WRITE
     try:
-        Path(out).write_text(text, encoding="utf-8", newline="\n")
+        write_private(out, text)  # 0600: the tasks' environment (tokens) is in it
     except OSError as exc:
         print(f"tensordeck: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_WRITE
@@ -89,7 +95,8 @@ def _commands(file: str, out: str) -> int:
         made = next((p for p in (*reversed(plan.run_dir.parents), plan.run_dir)
                      if not os.path.lexists(p)), None)  # None: planned empty, already there
         try:
-            os.makedirs(plan.run_dir, 0o700, exist_ok=True)
+            os.makedirs(plan.run_dir, PRIVATE_FOLDER, exist_ok=True)
+            make_private(plan.run_dir)  # an empty folder that was there: as a run makes it
         except OSError as exc:
             print(f"tensordeck: cannot create the run folder {plan.run_dir}: "
                   f"{exc.strerror or exc}", file=sys.stderr)

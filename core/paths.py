@@ -65,13 +65,14 @@ def cache_entry(folder: str, *key: str) -> Path:
 
 
 def write_cache_entry(entry: Path, text: str, keep: int) -> None:
-    """Write ``entry`` whole (a reader sees the old one or the new one), keeping the ``keep``
-    newest entries of its folder; a read-only or full cache only costs the next check."""
+    """Write ``entry`` whole and private (a checked config holds the job's environment),
+    keeping the ``keep`` newest entries of its folder; a read-only or full cache only costs the
+    next check."""
+    from core.fsio import write_private
+
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        partial = entry.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, entry)
+        write_private(entry, text)
         entries = sorted(entry.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
         for old in entries[:-keep]:
             old.unlink()

@@ -19,6 +19,7 @@ forced stop terminates the job.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import select
 import signal
@@ -202,9 +203,10 @@ def kill_escaped(run_dir: str, task: str | None = None) -> int:
 def _kill_escaped_proc(run_dir: str, task: str | None) -> int:
     """kill_escaped from /proc's environ files: at the end of every run, so without the cost
     of importing psutil and of its per-process objects."""
-    wanted = {f"TENSORDECK_RUN_DIR={run_dir}".encode()}
+    # fsencode: as the task's environment was encoded (a file name may hold lone surrogates).
+    wanted = {os.fsencode(f"TENSORDECK_RUN_DIR={run_dir}")}
     if task is not None:
-        wanted.add(f"TENSORDECK_TASK={task}".encode())
+        wanted.add(os.fsencode(f"TENSORDECK_TASK={task}"))
     me, killed = os.getpid(), 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == me:
@@ -222,21 +224,26 @@ def _kill_escaped_proc(run_dir: str, task: str | None) -> int:
 # --- the POSIX watchdog -----------------------------------------------------------------------
 
 WATCHDOG_CODE = r"""
-import os, signal, sys
+import json, os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 signal.signal(signal.SIGHUP, signal.SIG_IGN)
 groups, runs = set(), set()
-for line in sys.stdin:
-    op, arg = line[0], line[1:].rstrip("\n")
-    if op == "r":
-        runs.add(("TENSORDECK_RUN_DIR=" + arg).encode())
-        continue
-    (groups.add if op == "+" else groups.discard)(int(arg))
+# One frame a line: a JSON array [operation, argument], ASCII (json escapes every line break
+# inside a folder's name). What is not a frame is skipped: no input ends the watchdog early.
+for line in sys.stdin.buffer:
+    try:
+        op, arg = json.loads(line)
+        if op == "run" and type(arg) is str:  # the folder's bytes, one character each
+            runs.add(b"TENSORDECK_RUN_DIR=" + arg.encode("latin-1"))
+        elif op in ("watch", "unwatch") and type(arg) is int and arg > 1:  # 0, 1: not a task's
+            (groups.add if op == "watch" else groups.discard)(arg)
+    except Exception:
+        pass
 for pgid in groups:
     try:
         os.killpg(pgid, signal.SIGKILL)
-    except OSError:
+    except Exception:
         pass
 # Descendants that left their task's group (setsid): found by the run folder in their
 # environment (Linux /proc; the launcher does the same with psutil while it lives).
@@ -264,24 +271,27 @@ class Watchdog:
             start_new_session=True,
         )
 
-    def _send(self, line: str) -> None:
+    def _send(self, op: str, arg: int | str) -> None:
+        """One frame of the watchdog's protocol (WATCHDOG_CODE): one line whatever ``arg``
+        holds, as json writes ASCII and escapes every line break."""
         with suppress(OSError, ValueError):
             assert self._proc.stdin is not None
-            self._proc.stdin.write(line.encode())
+            self._proc.stdin.write(json.dumps([op, arg]).encode("ascii") + b"\n")
             self._proc.stdin.flush()
 
     def alive(self) -> bool:
         return self._proc.poll() is None
 
     def watch(self, pgid: int) -> None:
-        self._send(f"+{pgid}\n")
+        self._send("watch", pgid)
 
     def unwatch(self, pgid: int) -> None:
-        self._send(f"-{pgid}\n")
+        self._send("unwatch", pgid)
 
     def watch_run(self, run_dir: str) -> None:
-        """Also kill, at the end, every process whose environment names this run folder."""
-        self._send(f"r{run_dir}\n")
+        """Also kill, at the end, every process whose environment names this run folder:
+        sent as the bytes the tasks' environment holds (os.fsencode), one character a byte."""
+        self._send("run", os.fsencode(run_dir).decode("latin-1"))
 
     def close(self) -> None:
         """Normal end: every task was already stopped, so the watchdog has nothing to kill and

@@ -13,15 +13,23 @@ On POSIX it is private to the user (0700; its files 0600: ``config.json`` holds 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
 import threading
-import time
 from contextlib import suppress
 from pathlib import Path
 
-from core.events import Event, EventSink, RunWarning, TaskOutput
+from core.events import Event, EventSink, RunFinished, RunStatus, RunWarning, TaskOutput
+from core.fsio import (
+    PRIVATE_FOLDER,
+    PendingWrite,
+    create_private,
+    foreign_owner,
+    make_private,
+    write_private,
+)
 from core.proctree import Watchdog, make_watchdog
 from core.summary import SUMMARY_FILE, RunSummary
 from core.supervisor import RunResult, Supervisor
@@ -29,43 +37,31 @@ from core.topology import RunPlan
 
 #: Created with O_EXCL in every run folder: whoever creates it owns the folder.
 MARKER = ".tensordeck-run"
-_PRIVATE_FILE = 0o600
-_PRIVATE_DIR = 0o700
-#: Waits between tries of replacing a file a reader holds open (Windows).
-REPLACE_RETRIES = (0.005, 0.01, 0.02, 0.05)
+#: Space kept for the last summary, in multiples of the first one's size (the last adds the
+#: end, the codes and the reason) and at least: a run that fills the disk still ends with a
+#: true summary.
+_SUMMARY_ROOM = 4
+_SUMMARY_ROOM_MIN = 64 * 1024
 
 
 class RunFolderError(OSError):
     """The run folder cannot be made or claimed; nothing was left in it."""
 
 
-def _private(path: Path, flags: int = os.O_TRUNC) -> int:
-    """Open ``path`` for writing, created 0600 (the mode applies on creation only). O_BINARY:
-    Python's text layer alone translates newlines, as for open()."""
-    flags |= os.O_WRONLY | os.O_CREAT | getattr(os, "O_BINARY", 0)
-    return os.open(path, flags, _PRIVATE_FILE)
+def _json(data: dict) -> str:
+    return json.dumps(data, indent=2, default=str)
 
 
 def _write_json(path: Path, data: dict) -> None:
-    """Write atomically, so a reader never sees half a file. On Windows a file another
-    process has open (History reading the summary) cannot be replaced: the read takes
-    microseconds, so the replace is tried again a few times."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(_private(tmp), "w", encoding="utf-8") as file:
-        file.write(json.dumps(data, indent=2, default=str))
-    for wait in REPLACE_RETRIES:
-        try:
-            os.replace(tmp, path)
-            return
-        except PermissionError:
-            if os.name != "nt":
-                raise
-            time.sleep(wait)
-    os.replace(tmp, path)
+    """Write atomically and privately (core.fsio), so a reader never sees half a file."""
+    write_private(path, _json(data))
 
 
 class _Taken(Exception):
-    """The folder exists and is not this run's to use (the message says why)."""
+    """The folder exists and is not this run's to use (the message says why and what to do)."""
+
+
+_CHOOSE = "a run folder must be new or empty: choose another"
 
 
 def _claim(path: Path) -> bool:
@@ -73,20 +69,31 @@ def _claim(path: Path) -> bool:
     creating the marker exclusively. True if the folder was made here."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.mkdir(path, _PRIVATE_DIR)  # atomic: of two launchers, one makes it
+        os.mkdir(path, PRIVATE_FOLDER)  # atomic: of two launchers, one makes it
         made = True
     except FileExistsError:
-        if not path.is_dir():
-            raise _Taken(f"{path} is a file") from None
+        _take_existing(path)
         made = False
     try:
-        os.close(_private(path / MARKER, os.O_EXCL))
+        os.close(create_private(path / MARKER))
     except FileExistsError:
-        raise _Taken(f"{path} is in use by another run") from None
+        raise _Taken(f"{path} is in use by another run; {_CHOOSE}") from None
     if any(name != MARKER for name in os.listdir(path)):  # filled before the marker came
         os.remove(path / MARKER)
-        raise _Taken(f"{path} is not empty")
+        raise _Taken(f"{path} is not empty; {_CHOOSE}")
     return made
+
+
+def _take_existing(path: Path) -> None:
+    """An existing folder becomes a run folder only if it is an empty folder of this user's;
+    it is made private before the marker, so no other user adds to it from then on."""
+    if not path.is_dir():
+        raise _Taken(f"{path} is a file; {_CHOOSE}")
+    if problem := foreign_owner(path):
+        raise _Taken(problem)
+    if any(name != MARKER for name in os.listdir(path)):  # the marker: see _claim
+        raise _Taken(f"{path} is not empty; {_CHOOSE}")
+    make_private(path)
 
 
 def claim_run_folder(path: Path, *, rename_if_taken: bool = False) -> tuple[Path, bool]:
@@ -100,9 +107,7 @@ def claim_run_folder(path: Path, *, rename_if_taken: bool = False) -> tuple[Path
             return candidate, _claim(candidate)
         except _Taken as exc:
             if not rename_if_taken:
-                raise RunFolderError(
-                    f"{exc}; a run folder must be new or empty: choose another"
-                ) from None
+                raise RunFolderError(str(exc)) from None
         except OSError as exc:
             raise RunFolderError(f"cannot create {candidate}: {exc.strerror or exc}") from None
         candidate = path.with_name(f"{path.name}-{n}")
@@ -127,7 +132,7 @@ class EventLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._file = open(  # noqa: SIM115 - closed by Run
-            _private(path, os.O_APPEND), "a", encoding="utf-8", buffering=1
+            create_private(path, append=True), "a", encoding="utf-8", buffering=1
         )
         self._lock = threading.Lock()
         self._stopped = False
@@ -165,7 +170,7 @@ class Run:
         if self.dir != plan.run_dir:
             plan.relocate(self.dir)
         try:
-            os.mkdir(self.dir / "logs", _PRIVATE_DIR)
+            os.mkdir(self.dir / "logs", PRIVATE_FOLDER)
             _write_json(self.dir / "config.json", plan.resolved_json())
             self._events = EventLog(self.dir / "events.jsonl")
         except OSError as exc:
@@ -173,6 +178,8 @@ class Run:
             raise RunFolderError(f"cannot write in {self.dir}: {exc.strerror or exc}") from None
 
         def fan_out(event: Event) -> None:
+            if isinstance(event, RunFinished):
+                event = self._true_end(event)
             stopped = self._events(event)
             sink(event)
             if stopped is not None:
@@ -187,23 +194,65 @@ class Run:
             watchdog_factory=lambda: next(given, None) or make_watchdog(),
             publish=self._write_summary,
         )
+        #: The status the summary on the disk says, and why the last write failed (if it did).
+        self._on_disk: RunStatus | None = None
+        self._unwritten = ""
+        self._last: PendingWrite | None = None
         try:
-            self._write_summary(self.supervisor.summary())
+            first = self._write_summary(self.supervisor.summary())
+            # The last summary's room, taken now: a run that fills the disk still ends with
+            # a summary that says how it ended.
+            self._last = PendingWrite(self.dir / SUMMARY_FILE,
+                                      max(_SUMMARY_ROOM_MIN, _SUMMARY_ROOM * len(first)))
         except OSError as exc:
             self._events.close()
             _abandon(self.dir, made)
             raise RunFolderError(f"cannot write in {self.dir}: {exc.strerror or exc}") from None
 
-    def _write_summary(self, summary: RunSummary) -> None:
+    def _write_summary(self, summary: RunSummary) -> str:
+        """Write ``summary`` (the last one into the room kept for it); returns the text."""
         data = summary.to_json()
         if self.plan.slurm_job:
             data["slurm_job"] = self.plan.slurm_job
-        _write_json(self.dir / SUMMARY_FILE, data)
+        text = _json(data)
+        last = self._last if summary.status is not RunStatus.RUNNING else None
+        try:
+            if last is not None:
+                self._last = None
+                last.commit(text)
+            else:
+                write_private(self.dir / SUMMARY_FILE, text)
+        except OSError as exc:
+            self._unwritten = exc.strerror or str(exc)
+            raise
+        self._on_disk = summary.status
+        return text
+
+    def _true_end(self, finished: RunFinished) -> RunFinished:
+        """The run's end as it is: one whose last summary could not be written is no success
+        (the summary on the disk still says running), and says why."""
+        if self._on_disk is finished.status:
+            return finished
+        reason = (f"{finished.reason}; but {self.dir / SUMMARY_FILE} could not be written "
+                  f"({self._unwritten}), so it still says {self._on_disk.value}")
+        failed = finished.status is RunStatus.SUCCEEDED
+        return dataclasses.replace(
+            finished,
+            status=RunStatus.FAILED if failed else finished.status,
+            exit_code=1 if failed else finished.exit_code,
+            reason=reason,
+        )
 
     def execute(self) -> RunResult:
         """Run to the end (blocking; the calling thread owns the task processes). The
-        supervisor writes the last summary."""
+        supervisor writes the last summary; a result says whether it could."""
         try:
-            return self.supervisor.run()
+            result = self.supervisor.run()
         finally:
             self._events.close()
+            if self._last is not None:  # the run ended before its last summary
+                self._last.discard()
+        end = self._true_end(RunFinished(result.ended_at, result.status, result.exit_code,
+                                         result.reason))
+        return dataclasses.replace(result, status=end.status, exit_code=end.exit_code,
+                                   reason=end.reason)

@@ -54,6 +54,7 @@ from core.events import (
     TaskState,
 )
 from core.exitcodes import STATUS_CONTROL_C_EXIT, describe, normalize
+from core.fsio import append_private
 from core.output import LineSplitter
 from core.proctree import TaskProcess, Watchdog, exit_status, kill_escaped, make_watchdog
 from core.summary import LauncherSummary, RunSummary, TaskSummary, this_launcher
@@ -367,7 +368,7 @@ class Supervisor:
         task.restart_at = task.terminate_at = task.kill_at = task.exit_seen_at = None
         task.stop_requested = False
         task.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(task.log_path, "ab", buffering=0)  # noqa: SIM115 - the reader thread closes it
+        log = open(append_private(task.log_path), "ab", buffering=0)  # noqa: SIM115 - the reader closes it
         if task.attempt > 1:
             log.write(f"--- tensordeck: restart {task.restarts} of {task.plan.name} ---\n".encode())
         try:
@@ -625,10 +626,18 @@ def install_signal_handlers(supervisor: Supervisor) -> Callable[[], None]:
     """Ctrl+C -> stop, exit 130; SIGTERM -> stop, exit 143 (SIGBREAK on Windows too); SIGHUP ->
     stop, exit 129.
     Returns a function that restores the previous handlers."""
+    # SIGINT 2 -> 130, SIGTERM 15 -> 143
+    return install_stop_handlers(lambda signum: supervisor.request_stop("interrupted",
+                                                                        128 + signum))
+
+
+def install_stop_handlers(stop: Callable[[int], None]) -> Callable[[], None]:
+    """``stop(signum)`` on Ctrl+C, SIGTERM, SIGBREAK (Windows) and SIGHUP, in place of the
+    default deaths; returns a function that restores the previous handlers."""
     previous = {}
 
     def handler(signum: int, _frame) -> None:
-        supervisor.request_stop("interrupted", 128 + signum)  # SIGINT 2 -> 130, SIGTERM 15 -> 143
+        stop(signum)
 
     # SIGHUP: the terminal closed. The training deserves a graceful stop, not the default
     # death of the launcher that leaves its tasks to the watchdog's SIGKILL.

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from core.fsio import write_private
 from core.interpreters.layout import env_layout, python_in
 from core.paths import user_config_dir
 
@@ -68,7 +69,7 @@ def user_interpreters() -> list[str]:
 def _save(paths: list[str]) -> None:
     store = _store()
     store.parent.mkdir(parents=True, exist_ok=True)
-    store.write_text(json.dumps({"interpreters": paths}, indent=2), encoding="utf-8")
+    write_private(store, json.dumps({"interpreters": paths}, indent=2))
 
 
 def add_user_interpreter(path: str) -> str:

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from core.fsio import write_private
 from core.interpreters.activation import activation_env, clean_base_env
 
 MARK = "@@tensordeck-probe@@ "
@@ -343,7 +344,7 @@ def cached_probe(python: str, import_tf: bool = True, *, timeout: float = 120.0)
         }
         with contextlib.suppress(OSError):  # a read-only or full cache only costs a re-probe
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(entry), encoding="utf-8")
+            write_private(path, json.dumps(entry))
     return result
 
 
