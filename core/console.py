@@ -21,12 +21,14 @@ from core.events import (
     RunStarted,
     RunStopping,
     RunWarning,
+    SlurmQueued,
     TaskExited,
     TaskOutput,
     TaskRestarting,
     TaskStarted,
 )
 from core.exitcodes import describe
+from core.messages import tr
 from core.output import visible, visible_lines
 
 _COLORS = ("36", "33", "35", "32", "34", "91", "96", "93")
@@ -68,6 +70,23 @@ def enable_vt_processing(stream: TextIO) -> bool:
 def task_name(key: str) -> str:
     """``worker:1`` -> ``worker-1``."""
     return key.replace(":", "-")
+
+
+def _duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``3 h 5 min``."""
+    minutes = int(seconds // 60)
+    if minutes < 1:
+        return f"{seconds:.0f} s"
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+
+
+def queued_text(event: SlurmQueued, language: str | None = "en") -> str:
+    """What a :class:`SlurmQueued` says (``language``: the console's English, or the window's
+    None: its own)."""
+    if event.waited < 1:
+        return tr("slurm.queued", language, job=event.job, reason=event.reason)
+    return tr("slurm.still_queued", language, job=event.job, reason=event.reason,
+              waited=_duration(event.waited))
 
 
 class ConsoleSink:
@@ -125,6 +144,8 @@ class ConsoleSink:
             text = self._say(f"warning: {event.message}")
         elif isinstance(event, RunStarted):
             text = self._say(f"run folder {event.run_dir}")
+        elif isinstance(event, SlurmQueued):
+            text = self._say(queued_text(event))
         elif isinstance(event, RunFinished):
             text = self._say(f"run {event.status.value} (exit code {describe(event.exit_code)})")
         else:

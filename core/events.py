@@ -109,6 +109,17 @@ class RunWarning(Event):
 
 
 @dataclass(frozen=True)
+class SlurmQueued(Event):
+    """The run's Slurm job waits in the queue, before any task starts (core.slurm.launch says
+    it at once, then now and then): its id, Slurm's reason (squeue's %r) and the seconds
+    waited so far."""
+
+    job: str
+    reason: str
+    waited: float
+
+
+@dataclass(frozen=True)
 class RunStopping(Event):
     reason: str
 

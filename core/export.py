@@ -5,8 +5,9 @@ Pure functions: the caller loads the config, plans the run and writes the files.
 
 The command blocks carry every value literally (secrets too: the commands must run). A value no
 block can carry is refused (:func:`command_problems`): a control character other than a newline
-or TAB (it would end a line of the block, or drive the terminal the file is shown in), a newline,
-``=`` or nothing in a variable's name. A newline in a value or an argument is written by sh and
+or TAB (it would end a line of the block, or drive the terminal the file is shown in), a
+variable name that is not an identifier (no shell can set it). Every word is quoted by
+:func:`core.shellwords.quote`. A newline in a value or an argument is written by sh and
 PowerShell; cmd has no way to write one, so that task's cmd block says so and starts nothing.
 """
 
@@ -14,14 +15,14 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
 
-from core.config import JobConfig
+from core.config import ENV_NAME_RE, JobConfig
 from core.output import control_character, plain
+from core.shellwords import comment, quote
 from core.topology import CLUSTER_PLACEHOLDERS, RunPlan, TaskPlan, resolve_cross_device_ops
 
 DEFAULT_IMAGE = "REPLACE_WITH_YOUR_IMAGE"
@@ -38,7 +39,6 @@ _TFJOB_REPLICA_TYPES = (*REPLICA_TYPES.values(), "Master")
 _CLEAN_POD_POLICIES = ("All", "Running", "None")
 # The operator's webhook checks job names as DNS-1035 labels.
 _DNS1035 = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z")
-_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 # --- Kubeflow TFJob ----------------------------------------------------------------------------
@@ -313,15 +313,13 @@ def _yaml_inline(value: object) -> str:
 
 def to_yaml(doc: object, comments: Iterable[str] = ()) -> str:
     """``doc`` as block-style YAML, after ``comments`` as ``#`` lines."""
-    head = [f"# {line}".rstrip() for text in comments for line in text.splitlines()]
+    head = [comment(line) for text in comments for line in text.splitlines()]
     return "\n".join([*head, *_yaml_block(doc, 0)]) + "\n"
 
 
 # --- command lines -----------------------------------------------------------------------------
 
 _CMD_SPECIALS = frozenset("^&|<>()")
-# PowerShell reads typographic single quotes as quotes too.
-_PS_QUOTES = frozenset("'\u2018\u2019\u201a\u201b")
 
 
 def cmd_escape(line: str) -> str:
@@ -341,23 +339,15 @@ def cmd_escape(line: str) -> str:
     return "".join(out)
 
 
-def powershell_quote(value: str) -> str:
-    """A PowerShell single-quoted string: nothing inside expands; quotes are doubled."""
-    return "'" + "".join(ch * 2 if ch in _PS_QUOTES else ch for ch in value) + "'"
-
-
 def _value_problem(value: str) -> str | None:
     found = control_character(value.replace("\n", ""))
     return f"contains the control character {found}" if found else None
 
 
 def _name_problem(name: str) -> str | None:
-    if not name:
-        return "an empty variable name"
-    if "=" in name:
-        return "a variable name cannot contain '='"
-    found = control_character(name)
-    return f"the name contains the control character {found}" if found else None
+    if ENV_NAME_RE.match(name):
+        return None
+    return "not a variable name a shell can set (letters, digits and '_', not first a digit)"
 
 
 def _refuse_unsafe(env: Mapping[str, str], argv: list[str]) -> None:
@@ -397,13 +387,8 @@ def command_problems(plan: RunPlan) -> list[str]:
 
 def posix_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
     _refuse_unsafe(env, argv)
-    lines = []
-    for name, value in env.items():
-        if _VAR_NAME.match(name):
-            lines.append(f"export {name}={shlex.quote(value)}")
-        else:
-            lines.append(f"# sh cannot set {name!r}: not a valid variable name")
-    return [*lines, shlex.join(argv)]
+    exports = [f"export {name}={quote(value)}" for name, value in env.items()]
+    return [*exports, " ".join(quote(a) for a in argv)]
 
 
 def cmd_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
@@ -426,16 +411,8 @@ def cmd_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
 
 def powershell_lines(env: Mapping[str, str], argv: list[str]) -> list[str]:
     _refuse_unsafe(env, argv)
-    lines = []
-    for name, value in env.items():
-        if _VAR_NAME.match(name):
-            lines.append(f"$env:{name} = {powershell_quote(value)}")
-        else:
-            lines.append(
-                f"Set-Item -LiteralPath {powershell_quote('env:' + name)} "
-                f"-Value {powershell_quote(value)}"
-            )
-    return [*lines, "& " + " ".join(powershell_quote(a) for a in argv)]
+    lines = [f"$env:{name} = {quote(value, 'powershell')}" for name, value in env.items()]
+    return [*lines, "& " + " ".join(quote(a, "powershell") for a in argv)]
 
 
 _SHELL_BLOCKS = {

@@ -128,6 +128,12 @@ CATALOGUE: dict[str, Message] = {
     "run.interrupted": Message("interrupted", "已中断"),
     "run.stopped_from_window": Message("stopped from the window", "已从窗口停止"),
     "run.task_exited": Message("{task} exited with code {code}", "{task} 已退出，退出码 {code}"),
+    # --- a Slurm job that waits in the queue (core.events.SlurmQueued) --------------------------
+    "slurm.queued": Message(
+        "Slurm job {job} is queued ({reason}): the tasks start when Slurm grants it",
+        "Slurm 作业 {job} 正在排队（{reason}）：Slurm 分配资源后任务才会启动"),
+    "slurm.still_queued": Message("Slurm job {job} is still queued ({reason}) after {waited}",
+                                  "Slurm 作业 {job} 仍在排队（{reason}），已等待 {waited}"),
     # --- what an interpreter is (core.interpreters.discover's kinds) ---------------------------
     "kind.current": Message("current", "当前"),
     "kind.user": Message("user", "用户指定"),

@@ -4,27 +4,37 @@ from __future__ import annotations
 
 import gc
 import os
-import shlex
 import sys
+from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when used: the watchdog starts before them (see run_command)
     from core.config import ConfigError
     from core.findings import Finding
-    from core.session import DoctorRefused
+    from core.session import DoctorRefused, RunSession
     from core.topology import RunPlan
 
 EXIT_CONFIG = 2
 #: Problems printed for one config; a generated file can have thousands, one is enough to act.
 MAX_SHOWN = 50
+WITHDRAWN = ("tensordeck: stopped while the Slurm job waited in the queue: it was cancelled; "
+             "nothing ran.")
 DOCTOR_REFUSED = (
     "tensordeck: nothing was started: fix the errors above, or pass --no-doctor to start anyway."
 )
 
 
-def _report_config_error(exc: ConfigError) -> int:
+def _report_config_error(exc: ConfigError, session: RunSession | None = None) -> int:
+    """Every problem, one line each, then that nothing was started. With the ``session`` whose
+    config was refused: also what planning finds in the keys that were right (validate and
+    --run list the same, all at once)."""
     from core.config import show
+
+    if session is not None:
+        from core.jobfile import partial_run_problems
+
+        exc.problems += partial_run_problems(exc, session.config_path)
 
     source = show(exc.source, None)
     for problem in exc.problems[:MAX_SHOWN]:
@@ -62,7 +72,7 @@ def validate_command(file: str) -> int:
         session.check_nodes()
         _print_findings(session.check())
     except ConfigError as exc:
-        return _report_config_error(exc)
+        return _report_config_error(exc, session)
     except DoctorRefused as exc:
         return _report_refusal(exc)
     finally:
@@ -85,6 +95,7 @@ def describe_plan(plan: RunPlan) -> str:
     (secret-looking values masked; control characters shown, not sent to the terminal)."""
     from core.output import visible
     from core.secrets import masked_env
+    from core.shellwords import quote
 
     out = [f"run folder: {plan.run_dir}", f"interpreter: {plan.python}"]
     if plan.cluster:
@@ -93,7 +104,7 @@ def describe_plan(plan: RunPlan) -> str:
         out.append("")
         out.append(f"[{task.name}]" + (f" listens on {task.address}" if task.address else ""))
         where = f" (on node {task.node})" if task.node else ""
-        out.append(f"  command{where}: " + " ".join(shlex.quote(a) for a in task.command))
+        out.append(f"  command{where}: " + " ".join(map(quote, task.command)))
         restart = plan.config.restart_for(task.role, task.index)
         out.append(
             "  restart: never" if restart.policy == "never" else
@@ -104,6 +115,21 @@ def describe_plan(plan: RunPlan) -> str:
         for key in sorted(env):
             out.append(f"  {key}={env[key]}")
     return "\n".join(visible(line) for line in out)
+
+
+def _withdraw_on_stop(session: RunSession, signals: list[int]) -> Callable[[], None]:
+    """While a Slurm run waits for its job (``session.open``), Ctrl+C, SIGTERM and SIGHUP
+    withdraw the job (open then raises RunCancelled; nothing is left in the queue), each
+    recorded in ``signals``; returns a function that restores the previous handlers."""
+    if not session.slurm:
+        return lambda: None
+    from core.supervisor import install_stop_handlers
+
+    def stop(signum: int) -> None:
+        signals.append(signum)
+        session.cancel()
+
+    return install_stop_handlers(stop)
 
 
 def _quiet_if_gone(stream) -> None:
@@ -154,8 +180,9 @@ def _run(
     from core.exitcodes import describe, launcher_exit_code
     from core.proctree import listen_for_windows_stop
     from core.run import RunFolderError
-    from core.session import DoctorRefused, RunSession
+    from core.session import DoctorRefused, RunCancelled, RunSession
     from core.supervisor import install_signal_handlers
+    from core.terminal import raw
 
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
@@ -169,11 +196,19 @@ def _run(
             session.check_nodes()
             print(describe_plan(plan))
             return 0
-        sink = ConsoleSink(sys.stdout, [t.key for t in plan.tasks],
+        sink = ConsoleSink(raw(sys.stdout), [t.key for t in plan.tasks],
                            gpus_expected=any(t.gpus for t in plan.tasks))
-        run = session.open(sink, watchdog=watchdog)
+        signals: list[int] = []  # stops asked for while a Slurm job waits for its allocation
+        unhook = _withdraw_on_stop(session, signals)
+        try:
+            run = session.open(sink, watchdog=watchdog)
+        finally:
+            unhook()
+    except RunCancelled:
+        print(WITHDRAWN, file=sys.stderr)
+        return 128 + signals[0]
     except ConfigError as exc:
-        return _report_config_error(exc)
+        return _report_config_error(exc, session)
     except DoctorRefused as exc:
         return _report_refusal(exc)
     except RunFolderError as exc:
@@ -187,6 +222,8 @@ def _run(
     # with pydantic's schemas, after the last task ended).
     gc.freeze()
     restore = install_signal_handlers(run.supervisor)
+    if signals:  # asked for as Slurm granted the job
+        run.supervisor.request_stop("interrupted", 128 + signals[-1])
     listen_for_windows_stop()  # started by a program that stops it as TensorDeck stops tasks
     try:
         result = session.execute()

@@ -14,6 +14,7 @@ Imports are lazy: the launcher imports this module before its first task starts.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -142,7 +143,7 @@ class RunSession:
         self.check()
         plan = self.load()
         if self.slurm:
-            self._allocate(plan)
+            self._allocate(plan, sink)
         elif plan.node_tasks:
             from core.remote.prepare import prepare_nodes
 
@@ -157,16 +158,20 @@ class RunSession:
             raise
         return self.run
 
-    def _allocate(self, plan: RunPlan) -> None:
+    def _allocate(self, plan: RunPlan, sink: EventSink) -> None:
         from core.config import ConfigError
+        from core.events import SlurmQueued
         from core.slurm.launch import allocate
+
+        def queued(job: str, reason: str, waited: float) -> None:
+            sink(SlurmQueued(time.time(), job, reason, waited))
 
         try:
             host = self._checked_cluster(plan)  # before anything is submitted
             if self._cancelled:
                 host.close()
                 raise RunCancelled
-            self.allocation = allocate(plan, host, self._submitted)
+            self.allocation = allocate(plan, host, self._submitted, queued)
         except (ConfigError, RunCancelled):
             plan.release_ports()
             if self._cancelled:  # withdrawn: salloc's "Job aborted due to signal"

@@ -24,12 +24,12 @@ from core.export import (
     kubernetes_name,
     posix_lines,
     powershell_lines,
-    powershell_quote,
     tfjob,
     to_yaml,
     validate_tfjob,
 )
 from core.export_command import export_command
+from core.shellwords import quote
 from core.topology import plan_run
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
@@ -355,9 +355,11 @@ def test_posix_block_delivers_tricky_values_intact() -> None:
     assert got == {"env": env, "argv": TRICKY}
 
 
-def test_posix_block_skips_names_sh_cannot_set() -> None:
-    lines = posix_lines({"A B": "x", "OK": "y"}, ["python"])
-    assert lines == ["# sh cannot set 'A B': not a valid variable name", "export OK=y", "python"]
+def test_blocks_refuse_names_no_shell_can_set() -> None:
+    for make in (posix_lines, cmd_lines, powershell_lines):
+        with pytest.raises(ValueError, match="variable A B: not a variable name a shell can"):
+            make({"A B": "x", "OK": "y"}, ["python"])
+    assert posix_lines({"OK": "y"}, ["python"]) == ["export OK=y", "python"]
 
 
 @pytest.mark.parametrize(
@@ -407,14 +409,14 @@ def test_cmd_command_line_quotes_for_the_c_runtime_and_escapes_for_cmd() -> None
     ],
 )
 def test_powershell_quote(value: str, quoted: str) -> None:
-    assert powershell_quote(value) == quoted
+    assert quote(value, "powershell") == quoted
 
 
 def test_powershell_lines() -> None:
-    lines = powershell_lines({"TF_CONFIG": '{"a": 1}', "A B": "it's"}, ["C:\\py.exe", "x y"])
+    lines = powershell_lines({"TF_CONFIG": '{"a": 1}', "A": "it's"}, ["C:\\py.exe", "x y"])
     assert lines == [
         "$env:TF_CONFIG = '{\"a\": 1}'",
-        "Set-Item -LiteralPath 'env:A B' -Value 'it''s'",
+        "$env:A = 'it''s'",
         "& 'C:\\py.exe' 'x y'",
     ]
 

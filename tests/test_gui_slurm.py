@@ -119,7 +119,9 @@ def test_stop_while_the_job_waits_in_the_queue_withdraws_it(qtbot, window, slurm
         qtbot.waitUntil(lambda: any("PENDING" in line for line in slurm.client(
             "squeue", "-h", "-o", "%T").stdout.splitlines()), timeout=60_000)
         assert view.running and view.status.text() == "pending"
-        assert view.slurm_job.text() == "Slurm: waiting for the job's allocation…"
+        # Said in the window as on the terminal: the job, and Slurm's reason.
+        qtbot.waitUntil(lambda: "is queued (BeginTime)" in view.slurm_job.text())
+        assert view.slurm_job.text() in view.logs.combined.toPlainText()
         assert salloc_children()
         qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
         assert wait_for_run(qtbot, view, timeout_ms=30_000) is None

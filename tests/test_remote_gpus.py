@@ -209,9 +209,9 @@ def test_one_look_and_an_unknown_host(gpu_lab, tmp_path, monkeypatch):
 
 def test_command_line_for_each_shell():
     argv = ["nvidia-smi", "--query-gpu=index,name", "-lms", "500"]
-    assert command_line(argv, "posix") == "'nvidia-smi' '--query-gpu=index,name' '-lms' '500'"
+    assert command_line(argv, "posix") == "nvidia-smi --query-gpu=index,name -lms 500"
     # PowerShell would split a bare a,b into an array; quoted it is one argument.
     assert command_line(argv, "powershell") == (
         "& 'nvidia-smi' '--query-gpu=index,name' '-lms' '500'"
     )
-    assert command_line(argv, "cmd") == '"nvidia-smi" "--query-gpu=index,name" "-lms" "500"'
+    assert command_line(argv, "cmd") == 'nvidia-smi "--query-gpu=index,name" -lms 500'

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -331,3 +333,94 @@ def test_bad_slurm_settings_are_config_errors_naming_the_field(tmp_path, slurm_o
                                 "slurm": slurm_options}))
     result = tensordeck("validate", str(path))
     assert result.returncode == 2 and f"{where}: " in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_queued_job_says_so_and_a_stop_cancels_it(slurm_job, slurm, signum):
+    """A job Slurm holds (it may begin only in an hour) is said to wait, with its id and
+    Slurm's reason; Ctrl+C or SIGTERM to the launcher then cancels it: no traceback, nothing
+    left in the queue, nothing ran."""
+    config = slurm_job(slurm={"partition": slurm.partition, "extra_sbatch": ["--begin=now+3600"]})
+    launcher = subprocess.Popen(
+        [sys.executable, "-m", "core", "--run", str(config), "--slurm"], cwd=REPO,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=_read_lines, args=(launcher.stdout, lines), daemon=True).start()
+    try:
+        first = lines.get(timeout=60)  # (the launcher said nothing for the whole wait before)
+        jobs = slurm.client("squeue", "-h", "-o", "%i %T %r").stdout.split()
+        assert jobs[1:] == ["PENDING", "BeginTime"], (first, jobs)
+        assert first == (f"tensordeck: Slurm job {jobs[0]} is queued (BeginTime): the tasks "
+                         "start when Slurm grants it\n")
+        launcher.send_signal(signum)
+        launcher.wait(timeout=60)
+    finally:
+        launcher.kill()
+    out = "".join(iter(lambda: lines.get(timeout=30), None))
+    assert launcher.returncode == 128 + signum, out
+    assert out == ("tensordeck: stopped while the Slurm job waited in the queue: it was "
+                   "cancelled; nothing ran.\n")
+    assert slurm.wait_empty() == []
+    assert not (config.parent / "runs").exists()
+
+
+def _read_lines(stream, into: queue.Queue) -> None:
+    """``stream``'s lines into ``into``, then None at its end."""
+    for line in stream:
+        into.put(line)
+    into.put(None)
+
+
+def test_dry_run_refuses_a_job_slurm_can_never_start(slurm_job, slurm):
+    """More tasks than the partition's CPUs: salloc would queue it for ever; Slurm's own test
+    (sbatch --test-only) refuses it, and so does the run, before anything is submitted."""
+    from tests.slurm import CPUS
+
+    config = slurm_job("multi_worker_mirrored", tasks=[{"role": "worker", "count": CPUS + 1}])
+    for options in (["--dry-run"], []):
+        result = tensordeck("--run", str(config), "--slurm", *options, timeout=60)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert f"slurm: Slurm refused the job ({CPUS + 1} tasks; sbatch --test-only: " \
+               "allocation failure: Requested node configuration is not available)" \
+               in result.stderr
+        assert slurm.queue() == [] and not (config.parent / "runs").exists()
+
+
+@pytest.mark.parametrize("name", ["a$(touch${IFS}PWN)b", "x;id", "x--mail-user=a@b", "名前&1",
+                                  "`id`", "!x~"])
+def test_an_exported_job_name_reaches_slurm_as_one_word(slurm_job, slurm, tmp_path, name):
+    """The real sbatch reads the exported #SBATCH lines: the job's name arrives whole and no
+    other option comes with it."""
+    config = slurm_job(name=name)
+    out = tmp_path / "job.sbatch"
+    assert tensordeck("export", str(config), "--slurm", str(out)).returncode == 0
+    held = slurm.client("sbatch", "--hold", "--parsable", str(out), cwd=tmp_path)
+    assert held.returncode == 0, held.stderr
+    job = held.stdout.strip()
+    try:
+        shown = slurm.client("squeue", "-h", f"--jobs={job}", "-o", "%j|%u").stdout.strip()
+        mail = slurm.client("scontrol", "show", "job", job).stdout
+    finally:
+        slurm.client("scancel", job)
+    assert shown == f"{name}|root"
+    assert "MailUser=a@b" not in mail
+    assert not list(tmp_path.rglob("PWN"))
+
+
+def test_a_long_wait_is_said_again_less_and_less_often():
+    """A queued job is said at once, then after half a minute, each pause twice the one before,
+    at most ten minutes: a night in the queue is a few dozen lines, each with the wait so far."""
+    from itertools import islice
+
+    from core.console import queued_text
+    from core.events import SlurmQueued
+    from core.slurm.launch import queue_pauses
+
+    assert list(islice(queue_pauses(), 7)) == [30, 60, 120, 240, 480, 600, 600]
+    assert queued_text(SlurmQueued(0, "7", "Priority", 0)) == (
+        "Slurm job 7 is queued (Priority): the tasks start when Slurm grants it")
+    assert queued_text(SlurmQueued(0, "7", "Priority", 7500)) == (
+        "Slurm job 7 is still queued (Priority) after 2 h 5 min")
+    assert queued_text(SlurmQueued(0, "7", "Priority", 45), "zh_CN") == (
+        "Slurm 作业 7 仍在排队（Priority），已等待 45 s")

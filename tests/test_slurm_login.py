@@ -215,7 +215,7 @@ def test_an_unknown_node_name_exits_2_naming_the_fix(login_job, login):
 
 @pytest.mark.parametrize(
     ("node", "fix"),
-    [("bare", "salloc, srun, scancel, scontrol, sinfo, squeue not found on the PATH of the "
+    [("bare", "salloc, sbatch, srun, scancel, scontrol, sinfo, squeue not found on the PATH of the "
               "login node bare's SSH sessions"),
      ("down", "the Slurm controller does not answer: start slurmctld"),
      ("root@127.0.0.1:1", "cannot reach the SSH server at 127.0.0.1:1")],

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,7 +22,7 @@ from core.doctor import kb
 from core.doctor.kb import Version, minor_of
 from core.findings import Finding, FixStep, Severity, Text
 from core.output import control_character
-from core.remote.shell import quote as remote_quote
+from core.shellwords import UnsafeValue, quote
 
 VERIFY_GPU_CODE = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
 VERIFY_GPU = f'python -c "{VERIFY_GPU_CODE}"'
@@ -118,16 +117,8 @@ def is_known(fid: str) -> bool:
 
 # --- quoting --------------------------------------------------------------------------------
 
-class UnsafeValue(ValueError):
-    """A value that the shell of its step cannot be given safely."""
-
-
 _POSIX_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=,-]+\Z")
 _POSIX_DOUBLE_QUOTED_SPECIAL = re.compile(r'[$`"\\!]')  # ! : bash history expansion
-_CMD_PLAIN = re.compile(r"[A-Za-z0-9_./:\\@+-]+\Z")
-# cmd has no escape inside quotes: " ends them, %VAR% and !VAR! expand there.
-_CMD_UNQUOTABLE = re.compile('["%!]')
-_PS_TYPOGRAPHIC_QUOTES = re.compile("[\u2018\u2019\u201a\u201b]")
 _PORT = re.compile(r"\d{1,5}\Z")
 _VERSION = re.compile(r"\d{1,4}(\.\d{1,4}){0,3}\Z")
 
@@ -142,26 +133,15 @@ def shell_kind(shell: str, windows: bool) -> str:
 
 
 def shell_word(value: str, kind: str) -> str:
-    """``value`` as one word for ``kind``'s shell: as is when nothing in it is special, else
-    quoted. UnsafeValue when that shell cannot carry it (a control character anywhere; ``"``,
-    ``%`` or ``!`` for cmd)."""
+    """``value`` as one word for ``kind``'s shell (:func:`core.shellwords.quote`); for sh, as is
+    when nothing in it is special and in double quotes when only spaces and such are (a path
+    with spaces reads as one). UnsafeValue when that shell cannot carry it (a control character
+    anywhere; ``"``, ``%`` or ``!`` for cmd)."""
     if control_character(value):
         raise UnsafeValue(f"{value!r} holds a control character")
-    if kind == "posix":
-        if _POSIX_PLAIN.match(value):
-            return value
-        return shlex.quote(value) if _POSIX_DOUBLE_QUOTED_SPECIAL.search(value) else f'"{value}"'
-    if kind == "cmd":
-        if _CMD_PLAIN.match(value):
-            return value
-        if _CMD_UNQUOTABLE.search(value):
-            raise UnsafeValue(f"{value!r} cannot be quoted for cmd")
-        # Backslashes before the closing quote are doubled (the C runtime's rule).
-        trailing = len(value) - len(value.rstrip("\\"))
-        return '"' + value + "\\" * trailing + '"'
-    if _PS_TYPOGRAPHIC_QUOTES.search(value):
-        raise UnsafeValue(f"{value!r} holds a quote PowerShell reads as its own")
-    return remote_quote(value, "powershell")
+    if kind == "posix" and not _POSIX_DOUBLE_QUOTED_SPECIAL.search(value):
+        return value if _POSIX_PLAIN.match(value) else f'"{value}"'
+    return quote(value, kind)  # type: ignore[arg-type]
 
 
 def _port_number(value: object) -> str | None:

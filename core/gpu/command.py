@@ -23,6 +23,7 @@ from core.gpu.capability import capability_text
 from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.gpu.nvml import read_gpus
 from core.gpu.sampler import GpuSample, GpuSampler
+from core.terminal import raw
 
 _CLEAR = "\x1b[H\x1b[2J"
 
@@ -103,7 +104,8 @@ def _watch(nvml: Any, out: TextIO, *, as_json: bool) -> int:
                 print(json.dumps(item.to_json()), file=out, flush=True)
             else:
                 lines = [_header(report), *format_gpus(item.gpus), "(Ctrl+C to stop)"]
-                print(clear + "\n".join(lines), file=out, flush=True)
+                raw(out).write(clear)  # TensorDeck's own escapes: past the sanitizer
+                print("\n".join(lines), file=out, flush=True)
     except KeyboardInterrupt:
         return 0
     finally:

@@ -8,15 +8,14 @@ path and a bootstrap made of plain characters, whatever the shell.
 from __future__ import annotations
 
 import base64
-from typing import Literal
+
+from core.shellwords import Shell, quote
 
 #: What makes a Windows machine an SSH node (PowerShell as administrator), for the fixes.
 ENABLE_WINDOWS_SSHD = (
     "Add-WindowsCapability -Online -Name OpenSSH.Server~~~~0.0.1.0; "
     "Start-Service sshd; Set-Service -Name sshd -StartupType Automatic"
 )
-
-Shell = Literal["posix", "cmd", "powershell"]
 
 #: Reads one base64 line from stdin and runs it: no quotes, no shell metacharacters but ``;``
 #: and parentheses, which every supported shell passes through inside its own quotes.
@@ -31,17 +30,6 @@ def shell_from_probe(output: str) -> Shell:
     if "Windows_NT" not in output:
         return "posix"
     return "cmd" if "$env:OS" in output else "powershell"
-
-
-def quote(arg: str, shell: Shell) -> str:
-    """One argument, quoted for ``shell``."""
-    if shell == "posix":
-        return "'" + arg.replace("'", "'\"'\"'") + "'"
-    if shell == "powershell":
-        return "'" + arg.replace("'", "''") + "'"
-    if '"' in arg:  # cmd has no escape for a quote inside quotes that survives every program
-        raise ValueError(f"cannot pass {arg!r} through cmd.exe: it contains a double quote")
-    return f'"{arg}"'
 
 
 def command_line(argv: list[str], shell: Shell) -> str:

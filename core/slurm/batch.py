@@ -7,13 +7,20 @@ step, then one ``srun`` step per task with TF_CONFIG or the legacy flags, output
 task. It ends as a run ends: with a chief, when it exits; else when every worker has; a chief,
 worker or ps failing ends it at once with the task's exit code. The tasks still running are
 then stopped (srun ends their steps) and the script exits with the run's code.
+
+Every value of the config in it is one word made by :func:`core.shellwords.quote` (the comment
+naming the config by :func:`core.shellwords.comment`), its ``#SBATCH`` values are checked by
+:func:`core.slurm.launch.submit_options`, and a value no script can carry (a control character)
+is refused as the command blocks refuse it: ConfigError, nothing written.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 
+from core.config import ConfigError, ConfigProblem
+from core.export import command_problems
+from core.shellwords import comment, quote
 from core.slurm.launch import PICK_PORTS, submit_options, task_step
 from core.topology import CLUSTER_PLACEHOLDERS, RunPlan, expand_tasks
 
@@ -31,8 +38,9 @@ def _cluster_json(plan: RunPlan) -> str:
 
 
 def _word(text: str) -> str:
-    """A bash word; one holding a ``$`` expansion of ours (never the user's) in double quotes."""
-    return f'"{text}"' if "$" in text else shlex.quote(text)
+    """A word of ours (a step option); one holding a ``$`` expansion of ours in double quotes.
+    No value of the config is ever in one."""
+    return f'"{text}"' if "$" in text else quote(text)
 
 
 def _hosts(plan: RunPlan, role: str) -> str:
@@ -48,7 +56,7 @@ def _args(plan: RunPlan, i: int) -> list[str]:
               "{run_dir}": "$run_dir"}
     words = []
     for arg in cfg.args:
-        quoted = shlex.quote(arg)
+        quoted = quote(arg)
         for placeholder, value in values.items():
             quoted = quoted.replace(placeholder, f"'\"{value}\"'")
         words.append(quoted)
@@ -61,13 +69,20 @@ def _args(plan: RunPlan, i: int) -> list[str]:
 
 
 def sbatch_script(plan: RunPlan, source: str) -> str:
-    """The batch script of ``plan`` (``source``: the config it came from, named in a comment)."""
+    """The batch script of ``plan`` (``source``: the config it came from, named in a comment).
+    ConfigError when the script cannot carry a value of it."""
+    problems = command_problems(plan)
+    if problems:
+        raise ConfigError(str(plan.config_path), [
+            ConfigProblem(where="", message=f"{p}: a batch script cannot carry it; remove it")
+            for p in problems])
     cfg = plan.config
     named = {t.key: t.port for t, _ in expand_tasks(cfg)}
     n = len(plan.tasks)
     lines = ["#!/bin/bash", *(f"#SBATCH {o}" for o in submit_options(plan)),
-             f"# Made by `tensordeck export --slurm` from {source}: submit with sbatch.",
-             "set -u", f"cd {shlex.quote(str(plan.script.parent))}",
+             comment(f"Made by `tensordeck export --slurm` from {quote(source)}: submit with "
+                     "sbatch."),
+             "set -u", f"cd {quote(str(plan.script.parent))}",
              'run_dir="${SLURM_SUBMIT_DIR:-$PWD}/runs/slurm-${SLURM_JOB_ID}"',
              'mkdir -p "$run_dir"',
              'mapfile -t hosts < <(scontrol show hostnames "$SLURM_JOB_NODELIST")',
@@ -81,7 +96,7 @@ def sbatch_script(plan: RunPlan, source: str) -> str:
     for i in picked:
         lines.append(f'wanted[${{host[{i}]}}]=$(( ${{wanted[${{host[{i}]}}]:-0}} + 1 ))')
     pick_line = " ".join([*map(_word, task_step("$SLURM_JOB_ID", "$h", "tensordeck-ports")),
-                          shlex.quote(plan.python), "-c", shlex.quote(PICK_PORTS)])
+                          quote(plan.python), "-c", quote(PICK_PORTS)])
     lines += ['for h in "${!wanted[@]}"; do',
               f'  pool[$h]="$({pick_line} "${{wanted[$h]}}")" || exit 1',
               "done"]
@@ -99,14 +114,14 @@ def sbatch_script(plan: RunPlan, source: str) -> str:
         step = task_step("$SLURM_JOB_ID", f"${{host[{i}]}}", task.name)
         if gpus and task.role != "ps":
             step.append(f"--gpus-per-task={gpus}")
-        words = [f"{k}={shlex.quote(v)}" for k, v in env.items()]
+        words = [f"{k}={quote(v)}" for k, v in env.items()]  # names: identifiers (config)
         words += [f"TENSORDECK_TASK={task.key}", 'TENSORDECK_RUN_DIR="$run_dir"']
         if plan.cluster and spec in ("tf_config", "both"):
             task_json = json.dumps({"type": task.role, "index": task.index})
             words.append(f'TF_CONFIG="{{\\"cluster\\": $cluster, \\"task\\": '
                          f'{json.dumps(task_json)[1:-1]}}}"')
         words += [_word(w) for w in step]
-        words += [shlex.quote(plan.python), shlex.quote(str(plan.script)), *_args(plan, i)]
+        words += [quote(plan.python), quote(str(plan.script)), *_args(plan, i)]
         lines += [f"{' '.join(words)} \\",
                   f"  > >(sed -u 's/^/[{task.name}] /') 2>&1 &",
                   f"pid[{i}]=$!"]

@@ -29,23 +29,29 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 
-from core.config import ConfigError, ConfigProblem, SlurmOptions
+from core.config import ConfigError, ConfigProblem, SlurmOptions, show
+from core.output import control_character
 from core.slurm.where import CLIENT_SECONDS, LocalSlurm, SlurmHost, SlurmProcess
 from core.topology import RunPlan, expand_tasks
 
 #: The plan's thread budget (core.topology._thread_budget), which is this machine's.
 THREAD_DEFAULTS = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS")
 
-TOOLS = ("salloc", "srun", "scancel", "scontrol", "sinfo", "squeue")
+TOOLS = ("salloc", "sbatch", "srun", "scancel", "scontrol", "sinfo", "squeue")
 #: How long a cancelled job may take to leave the queue (KillWait is 30 s by default).
 RELEASE_SECONDS = 60.0
 #: How long salloc gets to give its job up by itself.
 HOLDER_SECONDS = 10.0
+#: When a queued job is said to wait again: after this many seconds, then twice as long each
+#: time, at most every QUEUED_MAX_SECONDS (a night in the queue says a few dozen lines).
+QUEUED_FIRST_SECONDS = 30.0
+QUEUED_MAX_SECONDS = 600.0
 _JOB_RE = re.compile(r"job allocation (\d+)")
 _GPU_GRES_RE = re.compile(r"gpu(?::[^:,(]+)?:(\d+)")
 #: Run on each node by its ports step: binds N free ports at once (so they differ), prints them.
@@ -113,21 +119,60 @@ def check_cluster(plan: RunPlan, host: SlurmHost | None = None) -> None:
         raise _problem(plan, "slurm.gpus_per_task", f"{wanted} GPU(s) per task, but the nodes "
                        f"of partition {partition!r} have at most {gpus.get(partition, 0)}: ask "
                        "for fewer, or choose a partition with GPUs")
+    _test_only(plan, host)
+
+
+def _test_only(plan: RunPlan, host: SlurmHost) -> None:
+    """Ask Slurm whether it would ever start the job (``sbatch --test-only``, nothing is
+    submitted): salloc queues a job the partition can never hold (more tasks than its CPUs)
+    and waits for ever."""
+    tested = host.run(["sbatch", "--test-only", *submit_options(plan), "--wrap=true"])
+    if tested.returncode != 0:
+        raise _problem(plan, "slurm", f"Slurm refused the job ({len(plan.tasks)} tasks; sbatch "
+                       f"--test-only: {_said(tested)}): ask for what the partition has (fewer "
+                       "tasks, GPUs or time), or choose another partition")
 
 
 def submit_options(plan: RunPlan) -> list[str]:
-    """The job's options, as salloc and sbatch both take them."""
+    """The job's options, as salloc and sbatch both take them. ConfigError naming the field for
+    a value an ``#SBATCH`` line cannot carry as one word (:func:`sbatch_word_problem`): the
+    same rule for both, so a job runs by ``--slurm`` exactly when its export does."""
     options = options_of(plan)
-    out = [f"--job-name={plan.config.name}", f"--ntasks={len(plan.tasks)}"]
+    fields = [("name", f"--job-name={plan.config.name}"), ("", f"--ntasks={len(plan.tasks)}")]
     if options.partition:
-        out.append(f"--partition={options.partition}")
+        fields.append(("slurm.partition", f"--partition={options.partition}"))
     if options.account:
-        out.append(f"--account={options.account}")
+        fields.append(("slurm.account", f"--account={options.account}"))
     if options.time_limit:
-        out.append(f"--time={options.time_limit}")
+        fields.append(("slurm.time_limit", f"--time={options.time_limit}"))
     if options.gpus_per_task:
-        out.append(f"--gpus={options.gpus_per_task * len(_gpu_tasks(plan))}")
-    return out + options.extra_sbatch
+        fields.append(("", f"--gpus={options.gpus_per_task * len(_gpu_tasks(plan))}"))
+    fields += [(f"slurm.extra_sbatch[{i}]", o) for i, o in enumerate(options.extra_sbatch)]
+    problems = [ConfigProblem(where, f"{problem}: Slurm cannot take it in an #SBATCH line; "
+                              f"{SBATCH_FIX.get(where, SBATCH_FIX['slurm'])}")
+                for where, option in fields if (problem := sbatch_word_problem(option))]
+    if problems:
+        raise ConfigError(str(plan.config_path), problems)
+    return [option for _, option in fields]
+
+
+#: How to fix a value :func:`submit_options` refuses, by field (``slurm``: the others).
+SBATCH_FIX = {
+    "name": "rename the job (letters, digits, '-', '_', '.')",
+    "slurm": "write it without spaces, quotes, '\\' or '#'",
+}
+#: What sbatch's #SBATCH reader takes for other than a character of the word: it splits words
+#: at white space, removes quotes and backslashes, and ends the line at '#'.
+_SBATCH_SPECIAL = re.compile(r"[\s'\"\\#]")
+
+
+def sbatch_word_problem(option: str) -> str | None:
+    """Why ``option`` is no single word of an ``#SBATCH`` line (None when it is one)."""
+    if found := control_character(option):
+        return f"{show(option)!r} holds the control character {found}"
+    if found := _SBATCH_SPECIAL.search(option):
+        return f"{show(option)!r} holds {found.group()!r}"
+    return None
 
 
 def _gpu_tasks(plan: RunPlan) -> list[str]:
@@ -167,15 +212,23 @@ class Allocation:
             self.host.close()
 
 
+#: ``on_queued(job, reason, waited)``: the job waits in the queue: its id, Slurm's reason
+#: (squeue's %r: Resources, Priority, BeginTime ...) and the seconds it has waited so far.
+OnQueued = Callable[[str, str, float], None]
+
+
 def _hold(plan: RunPlan, host: SlurmHost,
-          on_submit: Callable[[Callable[[], None]], None] | None) -> Allocation:
+          on_submit: Callable[[Callable[[], None]], None] | None,
+          on_queued: OnQueued | None = None) -> Allocation:
     """Submit the job and wait until Slurm grants it (no timeout: a busy cluster queues it).
     salloc holds the job while its command runs, and the command is ``cat`` of a pipe only
     this launcher writes to: when the launcher closes it, or is killed outright (``kill -9``),
     cat ends and salloc gives the job up. salloc has a session of its own (a Ctrl+C is the
     launcher's to handle: while queued, it withdraws the job). Over SSH, the channel is the
     pipe: it closes when the launcher dies. ``on_submit`` gets a function that withdraws the
-    job from another thread (SIGINT: salloc revokes it, queued or not)."""
+    job from another thread (SIGINT: salloc revokes it, queued or not); ``on_queued`` hears
+    that the job is queued, then again now and then (:func:`_watch_queue`). However this ends
+    but granted (withdrawn, refused, an exception), the job is cancelled."""
     holder = host.hold(["salloc", *submit_options(plan), "cat"])
     assert holder.stderr is not None
     if on_submit is not None:
@@ -186,6 +239,7 @@ def _hold(plan: RunPlan, host: SlurmHost,
         on_submit(withdraw)
     said: list[str] = []
     job = None
+    queued: threading.Event | None = None
     try:
         for line in holder.stderr:  # "Pending job allocation 7", ..., "Granted job allocation 7"
             said.append(line.strip())
@@ -193,12 +247,17 @@ def _hold(plan: RunPlan, host: SlurmHost,
                 job = found.group(1)
             if "Granted job allocation" in line and job:
                 return Allocation(job, holder, host)
+            if "queued and waiting" in line and job and on_queued and queued is None:
+                queued = _watch_queue(job, host, on_queued)
     except BaseException:
         if job:
             Allocation(job, holder, host).release()
         holder.kill()
         holder.communicate()
         raise
+    finally:
+        if queued is not None:
+            queued.set()
     holder.communicate()
     if job:
         Allocation(job, holder, host).release()
@@ -206,15 +265,50 @@ def _hold(plan: RunPlan, host: SlurmHost,
     raise _problem(plan, "slurm", f"Slurm refused the job: {words}")
 
 
+def _watch_queue(job: str, host: SlurmHost, on_queued: OnQueued) -> threading.Event:
+    """Tell ``on_queued`` that ``job`` is queued, at once and then after QUEUED_FIRST_SECONDS,
+    twice as long each time (at most QUEUED_MAX_SECONDS), until the event returned is set."""
+    done = threading.Event()
+
+    def watch() -> None:
+        started = time.monotonic()
+        for pause in queue_pauses():
+            on_queued(job, _queue_reason(host, job), time.monotonic() - started)
+            if done.wait(pause):
+                return
+
+    threading.Thread(target=watch, name="tensordeck-slurm-queued", daemon=True).start()
+    return done
+
+
+def queue_pauses() -> Iterator[float]:
+    """The pauses between two reports of a queued job: QUEUED_FIRST_SECONDS, then twice the
+    one before, at most QUEUED_MAX_SECONDS."""
+    pause = QUEUED_FIRST_SECONDS
+    while True:
+        yield pause
+        pause = min(pause * 2, QUEUED_MAX_SECONDS)
+
+
+def _queue_reason(host: SlurmHost, job: str) -> str:
+    """Why Slurm has not started ``job`` yet, in its words ("?" when it does not answer)."""
+    try:
+        result = host.run(["squeue", "--noheader", f"--jobs={job}", "--format=%r"], timeout=30)
+    except subprocess.TimeoutExpired:
+        return "?"
+    return result.stdout.strip() or "?"
+
+
 def allocate(plan: RunPlan, host: SlurmHost | None = None,
-             on_submit: Callable[[Callable[[], None]], None] | None = None) -> Allocation:
+             on_submit: Callable[[Callable[[], None]], None] | None = None,
+             on_queued: OnQueued | None = None) -> Allocation:
     """Submit the job from ``host`` (default: this machine) and wait until Slurm grants it,
     then place every task: its host, its port (picked there), its ``srun`` command. The
     allocation owns ``host`` (its release closes it). ConfigError when Slurm refuses the job
     (or it was withdrawn by the function given to ``on_submit``); nothing is left submitted
-    then."""
+    then. ``on_queued``: see :func:`_hold`."""
     host = host or LocalSlurm()
-    allocation = _hold(plan, host, on_submit)
+    allocation = _hold(plan, host, on_submit, on_queued)
     try:
         _place(plan, allocation.job_id, host)
     except BaseException:
