@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.bounded import is_regular_file, loads, read_file, regular_files
 from core.events import RunStatus
 from core.metrics import MetricPoint, MetricsTail, ProgressParser
 from core.summary import SUMMARY_FILE, RunSummary, SummaryError, observed_status, read_summary
@@ -75,14 +77,18 @@ class RunRecord:
         return max(0.0, self.ended_at - self.started_at)
 
     def log_paths(self) -> dict[str, Path]:
-        """Task key (``worker:0``) -> its complete log file, for the tasks that have one."""
+        """Task key (``worker:0``) -> its complete log file, for the tasks that have one: the
+        file the summary names, in this folder's ``logs/`` (where the run wrote it, and where
+        it is when the folder was moved; never another file the summary would name), a
+        regular file, not a link."""
+        logs = self.run_dir / "logs"
         out = {}
         for task in self.tasks:
-            path = Path(task.log) if task.log else None
-            if path is not None and path.is_file():
-                out[task.task] = path
+            name = re.split(r"[\\/]", task.log)[-1] if task.log else ""
+            if name and is_regular_file(logs / name):
+                out[task.task] = logs / name
         if not out:  # summary without log paths: fall back to the folder's files
-            for path in sorted((self.run_dir / "logs").glob("*.log")):
+            for path in regular_files(logs, "*.log"):
                 out[path.stem.replace("-", ":", 1)] = path
         return out
 
@@ -91,7 +97,7 @@ def read_run(run_dir: str | Path) -> RunRecord | None:
     """The run in ``run_dir``; None when the folder has no summary.json (not a run folder);
     an ``unreadable`` record when its summary is not one."""
     run_dir = Path(run_dir)
-    if not (run_dir / SUMMARY_FILE).is_file():
+    if not os.path.lexists(run_dir / SUMMARY_FILE):
         return None
     try:
         summary = read_summary(run_dir)
@@ -130,15 +136,32 @@ class RerunError(Exception):
     """The run folder's ``config.json`` cannot be read back as a config."""
 
 
+#: A run folder's config.json is a few KiB: anything far larger is not one.
+MAX_CONFIG_JSON_BYTES = 16 * 1024 * 1024
+
+
 def _resolved(run_dir: Path) -> dict:
+    """The run folder's ``config.json``, read as any file of a run folder (core.bounded)."""
     path = run_dir / "config.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        capped = read_file(path, MAX_CONFIG_JSON_BYTES)
+        if capped.cut:
+            raise ValueError(f"larger than {MAX_CONFIG_JSON_BYTES >> 20} MiB")
+        data = loads(capped.data, strict=True)
         if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
             raise ValueError("not a resolved config")
     except (OSError, ValueError) as exc:
         raise RerunError(f"{path}: {exc}") from exc
     return data
+
+
+def run_env(run_dir: str | Path) -> dict[str, str]:
+    """The ``env`` of the config the run ran (its ``config.json``); {} when it cannot be read."""
+    try:
+        env = _resolved(Path(run_dir))["config"].get("env")
+    except RerunError:
+        return {}
+    return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
 
 
 def stored_config(run_dir: str | Path) -> tuple[dict, Path]:
@@ -171,6 +194,7 @@ def config_changed(run_dir: str | Path) -> bool:
 def write_rerun_config(run_dir: str | Path, folder: str | Path) -> tuple[Path, Path]:
     """Write the config ``run_dir`` ran into ``folder`` (named after the run); returns it and
     the new run's folder: beside the first run's (``<config folder>/runs/<stamp>-<name>``)."""
+    from core.fsio import write_private
     from core.topology import default_run_dir
 
     run_dir = Path(run_dir)
@@ -178,9 +202,7 @@ def write_rerun_config(run_dir: str | Path, folder: str | Path) -> tuple[Path, P
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{run_dir.name}.json"
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(config, indent=2), encoding="utf-8")
-    os.replace(tmp, target)
+    write_private(target, json.dumps(config, indent=2))  # 0600: it holds the job's env
     return target, default_run_dir(source, str(config.get("name") or run_dir.name))
 
 
@@ -189,11 +211,22 @@ def write_rerun_config(run_dir: str | Path, folder: str | Path) -> tuple[Path, P
 METRIC_LOG_BYTES = 64 * 1024 * 1024
 
 
-def run_metrics(run_dir: str | Path) -> list[MetricPoint]:
-    """Every metric point of a past run: what its tasks reported (``metrics/*.jsonl``, exact)
-    and, for the tasks that reported nothing, what their logs' progress lines say."""
+@dataclass(frozen=True)
+class RunMetrics:
+    """A past run's metric points, and the lines of its metrics files that were skipped (not
+    a report: see :class:`core.metrics.MetricsTail`)."""
+
+    points: list[MetricPoint]
+    skipped: int = 0
+
+
+def run_metrics(run_dir: str | Path) -> RunMetrics:
+    """Every metric point of a past run: what its tasks reported (``metrics/*.jsonl``, exact,
+    up to :data:`core.metrics.MAX_POLL_BYTES` a file) and, for the tasks that reported
+    nothing, what their logs' progress lines say (the first :data:`METRIC_LOG_BYTES`)."""
     run_dir = Path(run_dir)
-    reported = MetricsTail(run_dir / "metrics").poll()
+    tail = MetricsTail(run_dir / "metrics")
+    reported = tail.poll()
     have = {p.task for p in reported}
     record = read_run(run_dir)
     parsed: list[MetricPoint] = []
@@ -202,15 +235,14 @@ def run_metrics(run_dir: str | Path) -> list[MetricPoint]:
             continue
         parser = ProgressParser(task)
         try:
-            with open(path, "rb") as stream:
-                data = stream.read(METRIC_LOG_BYTES)
+            data = read_file(path, METRIC_LOG_BYTES).data
         except OSError:
             continue
         for line in data.decode("utf-8", "replace").splitlines():
             point = parser.feed(line.rsplit("\r", 1)[-1])
             if point is not None:
                 parsed.append(point)
-    return reported + parsed
+    return RunMetrics(reported + parsed, tail.skipped)
 
 
 def _task_order(task: str) -> tuple[int, str, int]:

@@ -5,21 +5,32 @@ print (Keras ``fit`` bars, ``step 100/300 loss=0.1234``) for scripts that do not
 Both produce :class:`MetricPoint` objects: one task, one step, a few named numbers. The
 progress lines also say how far a task is (``step 1300/100000``, Keras' ``Epoch 2/5`` and
 batch counter): :meth:`ProgressParser.progress` gives it with the task's steps/s and ETA.
+
+Both read text a task (or a file in a run folder) wrote, so both are bounded and linear: a
+progress line is read up to :data:`MAX_PARSE_CHARS` (a longer line's rest gives no metric), no
+pattern backtracks over what it already read, numbers are read as floats (never ``int()`` of a
+thousand digits); a metrics file is read at most :data:`MAX_POLL_BYTES` a poll, only when it is
+a regular file (not a link to ``/dev/zero``, not a FIFO), and a line that is not a report
+(not JSON, too long, too deep, a number too large) is skipped and counted in
+:attr:`MetricsTail.skipped`.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.bounded import loads, number, read_file, regular_files
+
 #: ANSI colour/style codes: Keras 3 prints them even into a pipe.
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf"
+# Each part matches in one way only (``\d+\.?\d*`` splits a run of digits in n ways: a
+# quadratic backtrack on a long number that is not followed by a separator).
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|inf"
 #: Keras: "Epoch 2/5".
 _EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 #: Keras batch counter at the start of a line, then its bar: "12/60 [====" (Keras 2) or
@@ -28,10 +39,32 @@ _KERAS_BAR = re.compile(r"^\s*(\d+)/(\d+)\s+(?:\[|━|- )")
 #: Keras metrics: " - loss: 0.6931" (value ends at a space or the end, so "ETA: 2s" is no metric).
 _KERAS_METRIC = re.compile(rf" - ([A-Za-z_][\w.]*): ({_NUMBER})(?=\s|$)")
 #: Hand-written loops: "step 100/300 loss=0.1234", "Step 5: loss: 0.3 acc=0.9".
-_STEP = re.compile(r"\bstep\b\s*[:=#]?\s*(\d+)(?:\s*/\s*(\d+))?", re.IGNORECASE)
+_STEP = re.compile(r"\bstep\b\s*(?:[:=#]\s*)?(\d+)(?:\s*/\s*(\d+))?", re.IGNORECASE)
 #: The rate is measured over this many seconds of recent steps (a slow start is forgotten).
 RATE_WINDOW = 60.0
-_PAIR = re.compile(rf"\b([A-Za-z_][\w.]*)\s*[=:]\s*({_NUMBER})(?=[\s,;)]|$)")
+# A name starts where a run of name characters starts (after leading dots): a start inside
+# the run ("a.a.a.a") would read the rest of the run again from every dot.
+_PAIR = re.compile(rf"(?<![\w.])\.*([A-Za-z_][\w.]*)\s*[=:]\s*({_NUMBER})(?=[\s,;)]|$)")
+#: A progress line is read up to here for metrics (Keras' longest are a few hundred characters).
+MAX_PARSE_CHARS = 4096
+
+
+def lines_to_parse(lines: Sequence[str], most: int = 200,
+                   chars: int = 16 * MAX_PARSE_CHARS) -> list[str]:
+    """The last lines of a batch worth parsing for metrics: at most ``most`` lines and about
+    ``chars`` characters (a flood's tail is enough for a chart and the progress, and the window
+    parses on its GUI thread)."""
+    taken = list(lines[-most:])
+    if sum(map(len, taken)) <= chars:  # the usual short lines: one pass in C
+        return taken
+    kept: list[str] = []
+    for line in reversed(taken):
+        if chars <= 0:
+            break
+        kept.append(line)
+        chars -= min(len(line), MAX_PARSE_CHARS)
+    kept.reverse()
+    return kept
 
 
 @dataclass(frozen=True)
@@ -105,8 +138,8 @@ class ProgressParser:
     def __init__(self, task: str, clock: Callable[[], float] = time.monotonic) -> None:
         self.task = task
         self._clock = clock
-        self._epoch = 1
-        self._epochs: int | None = None
+        self._epoch = 1.0
+        self._epochs: float | None = None
         self._last: tuple[float, frozenset[str]] | None = None
         self._done: tuple[float, float] | None = None  # (step, total) as last printed
         self._seen: deque[tuple[float, float]] = deque()  # (time, step), the rate's window
@@ -137,17 +170,17 @@ class ProgressParser:
         """A point for a line with metrics; any progress line also moves :meth:`progress`."""
         if ":" not in line and "=" not in line and "/" not in line:
             return None
-        line = strip_ansi(line)
+        line = strip_ansi(line[:MAX_PARSE_CHARS])
         if line.lstrip().startswith("Epoch "):
             match = _EPOCH.match(line)
             if match:
-                self._epoch, self._epochs = int(match.group(1)), int(match.group(2))
+                self._epoch, self._epochs = float(match.group(1)), float(match.group(2))
             return None
         bar = _KERAS_BAR.match(line)
         if bar:
-            batch, per_epoch = int(bar.group(1)), int(bar.group(2))
-            step = float((self._epoch - 1) * per_epoch + batch)
-            self._progressed(step, float((self._epochs or self._epoch) * per_epoch))
+            batch, per_epoch = float(bar.group(1)), float(bar.group(2))
+            step = (self._epoch - 1) * per_epoch + batch
+            self._progressed(step, (self._epochs or self._epoch) * per_epoch)
             metrics = _floats(_KERAS_METRIC.findall(line))
         else:
             match = _STEP.search(line)
@@ -166,51 +199,79 @@ class ProgressParser:
         return MetricPoint(self.task, step, metrics)
 
 
+#: A metrics file is read at most this much a poll (the rest at the next ones).
+MAX_POLL_BYTES = 16 * 1024 * 1024
+#: A report is one short line; a longer "line" is skipped (up to its end, however far).
+MAX_REPORT_BYTES = 64 * 1024
+
+
 class MetricsTail:
     """Follows ``<run_dir>/metrics/*.jsonl`` (one file per task): each :meth:`poll` returns the
     points appended since the last one. A line still being written is kept for the next poll;
-    a malformed line is skipped."""
+    a line that is not a report is skipped and counted in :attr:`skipped`, and a file that is
+    not a regular file (a link, a FIFO, a device) is not read."""
 
-    def __init__(self, metrics_dir: str | Path) -> None:
+    def __init__(self, metrics_dir: str | Path, max_bytes: int = MAX_POLL_BYTES) -> None:
         self.dir = Path(metrics_dir)
+        self.max_bytes = max_bytes
+        #: Lines skipped: not JSON, not a report, too long, too deep, a number too large.
+        self.skipped = 0
         self._offsets: dict[Path, int] = {}
-        self._partial: dict[Path, bytes] = {}
+        # The unfinished last line of each file; None while one too long is being skipped.
+        self._partial: dict[Path, bytes | None] = {}
 
     def poll(self) -> list[MetricPoint]:
-        if not self.dir.is_dir():
-            return []
         points: list[MetricPoint] = []
-        for path in sorted(self.dir.glob("*.jsonl")):
+        for path in regular_files(self.dir, "*.jsonl"):
             points += self._read_new(path)
         return points
 
     def _read_new(self, path: Path) -> list[MetricPoint]:
         offset = self._offsets.get(path, 0)
         try:
-            with open(path, "rb") as stream:
-                stream.seek(offset)
-                data = stream.read()
+            data = read_file(path, self.max_bytes, offset=offset).data
         except OSError:
             return []
         if not data:
             return []
         self._offsets[path] = offset + len(data)
-        data = self._partial.pop(path, b"") + data
-        lines = data.split(b"\n")
-        if lines[-1]:
-            self._partial[path] = lines[-1]
-        default_task = path.stem.replace("-", ":", 1) if "-" in path.stem else path.stem
-        return [p for p in (_point(line, default_task) for line in lines[:-1]) if p is not None]
+        *lines, rest = data.split(b"\n")
+        carried = self._partial.pop(path, b"")
+        if lines:
+            lines[0] = None if carried is None else carried + lines[0]
+            carried = b""
+        carried = None if carried is None else carried + rest
+        if carried is not None and len(carried) > MAX_REPORT_BYTES:
+            self.skipped += 1
+            carried = None
+        if carried != b"":
+            self._partial[path] = carried
+        task = path.stem.replace("-", ":", 1) if "-" in path.stem else path.stem
+        points = []
+        for line in lines:
+            if line is None or not line.strip():
+                continue
+            point = _point(line, task) if len(line) <= MAX_REPORT_BYTES else None
+            if point is None:
+                self.skipped += 1
+            else:
+                points.append(point)
+        return points
 
 
 def _point(line: bytes, default_task: str) -> MetricPoint | None:
+    """The report on ``line``; None when it is not one (bounded JSON: see core.bounded)."""
     try:
-        data = json.loads(line)
-        metrics = {str(k): float(v) for k, v in data["metrics"].items()
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        step = float(data["step"])
-    except (ValueError, KeyError, TypeError, AttributeError):
+        data = loads(line, strict=True)
+    except ValueError:
         return None
-    if not metrics:
+    if not isinstance(data, dict) or not isinstance(data.get("metrics"), dict):
         return None
-    return MetricPoint(str(data.get("task") or default_task), step, metrics, data.get("time"))
+    step = number(data.get("step"))
+    metrics = {str(k): v for k, v in ((k, number(v)) for k, v in data["metrics"].items())
+               if v is not None}
+    if step is None or not metrics:
+        return None
+    task = data.get("task")
+    return MetricPoint(task if isinstance(task, str) and task else default_task, step, metrics,
+                       number(data.get("time")))

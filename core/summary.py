@@ -13,13 +13,13 @@ is refused with :class:`SummaryError`, one line naming the file and the field.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sys
 from dataclasses import field
 from pathlib import Path
 
+from core.bounded import TooDeep, loads, read_file
 from core.events import RunStatus, TaskState
 from core.exitcodes import describe
 from core.model import record, to_data, validate, validation_error
@@ -164,18 +164,19 @@ def parse_summary(data: object, source: str = SUMMARY_FILE) -> RunSummary:
 
 
 def read_summary(run_dir: str | Path) -> RunSummary:
-    """The summary in ``run_dir``; SummaryError when there is none or it is not one."""
+    """The summary in ``run_dir``; SummaryError when there is none or it is not one. Read as
+    any file of a run folder is (:mod:`core.bounded`): a regular file only (not a link, a FIFO
+    or a device), capped, its JSON bounded (numbers, depth)."""
     path = Path(run_dir) / SUMMARY_FILE
     try:
-        with open(path, "rb") as file:
-            raw = file.read(MAX_SUMMARY_BYTES + 1)
+        raw = read_file(path, MAX_SUMMARY_BYTES + 1).data
     except OSError as exc:
         raise SummaryError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if len(raw) > MAX_SUMMARY_BYTES:
         raise SummaryError(f"{path}: larger than {MAX_SUMMARY_BYTES >> 20} MiB: not a summary")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, RecursionError):
+        data = loads(raw.decode("utf-8"), strict=True)
+    except (UnicodeDecodeError, TooDeep):
         raise SummaryError(f"{path}: is not JSON text") from None
     except ValueError as exc:
         raise SummaryError(f"{path}: invalid JSON: {exc}") from None

@@ -74,9 +74,15 @@ KNOWN: tuple[Noise, ...] = (
            "the default: no separate XLA devices"),
 )
 
+#: TensorFlow prints each of these in a few hundred characters: a line is matched up to here
+#: (a pane draws lines of any length, and a pattern costs what the text it reads costs).
+MAX_NOISE_CHARS = 1024
+
+
 def classify(line: str, *, gpus_expected: bool = False) -> Noise | None:
     """The known-harmless message ``line`` is, or None. ``gpus_expected``: the task should
     train on a GPU, so the no-GPU messages are not harmless there."""
+    line = line[:MAX_NOISE_CHARS]
     # Plain "in" tests: this runs for every line a log pane draws.
     if not ("] " in line or "absl::" in line or "TF-TRT" in line
             or "This TensorFlow binary" in line):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,89 @@ def test_bare_dll_load_failure_lists_the_usual_causes() -> None:
         ids = [f.id for f in explain(wording)]
         assert ids[0] == "missing-msvc-runtime"
         assert {"cpu-no-avx", "native-runtime-load-failed"} <= set(ids)
+
+
+# --- hostile outputs: bounded, linear, never blocking (docs/reliability.md) ---------------
+
+def _explain_cli(*args: str, **kwargs):
+    from tests.conftest import tensordeck
+
+    return tensordeck("doctor", "--explain", *args, timeout=60, **kwargs)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero (Windows)")
+def test_a_device_is_refused_without_reading_it() -> None:
+    run = _explain_cli("/dev/zero")
+    assert run.returncode == 2, run.stderr
+    assert "/dev/zero is not a file or a pipe" in run.stderr and run.stdout == ""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs (Windows)")
+def test_a_fifo_nobody_writes_to_is_refused_after_the_wait(tmp_path: Path) -> None:
+    import os
+
+    from core.doctor.explain import FIFO_WAIT_SECONDS
+
+    fifo = tmp_path / "output"
+    os.mkfifo(fifo)
+    run = _explain_cli(str(fifo))
+    assert run.returncode == 2, run.stderr
+    assert f"no program wrote to in {FIFO_WAIT_SECONDS:g} s" in run.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32" or not Path("/dev/fd").is_dir(),
+                    reason="no /dev/fd (Windows; under Wine, Z:\\dev\\fd is Linux's)")
+def test_a_pipe_named_like_process_substitution_is_read() -> None:
+    """``--explain <(cmd)``: the shell passes /dev/fd/N, a pipe whose writer is ``cmd``; it
+    is read to its end, however slowly ``cmd`` writes."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; time.sleep(1); "
+         "sys.stdout.write(\"ImportError: libcudart.so.11.0: cannot open shared object file\")"],
+        stdout=write_end)
+    os.close(write_end)
+    try:
+        run = _explain_cli(f"/dev/fd/{read_end}", pass_fds=(read_end,))
+    finally:
+        os.close(read_end)
+        writer.wait()
+    assert run.returncode == 1, run.stderr
+    assert "[missing-cuda-runtime]" in run.stdout
+
+
+def test_a_large_output_is_read_from_its_end_and_the_cut_said(tmp_path: Path) -> None:
+    from core.doctor.explain import MAX_LINE_CHARS, MAX_TEXT_BYTES
+
+    log = tmp_path / "train.log"
+    with open(log, "w", encoding="utf-8") as f:
+        f.write("x" * (MAX_TEXT_BYTES + 4096) + "\n")  # one line longer than what is read
+        f.write("step 1 loss=0.5\n" * 100_000)
+        f.write("y" * (MAX_LINE_CHARS * 3) + "\n")  # matched up to MAX_LINE_CHARS
+        f.write("ImportError: libcudart.so.11.0: cannot open shared object file\n")
+    run = _explain_cli(str(log))
+    assert run.returncode == 1, run.stderr
+    assert "[missing-cuda-runtime]" in run.stdout
+    size = log.stat().st_size / 2**20
+    assert f"holds {size:.1f} MiB: read its last {MAX_TEXT_BYTES / 2**20:.1f} MiB" in run.stderr
+    assert f"longer than {MAX_LINE_CHARS:,} characters read up to there" in run.stderr
+
+
+def test_stdin_is_read_to_its_end_keeping_its_last_part() -> None:
+    text = "noise line\n" * 500_000 + "No module named 'tensorflow.contrib'\n"
+    run = _explain_cli("-", input=text)
+    assert run.returncode == 1, run.stderr
+    assert "[tf1-api-on-tf2]" in run.stdout and "stdin holds" in run.stderr
+
+
+def test_an_enormous_text_keeps_its_findings_and_evidence_bounded() -> None:
+    from core.doctor.explain import MAX_EVIDENCE
+
+    lines = [f"Could not load dynamic library 'cudart64_{i}.dll'; dlerror: not found"
+             for i in range(50_000)]
+    findings = explain("\n".join(lines))
+    assert findings[0].id == "missing-cuda-runtime"
+    assert all(len(f.evidence.splitlines()) <= MAX_EVIDENCE for f in findings)

@@ -3,13 +3,17 @@ TensorDeck versions and garbage."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import psutil
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.events import RunStatus
 from core.history import list_runs, read_run
@@ -148,3 +152,107 @@ def test_the_launchers_start_time_from_proc_is_psutils():
     launcher = this_launcher(with_start_time=False)
     assert launcher.started_at is not None
     assert abs(launcher.started_at - psutil.Process().create_time()) < 0.02  # 2 clock ticks
+
+
+# --- hostile run folders: every read capped, bad content skipped, the logs always shown -----
+
+LOG_TEXT = "step 1/2 loss=0.5\nthe task's own words\nstep 2/2 loss=0.25\n"
+
+
+def hand_made_run(folder) -> None:
+    """A run folder as TensorDeck writes it: summary, config, one log, one metrics file."""
+    (folder / "logs").mkdir(parents=True)
+    (folder / "metrics").mkdir()
+    (folder / "logs" / "worker-0.log").write_bytes(LOG_TEXT.encode())  # bytes, as a task's
+    (folder / "metrics" / "worker-0.jsonl").write_text(
+        json.dumps({"step": 1, "metrics": {"loss": 0.5}}) + "\n")
+    (folder / "config.json").write_text(json.dumps({
+        "config": {"name": "h", "env": {"SEED": "1"}}, "script": "task.py",
+        "python": sys.executable, "config_path": str(folder / "job.json")}))
+    (folder / "summary.json").write_text(json.dumps({
+        "schema_version": SCHEMA_VERSION, "name": "h", "status": "succeeded", "exit_code": 0,
+        "started_at": 1.0, "ended_at": 2.0,
+        "tasks": [{"task": "worker:0", "role": "worker", "index": 0, "state": "succeeded",
+                   "log": str(folder / "logs" / "worker-0.log")}]}))
+
+
+def _bytes_of(kind: str, noise: bytes) -> bytes:
+    return {
+        "random bytes": noise,
+        "deep nesting": b'{"config": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "huge numbers": b'{"status": "succeeded", "exit_code": 1' + b"0" * 400
+                        + b', "started_at": 1e999, "config": {"env": {"A": 1' + b"0" * 5000
+                        + b'}}, "step": 1, "metrics": {"loss": 1' + b"0" * 400 + b"}}",
+        "bad lines": b"\n".join([noise, b"[" * 50_000, b'{"step": 1e999, "metrics": {}}']),
+    }[kind]
+
+
+def spoil(path, kind: str, noise: bytes) -> None:
+    """Replace ``path`` by a hostile version of it."""
+    path.unlink()
+    if kind == "link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(_bytes_of(kind, noise))
+
+
+KINDS = ["random bytes", "deep nesting", "huge numbers", "bad lines"]
+if hasattr(os, "mkfifo"):  # POSIX: links, FIFOs and /dev/zero
+    KINDS += ["link to /dev/zero", "fifo", "folder"]
+SPOILED = ["summary.json", "config.json", "metrics/worker-0.jsonl"]
+
+
+@given(spoiled=st.lists(st.sampled_from(SPOILED), min_size=1, max_size=3, unique=True),
+       kinds=st.lists(st.sampled_from(KINDS), min_size=3, max_size=3),
+       noise=st.binary(max_size=300))
+@settings(max_examples=60, deadline=None)
+def test_history_lists_a_hostile_run_and_its_logs_are_readable(spoiled, kinds, noise):
+    """Random bytes, nesting 100,000 deep, 400- and 5,000-digit numbers, a link to /dev/zero,
+    a FIFO, a folder in place of the run's summary, config or metrics: History still lists
+    the run (unreadable at worst), shows its log, and its other readers end with what they
+    could read, never an exception, a block or an endless read."""
+    import tempfile
+
+    from core.bounded import read_file
+    from core.history import RerunError, config_changed, run_env, run_metrics, stored_config
+
+    with tempfile.TemporaryDirectory() as root:
+        run_dir = Path(root) / "runs" / "hostile"
+        hand_made_run(run_dir)
+        for name, kind in zip(spoiled, kinds, strict=False):
+            spoil(run_dir / name, kind, noise)
+        (record,) = list_runs([root])
+        assert record.run_dir == run_dir
+        logs = record.log_paths()
+        assert read_file(logs["worker:0"], 1 << 20).data.decode() == LOG_TEXT
+        metrics = run_metrics(run_dir)
+        assert all(p.task == "worker:0" for p in metrics.points)
+        assert isinstance(run_env(run_dir), dict) and isinstance(config_changed(run_dir), bool)
+        with contextlib.suppress(RerunError):
+            stored_config(run_dir)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs or /dev/zero (Windows)")
+def test_the_history_view_shows_the_logs_of_a_run_whose_other_files_are_hostile(qtbot,
+                                                                               tmp_path):
+    pytest.importorskip("PySide6")
+    from gui.views.history import HistoryView
+
+    run_dir = tmp_path / "runs" / "hostile"
+    hand_made_run(run_dir)
+    spoil(run_dir / "config.json", "deep nesting", b"")
+    spoil(run_dir / "metrics" / "worker-0.jsonl", "huge numbers", b"")
+    (run_dir / "metrics" / "worker-1.jsonl").symlink_to("/dev/zero")
+    view = HistoryView()
+    qtbot.addWidget(view)
+    view.show()
+    view.set_folders([str(tmp_path)])
+    view.refresh()
+    qtbot.waitUntil(lambda: view.table.rowCount() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: view.logs.count() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: view.logs.widget(0).toPlainText().splitlines()
+                    == LOG_TEXT.splitlines(), timeout=10_000)

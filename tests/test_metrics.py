@@ -4,12 +4,15 @@ Keras output (tests/data/keras: Keras 3 and tf-keras ``fit(verbose=1)`` through 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.metrics import MetricsTail, ProgressParser, strip_ansi
 from core.output import LineSplitter
@@ -197,3 +200,80 @@ def test_the_runs_progress_is_the_mean_with_the_slowest_tasks_eta():
     run = overall([Progress(50, 100, 10.0), Progress(10, 100, 1.0)])
     assert run.fraction == 0.3 and run.eta == 90
     assert overall([Progress(50, 100, 10.0), Progress(10, 100)]).eta is None
+
+
+# --- hostile metrics files: each bad line skipped and counted, every read capped ----------
+
+HOSTILE_LINES = [
+    b"not json",
+    b'{"step": 1, "metrics": {"loss": 1' + b"0" * 400 + b"}}",  # float() would overflow
+    b'{"step": 1' + b"0" * 5000 + b', "metrics": {"loss": 1}}',  # int() refuses 5,000 digits
+    b'{"step": 2, "metrics": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",  # RecursionError
+    b'{"step": NaN, "metrics": {"loss": Infinity}}',
+    b'{"step": 3, "metrics": [1, 2]}',
+    b'{"step": "x", "metrics": {"loss": 1}}',
+    b"\xff\xfe garbage \x00",
+]
+
+
+@given(order=st.permutations(range(len(HOSTILE_LINES))),
+       junk=st.lists(st.binary(max_size=200).filter(lambda b: b"\n" not in b), max_size=5))
+@settings(max_examples=40, deadline=None)
+def test_every_bad_line_is_skipped_and_counted_and_the_good_ones_read(order, junk):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        metrics = Path(folder)
+        good = [json.dumps({"step": i, "metrics": {"loss": i / 10}}).encode() for i in range(3)]
+        bad = [HOSTILE_LINES[i] for i in order] + junk
+        lines = [line for pair in zip(bad, [*good, *[b""] * len(bad)], strict=False)
+                 for line in pair]
+        (metrics / "worker-0.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+        tail = MetricsTail(metrics)
+        points = tail.poll()
+    assert [(p.step, p.metrics) for p in points] == [(i, {"loss": i / 10}) for i in range(3)]
+    assert tail.skipped == sum(1 for line in bad if line.strip())
+
+
+def test_a_line_longer_than_any_report_is_skipped_without_being_kept(tmp_path):
+    from core.metrics import MAX_REPORT_BYTES
+
+    path = tmp_path / "worker-0.jsonl"
+    report = json.dumps({"step": 5, "metrics": {"loss": 0.5}}).encode()
+    tail = MetricsTail(tmp_path, max_bytes=MAX_REPORT_BYTES // 4)
+    with open(path, "wb") as stream:
+        stream.write(b"[" * (MAX_REPORT_BYTES * 3))  # a line without end, in many polls
+        stream.flush()
+        for _ in range(16):
+            assert tail.poll() == []
+            # What is kept of the unfinished line stays within one report's size.
+            assert all(len(kept or b"") <= MAX_REPORT_BYTES for kept in tail._partial.values())
+        stream.write(b"]\n" + report + b"\n")
+    points = []
+    for _ in range(4):
+        points += tail.poll()
+    assert [(p.step, p.metrics) for p in points] == [(5, {"loss": 0.5})]
+    assert tail.skipped == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs or /dev/zero (Windows)")
+def test_a_metrics_file_that_is_a_device_a_fifo_or_a_link_is_not_read(tmp_path):
+    (tmp_path / "worker-0.jsonl").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "worker-1.jsonl")
+    (tmp_path / "elsewhere.json").write_text(json.dumps({"step": 1, "metrics": {"x": 1}}))
+    (tmp_path / "worker-2.jsonl").symlink_to(tmp_path / "elsewhere.json")
+    (tmp_path / "worker-3.jsonl").write_text(json.dumps({"step": 9, "metrics": {"y": 2}}) + "\n")
+    points = MetricsTail(tmp_path).poll()  # returns: no endless read, no blocking open
+    assert [(p.task, p.step) for p in points] == [("worker:3", 9)]
+
+
+def test_the_window_parses_a_batchs_tail_within_its_budget():
+    """The window parses on its GUI thread: at most 200 lines of a batch, and about 16 lines'
+    worth when they are long (a flood of 4 KiB lines would cost 0.5 ms each)."""
+    from core.metrics import MAX_PARSE_CHARS, lines_to_parse
+
+    short = [f"step {i} loss=0.5" for i in range(1000)]
+    assert lines_to_parse(short) == short[-200:]
+    long = [f"step {i} " + "x" * (2 * MAX_PARSE_CHARS) for i in range(1000)]
+    assert lines_to_parse(long) == long[-16:]
+    assert lines_to_parse([]) == []

@@ -37,17 +37,15 @@ def _usage(message: str) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from core.doctor.explain import explain
+    from core.doctor.explain import CaptureError, explain, read_captured
 
     try:
-        if args.explain == "-":
-            text = sys.stdin.read()
-        else:
-            with open(args.explain, encoding="utf-8", errors="replace") as f:
-                text = f.read()
-    except OSError as exc:
-        return _usage(f"cannot read {args.explain}: {exc.strerror}. Save the output to a file, "
-                      "or pipe it in with --explain -")
+        captured = read_captured(args.explain)
+    except CaptureError as exc:
+        return _usage(str(exc))
+    text = captured.text
+    if captured.note:
+        print(f"tensordeck doctor: {captured.note}", file=sys.stderr)
     if not text.strip():
         return _usage(f"{'stdin' if args.explain == '-' else args.explain} is empty: paste the "
                       "error output of 'import tensorflow' or of the training run")

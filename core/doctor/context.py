@@ -13,13 +13,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.doctor.kb import Version, minor_of, parse_version
+from core.doctor.linesearch import LineIndex, TextIndex
 
 if TYPE_CHECKING:
     from core.interpreters.probe import ProbeResult
 
 _PLATFORM_HINTS: tuple[tuple[str, str], ...] = (
     ("wsl", r"/usr/lib/wsl/|microsoft-standard-WSL|\bWSL2?\b|/mnt/[a-z]/"),
-    ("windows", r"\b[A-Za-z]:[\\/]|\.dll\b|\.pyd\b|\bWinError\b|python\.exe|\bwin_amd64\b|%PATH%"),
+    # A drive as \b[A-Za-z]:\\ or :/ (not :[\\/]): a pattern whose parts all hold a word is
+    # searched only where the text holds one (core.doctor.linesearch).
+    ("windows", r"\b[A-Za-z]:\\|\b[A-Za-z]:/|\.dll\b|\.pyd\b|\bWinError\b|python\.exe|"
+                r"\bwin_amd64\b|%PATH%"),
     ("macos", r"\.dylib\b|\bdarwin\b|\bmacOS\b|/Users/\w+/"),
     ("linux", r"\.so(?:\.\d+)*\b|/home/\w|/usr/(?:local|lib)/|/opt/|lib/python\d|linux_x86_64"),
 )
@@ -27,7 +31,8 @@ _PLATFORM_HINTS: tuple[tuple[str, str], ...] = (
 _TF_VERSION = re.compile(
     r"\btensorflow(?:[-_](?:gpu|cpu|intel))?(?:==|-|\s+|\s*version:?\s*)v?(\d+\.\d+(?:\.\d+)?)\b",
     re.IGNORECASE)
-_TF_DUNDER_VERSION = re.compile(r"tf\.__version__\)?\s*\n?\s*'?(\d+\.\d+\.\d+)")
+# ``\s*`` spans the line break too (``\s*\n?\s*`` would split a blank run in n ways).
+_TF_DUNDER_VERSION = re.compile(r"tf\.__version__\)?\s*'?(\d+\.\d+\.\d+)")
 # Where TF's own log lines come from changed across releases: a rough floor/ceiling when the
 # version is not printed.
 _TF_LOG_ERAS: tuple[tuple[str, Version, Version], ...] = (
@@ -70,6 +75,8 @@ class TextContext:
     cuda_installs: set[str] = field(default_factory=set)  # "11.2", or "" for an unversioned dir
     driver: Version | None = None
     driver_cuda: Version | None = None
+    _index: LineIndex | None = field(default=None, init=False, repr=False)
+    _whole: TextIndex | None = field(default=None, init=False, repr=False)
 
     def tf_at_least(self, version: Version) -> bool | None:
         """True / False when known (exact or from the log era), None when the text cannot say."""
@@ -84,54 +91,65 @@ class TextContext:
         return None
 
     def lines_matching(self, pattern: str | re.Pattern, limit: int = 3) -> list[str]:
+        """The first ``limit`` lines ``pattern`` matches (fast in a text of any size:
+        :mod:`core.doctor.linesearch`)."""
+        if self._index is None:
+            self._index = LineIndex(self.lines)
         rx = re.compile(pattern) if isinstance(pattern, str) else pattern
-        return [ln for ln in self.lines if rx.search(ln)][:limit]
+        return self._index.matching(rx, limit)
+
+    def whole(self) -> TextIndex:
+        """The text, for searches of all of it (a pattern that may span lines)."""
+        if self._whole is None:
+            self._whole = TextIndex(self.text)
+        return self._whole
 
 
 def read_context(text: str, *, platform: str | None = None,
                  tf_version: str | None = None) -> TextContext:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     ctx = TextContext(text=text, lines=lines)
-    ctx.platform = platform if platform and platform != "unknown" else _guess_platform(text)
-    ctx.tf_version = parse_version(tf_version) if tf_version else _tf_version_in(text)
+    found = ctx.whole()
+    ctx.platform = platform if platform and platform != "unknown" else _guess_platform(found)
+    ctx.tf_version = parse_version(tf_version) if tf_version else _tf_version_in(found)
     if ctx.tf_version is None:
-        ctx.tf_era = next(((low, high) for rx, low, high in _TF_LOG_ERAS if re.search(rx, text)),
-                          None)
+        ctx.tf_era = next(((low, high) for rx, low, high in _TF_LOG_ERAS
+                           if found.search(re.compile(rx))), None)
     for rx in _PYTHON_VERSION:
-        m = rx.search(text)
+        m = found.search(rx)
         if m:
             ctx.python = (int(m.group(1)), int(m.group(2)))
             break
-    env = _CONDA_ENV.search(text)
-    ctx.conda_env = env.group(1) if env else ("base" if _CONDA_BASE.search(text) else None)
-    ld = _LD_PATH.search(text)
+    env = found.search(_CONDA_ENV)
+    ctx.conda_env = env.group(1) if env else ("base" if found.search(_CONDA_BASE) else None)
+    ld = found.search(_LD_PATH)
     ctx.ld_library_path = ld.group(1).rstrip(";") if ld else None
-    for m in _CUDA_INSTALL.finditer(text):
+    for m in found.finditer(_CUDA_INSTALL):
         if m.group(1) or m.group(2):
             ctx.cuda_installs.add(m.group(1) or m.group(2))
         elif m.group(3):
             ctx.cuda_installs.add(f"{m.group(3)}.{m.group(4)}")
         else:
             ctx.cuda_installs.add("")
-    drv = _DRIVER.search(text)
+    drv = found.search(_DRIVER)
     if drv:
         ctx.driver = parse_version(drv.group(1) or drv.group(2))
-    dcuda = _DRIVER_CUDA.search(text)
+    dcuda = found.search(_DRIVER_CUDA)
     if dcuda:
         ctx.driver_cuda = parse_version(dcuda.group(1))
     return ctx
 
 
-def _guess_platform(text: str) -> str | None:
+def _guess_platform(found: TextIndex) -> str | None:
     for name, rx in _PLATFORM_HINTS:
-        if re.search(rx, text):
+        if found.search(re.compile(rx)):
             return name
     return None
 
 
-def _tf_version_in(text: str) -> Version | None:
+def _tf_version_in(found: TextIndex) -> Version | None:
     """A TF version the text states, when it states exactly one (pip conflict lists name many)."""
-    stated = _TF_VERSION.findall(text) + _TF_DUNDER_VERSION.findall(text)
+    stated = found.findall(_TF_VERSION) + found.findall(_TF_DUNDER_VERSION)
     found = {minor_of(v) + v[2:3] for v in map(parse_version, stated) if v and v[0] in (0, 1, 2)}
     return found.pop() if len(found) == 1 else None
 

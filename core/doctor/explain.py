@@ -3,19 +3,53 @@
 The rules read what TensorFlow, the Windows / Linux loaders, pip, gRPC and the NVIDIA tools
 print (formats from TF 0.12 to 2.21), plus the context the text gives away (platform, versions,
 conda env, search paths). Each rule scores the causes it supports; the same cause from several
-rules keeps its best score and all its evidence. Findings come back most likely first.
+rules keeps its best score and its evidence (the first :data:`MAX_EVIDENCE` lines). Findings
+come back most likely first.
+
+The text may be anything (a 10 MB line, a million matching lines), so reading it is bounded and
+linear: at most :data:`MAX_TEXT_CHARS` of it (its end, where an output's error is), each line
+matched up to :data:`MAX_LINE_CHARS`, each pattern one search of the whole text, no pattern
+that reads the rest of a line again from every place it could start (:func:`_then`).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
+from core.bounded import Capped, read_open, read_stream_tail
 from core.doctor import kb
 from core.doctor.context import TextContext, read_context
 from core.doctor.fixes import FixContext, finding_title, make_finding
 from core.findings import Finding, Text
+
+#: An output is read up to this many characters, from its end (the error is at the end).
+MAX_TEXT_CHARS = 4 * 1024 * 1024
+#: A line is matched up to this many characters (TensorFlow's longest, with a search path in
+#: it, are a few hundred).
+MAX_LINE_CHARS = 4096
+#: ``doctor --explain`` reads this much of a file or a stream: its end.
+MAX_TEXT_BYTES = MAX_TEXT_CHARS
+#: How long ``doctor --explain FIFO`` waits for a program to open the FIFO and write (``<(cmd)``
+#: has one at once; a FIFO nobody writes to would block the read for ever).
+FIFO_WAIT_SECONDS = 5.0
+#: Evidence lines kept per finding.
+MAX_EVIDENCE = 8
+#: Library names read from an output (an import error names a handful).
+MAX_LIBRARIES = 64
+
+
+def _then(first: str, then: str, gap: str = r"[^\n]") -> str:
+    """A pattern for ``first``, then characters of ``gap`` (by default: the rest of its line),
+    then ``then``. The gap may not hold ``first`` again: ``first[^\\n]*then`` would read the
+    rest of the line again from each ``first`` (quadratic on a line of repeats); from the last
+    ``first`` before ``then`` this finds the same lines."""
+    return rf"(?:{first})(?:(?!{first}){gap})*(?:{then})"
 
 
 @dataclass
@@ -37,11 +71,14 @@ class _Scores:
         lines = [evidence] if isinstance(evidence, str) else list(evidence)
         cand = self.by_id.get(fid)
         if cand is None:
-            self.by_id[fid] = _Candidate(score, lines, title, detail)
-            return
-        if score > cand.score:
+            cand = self.by_id[fid] = _Candidate(score, [], title, detail)
+        elif score > cand.score:
             cand.score, cand.title = score, title or cand.title
-        cand.evidence.extend(line for line in lines if line not in cand.evidence)
+        for line in lines:
+            if len(cand.evidence) >= MAX_EVIDENCE:
+                break
+            if line not in cand.evidence:
+                cand.evidence.append(line)
         cand.detail.update({k: v for k, v in detail.items() if k not in cand.detail})
 
     def has(self, fid: str) -> bool:
@@ -113,7 +150,8 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("python-unsupported", 92, r"Could not find a version that satisfies the requirement "
          r"(?:tensorflow|tf-nightly)|No matching distribution found for (?:tensorflow|tf-nightly)",
          "no-wheel"),
-    _sig("python-unsupported", 88, r"tensorflow\S*\.whl is not a supported wheel on this platform"),
+    _sig("python-unsupported", 88, _then("tensorflow", r"\.whl is not a supported wheel on this "
+                                              "platform", gap=r"\S")),
     _sig("python-unsupported", 84, r"\[MSC v\.\d+ 32 bit|Python\d+-32[\\/]", bits=32),
     _sig("mixed-tf-packages", 95, r"conflicting TensorFlow installations"),
     _sig("mixed-tf-packages", 90, r"compiled using NumPy 1\.x cannot be run in|"
@@ -126,16 +164,16 @@ _SIGNATURES: tuple[_Signature, ...] = (
          "package-removed"),
     # Distribution.
     _sig("nccl-unavailable", 95, r"NcclAllReduce|\bNccl\w*'? used by"),
-    _sig("nccl-unavailable", 82, r"\bNCCL\b[^\n]*(?:not supported|unavailable|not available|"
-         r"not found|not built)"),
+    _sig("nccl-unavailable", 82, _then(r"\bNCCL\b", r"not supported|unavailable|not available|"
+                                       r"not found|not built")),
     _sig("keras3-strategy-unsupported", 92, r"No module named 'tensorflow(?:\.python)?\.estimator'|"
          r"No module named 'tensorflow_estimator'|has no attribute 'estimator'",
          "estimator", estimator=True),
-    _sig("keras3-strategy-unsupported", 90, r"unsupported type[^\n]*PerReplica|"
-         r"PerReplica[^\n]*(?:unsupported|not supported)",
+    _sig("keras3-strategy-unsupported", 90, _then("unsupported type", "PerReplica") + "|"
+         + _then("PerReplica", "unsupported|not supported"),
          "per-replica"),
-    _sig("keras3-strategy-unsupported", 86, r"ParameterServerStrategy[^\n]*(?:not supported|"
-         r"unsupported|NotImplementedError)",
+    _sig("keras3-strategy-unsupported", 86, _then("ParameterServerStrategy", "not supported|"
+                                                  "unsupported|NotImplementedError"),
          "ps-strategy"),
     _sig("keras3-strategy-unsupported", 70,
          r"KerasTensor cannot be used as input to a TensorFlow function",
@@ -146,15 +184,18 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"WSAEADDRINUSE|errno\"?:\s*(?:48|98)\b|\[Errno (?:48|98)\]"),
     _sig("port-in-use", 90, r"Failed to add port to server|Could not start gRPC server|"
          r"No address added out of total"),
-    _sig("port-in-use", 88, r"forbidden by its access permissions|WSAEACCES|\b10013\b",
+    # 10013 only as the error's code (WSAEACCES), never a bare number: "step 10013/20000".
+    _sig("port-in-use", 88, r"forbidden by its access permissions|WSAEACCES|"
+         r"(?:WinError|Errno|wsa_error\"?:|\berror(?: code)?:?|\berrno\"?:?)\s*10013\b|"
+         r"\b(?:bind|socket)\b[^\n]{0,40}\b10013\b|\b10013\b[^\n]{0,40}\b(?:bind|socket)\b",
          "reserved"),
     _sig("peer-unreachable", 95, r"CreateSession still waiting for response from (?:worker|ps)",
          "waiting"),
     _sig("peer-unreachable", 86, r"failed to connect to all addresses|"
-         r"Connection refused[^\n]*(?:grpc|ipv4|ipv6|UNAVAILABLE)|"
-         r"(?:Worker|task)[^\n]*(?:has been preempted|is unavailable|unreachable)"),
+         + _then("Connection refused", "grpc|ipv4|ipv6|UNAVAILABLE") + "|"
+         + _then("Worker|task", "has been preempted|is unavailable|unreachable")),
     _sig("peer-unreachable", 75, r"UnavailableError|\bUNAVAILABLE:|Socket closed|"
-         r"Connection reset by peer|heartbeat[^\n]*time(?:d )?out"),
+         r"Connection reset by peer|" + _then("heartbeat", "time(?:d )?out")),
     _sig("peer-unreachable", 60, r"DEADLINE_EXCEEDED|Deadline Exceeded"),
 )
 
@@ -165,22 +206,25 @@ _MISSING_LIB = (
     re.compile(r"Could not load library ([\w.\-]+?)\.? Error code"),
     re.compile(r"Could not locate (zlibwapi\.dll)"),
     re.compile(r"Could not find '([\w.\-]+\.dll)'"),
-    re.compile(r"([\w.\-]+\.so(?:\.\d+)*): cannot open shared object file"),
+    # From the start of a name only: from every letter of it, each try would read it again.
+    re.compile(r"(?<![\w.\-])([\w.\-]+\.so(?:\.\d+)*): cannot open shared object file"),
     re.compile(r"Error loading \"(?:[^\"]*[\\/])?([\w.\-]+\.dll)\""),
     # TF's Windows self-check (python/platform/self_check.py): "'msvcp140.dll or msvcp140_1.dll'".
     re.compile(r"Could not find the DLL\(s\) '([^']+)'"),
 )
+_ANY_MISSING_LIB = re.compile("|".join(f"(?:{rx.pattern})" for rx in _MISSING_LIB))
 # ERROR_MOD_NOT_FOUND (126) in Windows' words, in Wine's ("Module not found."), or bare (TF 1.x).
 _MODULE_NOT_FOUND = re.compile(r"specified module could not be found|"
-                               r"DLL load failed[^\n]*\bModule not found|"
+                               + _then("DLL load failed", r"\bModule not found") + "|"
                                r"\b126\b|0x7E\b|DLL load failed\s*$")
 _LOADED_LIB = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.\-]+)",
                          re.IGNORECASE)
 _NO_GPU_SEEN = re.compile(
-    r"physical_device:CPU:0'[^\n]*\]\s*$|Num GPUs Available:?\s*0\b|"
-    r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\n?\s*\[\]|is_built_with_cuda\(\)\)?\s*\n?\s*False|"
+    _then("physical_device:CPU:0'", r"\]\s*$") + r"|Num GPUs Available:?\s*0\b|"
+    # \s spans the line break too: \s*\n?\s* would split a blank run in n ways.
+    r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\[\]|is_built_with_cuda\(\)\)?\s*False|"
     r"Skipping registering GPU devices|GPU will not be used", re.MULTILINE)
-_CPU_BUILD = re.compile(r"is_built_with_cuda\(\)\)?\s*\n?\s*False")
+_CPU_BUILD = re.compile(r"is_built_with_cuda\(\)\)?\s*False")
 _TF1_ONLY = frozenset({
     "Session", "InteractiveSession", "placeholder", "sparse_placeholder", "app", "flags",
     "get_variable", "variable_scope", "global_variables_initializer", "ConfigProto",
@@ -198,7 +242,7 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     """Findings that explain ``text``, the most likely cause first; never none: an output the
     rules do not know gets a finding quoting its decisive lines, one with no error says so.
     ``distro`` (:func:`core.doctor.context.linux_distro`) picks the Linux driver commands."""
-    ctx = read_context(text, platform=platform, tf_version=tf_version)
+    ctx = read_context(bounded_text(text), platform=platform, tf_version=tf_version)
     scores = _Scores()
     for sig in _SIGNATURES:
         lines = ctx.lines_matching(sig.pattern)
@@ -218,6 +262,114 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     if not scores.by_id:
         _last_resort(ctx, scores)
     return _findings(ctx, scores, distro)
+
+
+def bounded_text(text: str) -> str:
+    """``text`` as the rules read it: its last :data:`MAX_TEXT_CHARS` characters (from a line's
+    start), each line cut after :data:`MAX_LINE_CHARS` characters, saying how much was cut.
+    Any text of the usual size is returned as it is."""
+    if len(text) > MAX_TEXT_CHARS:
+        text = _without_first_line(text[-MAX_TEXT_CHARS:])
+    if len(text) <= MAX_LINE_CHARS:
+        return text
+    lines = text.splitlines(keepends=True)
+    if max(map(len, lines)) <= MAX_LINE_CHARS:
+        return text
+    return "".join(line if len(line) <= MAX_LINE_CHARS else _cut_line(line) for line in lines)
+
+
+def _without_first_line(text: str) -> str:
+    """The end of a text that was cut: from its second line, unless it has only one."""
+    first = text.find("\n")
+    return text[first + 1:] if 0 <= first < len(text.rstrip("\n")) else text
+
+
+def _cut_line(line: str) -> str:
+    body = line.rstrip("\r\n")
+    return (f"{body[:MAX_LINE_CHARS]} ... [{len(body) - MAX_LINE_CHARS:,} more characters]"
+            + line[len(body):])
+
+
+class CaptureError(Exception):
+    """The output cannot be read: the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Captured:
+    """The text to explain, and what was cut from it (None: nothing)."""
+
+    text: str
+    note: str | None = None
+
+
+def read_captured(source: str) -> Captured:
+    """The output ``doctor --explain SOURCE`` reads: a file, a pipe or a FIFO (``<(cmd)``), or
+    ``-`` for stdin; its last :data:`MAX_TEXT_BYTES`. A device or a folder is refused, and a
+    FIFO is waited for :data:`FIFO_WAIT_SECONDS` at most (POSIX): CaptureError."""
+    if source == "-":
+        return _captured("stdin", read_stream_tail(sys.stdin.buffer, MAX_TEXT_BYTES))
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(source, flags)  # non-blocking: a FIFO without a writer opens at once
+        with open(fd, "rb", buffering=0) as file:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISREG(mode):
+                return _captured(source, read_open(file, MAX_TEXT_BYTES, tail=True))
+            if stat.S_ISFIFO(mode):
+                return _captured(source, _read_fifo(file, source))
+    except OSError as exc:
+        raise CaptureError(f"cannot read {source}: {exc.strerror or exc}. Save the output to a "
+                           "file, or pipe it in with --explain -") from None
+    raise CaptureError(f"{source} is not a file or a pipe (a device?): save the output to a "
+                       "file, or pipe it in with --explain -")
+
+
+def _read_fifo(file: BinaryIO, source: str) -> Capped:
+    """A FIFO or pipe read to its end. Opened without blocking: a read that would block means
+    a program writes to it (``<(cmd)``), and the reads then wait for it like stdin; an empty
+    read means none opened it yet, and one is waited for a few seconds."""
+    if not hasattr(os, "O_NONBLOCK"):  # Windows: a named pipe has its server already
+        return read_stream_tail(file, MAX_TEXT_BYTES)
+    fd = file.fileno()
+    try:
+        head = os.read(fd, 1 << 16)
+    except BlockingIOError:
+        head = b""
+    else:
+        if not head and not _writer_came(fd):
+            raise CaptureError(f"{source} is a FIFO no program wrote to in "
+                               f"{FIFO_WAIT_SECONDS:g} s: start the program that writes it "
+                               "first, or pipe the output in with --explain -")
+    os.set_blocking(fd, True)
+    return read_stream_tail(file, MAX_TEXT_BYTES, head)
+
+
+def _writer_came(fd: int) -> bool:
+    """Whether a writer opened the FIFO and wrote (or closed it) within the wait."""
+    import select
+
+    readable, _, _ = select.select([fd], [], [], FIFO_WAIT_SECONDS)
+    return bool(readable)
+
+
+def _captured(source: str, capped: Capped) -> Captured:
+    """The text of what was read, as text mode reads it (any line end is ``\\n``), and a note
+    on what was not read."""
+    text = capped.data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    notes = []
+    if capped.cut:
+        text = _without_first_line(text)  # it was cut
+        notes.append(f"{source} holds {_mib(capped.size)}: read its last "
+                     f"{_mib(len(capped.data))} (an output's error is at its end)")
+    long_lines = sum(len(line) > MAX_LINE_CHARS for line in text.split("\n"))
+    if long_lines:
+        notes.append(f"{long_lines:,} line{'s' if long_lines > 1 else ''} longer than "
+                     f"{MAX_LINE_CHARS:,} characters read up to there")
+    return Captured(text, "; ".join(notes) or None)
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size:,} bytes"
 
 
 def _findings(ctx: TextContext, scores: _Scores, distro: str | None) -> list[Finding]:
@@ -245,12 +397,12 @@ def _context_summary(ctx: TextContext) -> str:
 def _libraries(ctx: TextContext) -> tuple[dict[str, str], set[str]]:
     """Missing library name -> the line that says so; and the names that did load."""
     missing: dict[str, str] = {}
-    for line in ctx.lines:
+    for line in ctx.lines_matching(_ANY_MISSING_LIB, MAX_LIBRARIES):
         for rx in _MISSING_LIB:
             for found in rx.findall(line):
-                for name in re.split(r"\s+or\s+|,\s*", found):
+                for name in re.split(r"\s+or\s+|,\s*", found)[:MAX_LIBRARIES]:
                     missing.setdefault(name.lower(), line)
-    loaded = {m.lower() for m in _LOADED_LIB.findall(ctx.text)}
+    loaded = {m.lower() for m in ctx.whole().findall(_LOADED_LIB)}
     return {k: v for k, v in missing.items() if k not in loaded}, loaded
 
 
@@ -355,7 +507,7 @@ def _activation_rules(ctx: TextContext, scores: _Scores, evidence: list[str]) ->
 
 def _import_failure_rules(ctx: TextContext, scores: _Scores) -> None:
     failed = ctx.lines_matching(r"DLL load failed|Failed to load the native TensorFlow runtime|"
-                                r"ImportError[^\n]*_pywrap_tensorflow", 2)
+                                + _then("ImportError", "_pywrap_tensorflow"), 2)
     if not failed or _dependency_dll(ctx):
         return
     tf1 = ctx.tf_at_least((2, 0)) is False
@@ -397,7 +549,7 @@ def _dependency_dll(ctx: TextContext) -> bool:
     if not ctx.lines_matching(r"DLL load failed", 1) or ctx.lines_matching(
             r"native TensorFlow runtime|_pywrap_tensorflow|pywrap_tfe", 1):
         return False
-    frames = _TRACEBACK_FRAME.findall(ctx.text)
+    frames = ctx.whole().findall(_TRACEBACK_FRAME)
     return bool(frames) and frames[-1] not in (*_NOT_DEPENDENCIES, "keras", "tf_keras")
 
 
@@ -456,7 +608,7 @@ def _cpu_only_context(ctx: TextContext, scores: _Scores, evidence: list[str]) ->
 
 def _matched_lines(ctx: TextContext, rx: re.Pattern) -> list[str]:
     """Lines a pattern that may span lines (a prompt and its printed answer) matched."""
-    return [ln.strip() for m in rx.finditer(ctx.text) for ln in m.group(0).splitlines()
+    return [ln.strip() for m in ctx.whole().finditer(rx) for ln in m.group(0).splitlines()
             if ln.strip()][:4]
 
 
@@ -495,13 +647,16 @@ def _python_rules(ctx: TextContext, scores: _Scores) -> None:
 _PIP_REQUIRES = re.compile(r"^((?:tensorflow|tf-nightly)[\w-]*) (\d[\w.]*) requires", re.I)
 _PIP_LIST = re.compile(r"^((?:tensorflow|tf-nightly)(?:-gpu|-cpu|-intel)?|tf_nightly)\s+(\d\S*)$",
                        re.I)
+_PIP_LINE = re.compile(f"(?:{_PIP_REQUIRES.pattern})|(?:{_PIP_LIST.pattern})", re.I)
+_NUMPY_API = re.compile(r"compiled against API version (0x\w+) but this version of numpy is "
+                        r"(0x\w+)")
 _TF_DISTS = re.compile(r"^(tensorflow(?:-gpu|-cpu|-intel)?|tf-nightly(?:-gpu|-cpu)?)$", re.I)
 
 
 def _pip_conflict_rules(ctx: TextContext, scores: _Scores) -> None:
     found: dict[str, set[str]] = {}
     lines = []
-    for line in ctx.lines:
+    for line in ctx.lines_matching(_PIP_LINE, len(ctx.lines)):
         m = _PIP_REQUIRES.match(line) or _PIP_LIST.match(line)
         if m and _TF_DISTS.match(m.group(1)):
             found.setdefault(m.group(1).lower(), set()).add(m.group(2))
@@ -512,8 +667,7 @@ def _pip_conflict_rules(ctx: TextContext, scores: _Scores) -> None:
     elif lines and _PIP_REQUIRES.match(lines[0]):
         scores.add("mixed-tf-packages", 66, lines[:3],
                    title=finding_title("mixed-tf-packages.requires"))
-    m = re.search(r"compiled against API version (0x\w+) but this version of numpy is (0x\w+)",
-                  ctx.text)
+    m = ctx.whole().search(_NUMPY_API)
     if m:
         newer = int(m.group(1), 16) > int(m.group(2), 16)
         scores.add("mixed-tf-packages", 90, ctx.lines_matching(r"compiled against API version"),
@@ -526,13 +680,13 @@ _REMOVED_MODULE = re.compile(r"No module named '(tensorflow\.(?:contrib|examples
 
 
 def _tf1_rules(ctx: TextContext, scores: _Scores) -> None:
-    for line in ctx.lines:
+    for line in ctx.lines_matching(_REMOVED_MODULE, len(ctx.lines)):
         m = _REMOVED_MODULE.search(line)
         if m:
             module = m.group(1) or f"tensorflow.{m.group(2)}"
             scores.add("tf1-api-on-tf2", 95, line, removed=[module],
                        title=finding_title("tf1-api-on-tf2.removed-module", module=module))
-    for line in ctx.lines:
+    for line in ctx.lines_matching(_NO_ATTR, len(ctx.lines)):
         m = _NO_ATTR.search(line)
         if not m or m.group(1) in ("estimator", "contrib", "examples"):
             continue
@@ -551,8 +705,9 @@ _PIP_FAILURES: tuple[tuple[str, str], ...] = (
                 r"Failed to establish a new connection|Temporary failure in name resolution|"
                 r"ProxyError|getaddrinfo failed"),
     ("wheel", r"is not a supported wheel on this platform"),
-    ("conflict", r"ResolutionImpossible|conflicting dependencies|Cannot install [^\n]* because|"
-                 r"has requirement [^\n]*, but you(?:'ll| will) have"),
+    ("conflict", r"ResolutionImpossible|conflicting dependencies|"
+                 + _then("Cannot install ", " because") + "|"
+                 + _then("has requirement ", ", but you(?:'ll| will) have")),
     ("long-path", r"\[WinError 206\]|[Ll]ong [Pp]ath|filename or extension is too long"),
     ("access", r"\[WinError 5\]|\[Errno 13\] Permission denied|Access is denied"),
     ("build", r"Failed building wheel for|subprocess-exited-with-error|"
@@ -593,6 +748,7 @@ _DEP_MESSAGES = (
     re.compile(r"^(\w+) is running against \w+ [\d.]+ when it was built against"),
     re.compile(r"(?:requires|needs) (\w[\w-]*)\s*(?:version\s*)?[<>=]=?\s*\d"),
 )
+_ANY_DEP_MESSAGE = re.compile("|".join(f"(?:{rx.pattern})" for rx in _DEP_MESSAGES))
 _TRACEBACK_FRAME = re.compile(r"File \"[^\"]*[\\/]site-packages[\\/]([\w]+)[\\/]")
 _MODULE_DISTRIBUTION = {"google": "protobuf", "absl": "absl-py", "grpc": "grpcio"}
 _NOT_DEPENDENCIES = ("tensorflow", "tensorflow_core", "__main__", "builtins")
@@ -619,19 +775,19 @@ def _dependency_rules(ctx: TextContext, scores: _Scores) -> None:
     mixed = scores.by_id.get("mixed-tf-packages")
     if (mixed and {"numpy", "protobuf"} & set(mixed.detail)) or scores.has("tf1-api-on-tf2"):
         return  # a known mismatch, with its own fix
+    frames = ctx.whole().findall(_TRACEBACK_FRAME)
     if _dependency_dll(ctx):
-        package = _distribution(_TRACEBACK_FRAME.findall(ctx.text)[-1])
+        package = _distribution(frames[-1])
         scores.add("dependency-version-conflict", 84,
                    ctx.lines_matching(r"DLL load failed|File \"[^\"]*site-packages", 2)[-1:]
                    + ctx.lines_matching(r"DLL load failed"),
                    title=finding_title("dependency-version-conflict.dll", package=package),
                    package=package)
         return
-    for line in reversed(ctx.lines):
+    for line in reversed(ctx.lines_matching(_ANY_DEP_MESSAGE, len(ctx.lines))):
         for rx in _DEP_MESSAGES:
             m = rx.search(line)
             top = m.group(1).split(".")[0] if m else ""
-            frames = _TRACEBACK_FRAME.findall(ctx.text)
             if not m or top in _NOT_DEPENDENCIES or not (
                     top in _KNOWN_DEPENDENCIES or top in frames or "site-packages" in line):
                 continue
@@ -661,7 +817,7 @@ _DECISIVE = re.compile(
 
 def _last_resort(ctx: TextContext, scores: _Scores) -> None:
     """No rule matched: quote the lines that matter, or say that there is no error."""
-    decisive = [ln for ln in ctx.lines if _DECISIVE.search(ln)]
+    decisive = ctx.lines_matching(_DECISIVE, len(ctx.lines))
     exceptions = [ln for ln in decisive if re.match(r"[\w.]+(?:Error|Exception)\b", ln)]
     # The last exception is what failed; the other error lines (at most 3) lead to it.
     quoted = [ln for ln in decisive if ln not in exceptions[-1:]][-3:] + exceptions[-1:]
@@ -681,13 +837,16 @@ def _drop_consequences(scores: _Scores) -> None:
         del scores.by_id["driver-not-loaded"]
 
 
+_PORT = re.compile(r"target_address\"?:\s*\"[^\"]*:(\d+)\"|(?:port|:)\s?(\d{4,5})\b")
+
+
 def _detail_rules(ctx: TextContext, scores: _Scores) -> None:
     """Facts the fix text needs: the script, the port, the task waited for."""
     if scores.has("tf1-api-on-tf2"):
-        scripts = [s for s in _SCRIPT.findall(ctx.text) if "site-packages" not in s]
+        scripts = [s for s in ctx.whole().findall(_SCRIPT) if "site-packages" not in s]
         if scripts:
             scores.by_id["tf1-api-on-tf2"].detail.setdefault("script", scripts[-1])
     if scores.has("port-in-use"):
-        m = re.search(r"target_address\"?:\s*\"[^\"]*:(\d+)\"|(?:port|:)\s?(\d{4,5})\b", ctx.text)
+        m = ctx.whole().search(_PORT)
         if m:
             scores.by_id["port-in-use"].detail.setdefault("port", m.group(1) or m.group(2))

@@ -46,7 +46,7 @@ DEFAULT_MAX_LINES = 5000
 #: Under a flood, the tail is redrawn at most this often (seconds), and only its last
 #: FLOOD_TAIL lines (a screenful is ~50); the full tail comes back when the flood stops.
 REDRAW_INTERVAL = 0.15
-FLOOD_TAIL = 1000
+FLOOD_TAIL = 250
 #: Longer lines are cut in the pane (the log file keeps them whole).
 MAX_SHOWN_CHARS = 4096
 _PREFIX = re.compile(r"^\[([^\]]{1,40})\]")
@@ -134,10 +134,14 @@ class LogView(QPlainTextEdit):
 
     def add_lines(self, lines: list[str] | tuple[str, ...]) -> None:
         """Queue lines for the next :meth:`flush` (cheap: no drawing here)."""
-        lines = shown_lines(lines)
+        self.add_shown_lines(shown_lines(lines[-self.max_lines:]), len(lines))
+
+    def add_shown_lines(self, lines: list[str] | tuple[str, ...], count: int) -> None:
+        """Queue lines already made fit to show (:func:`shown_lines`): the last of ``count``
+        (older ones would leave the bounded tail at once)."""
         self._lines.extend(lines)
         self._pending.extend(lines)
-        self._pending_count += len(lines)
+        self._pending_count += count
 
     def set_progress(self, key: str, text: str | None) -> None:
         """The current ``\\r`` line of ``key`` (None: it finished or was replaced by a line)."""
@@ -331,9 +335,11 @@ class LogPanel(QWidget):
             self.set_tasks([*self.views, name])
             view = self.views[name]
         if lines:
-            view.add_lines(lines)
+            # Made fit to show once, for the task's pane and the combined one.
+            shown = shown_lines(lines[-self.max_lines:])
+            view.add_shown_lines(shown, len(lines))
             prefix = self._prefix.get(name, f"[{name}] ")
-            self.combined.add_lines([prefix + line for line in lines])
+            self.combined.add_shown_lines([prefix + line for line in shown], len(lines))
         view.set_progress(name, progress)
         prefixed = self._prefix.get(name, "") + progress if progress else None
         self.combined.set_progress(name, prefixed)
