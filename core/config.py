@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
+from core.bounded import MAX_INT_DIGITS, BadNumber, TooDeep
+from core.bounded import loads as loads_json
 from core.model import (
     Check,
     Doc,
@@ -53,7 +55,6 @@ _NAME_RE = re.compile(r'^[^\\/:*?"<>|\x00-\x1f\x7f]{1,64}$')
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 32
 MAX_ENTRIES = 65536  # per list or object: more arguments than any command line takes
-MAX_INT_DIGITS = 100
 MAX_TASKS = 1024
 MAX_SECONDS = 86400.0
 
@@ -63,7 +64,8 @@ _HOSTNAME_RE = re.compile(
     r"^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}))*\.?$"
 )
 _UNPASSABLE_RE = re.compile("[\x00\ud800-\udfff]")
-_ENV_KEY_RE = re.compile(r"^[^=\x00-\x1f\x7f]+$")
+#: A variable name every shell can set and WSLENV can pass (Windows itself takes more).
+ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _USER_RE = re.compile(r"^[^-\s;|&$`<>'\"():/\x00-\x1f\x7f][^\s;|&$`<>'\"():/\x00-\x1f\x7f]*$")
 
 
@@ -155,11 +157,17 @@ class ConfigProblem:
 
 
 class ConfigError(Exception):
-    """A config that cannot run. ``problems`` lists every problem found, each naming its field."""
+    """A config that cannot run. ``problems`` lists every problem found, each naming its field.
+    When its fields were wrong: ``partial``, the config with those keys (``broken``) at their
+    defaults, for the checks that can still be made (see :func:`parse_config`); when only what
+    they say together was wrong, the config itself."""
 
-    def __init__(self, source: str, problems: list[ConfigProblem]):
+    def __init__(self, source: str, problems: list[ConfigProblem], *,
+                 partial: JobConfig | None = None, broken: frozenset[str] = frozenset()):
         self.source = source
         self.problems = problems
+        self.partial = partial
+        self.broken = broken
         super().__init__("\n".join(f"{source}: {p}" for p in problems))
 
 
@@ -335,10 +343,11 @@ def _script(script: str) -> str:
 
 def _env(env: dict[str, str]) -> dict[str, str]:
     for key in env:
-        if not _ENV_KEY_RE.match(key) or not key.isprintable():
+        if not ENV_NAME_RE.match(key):
             raise ValueError(
-                f"'{show(key)}' is not a valid variable name: give a name without '=' "
-                "or control characters"
+                f"'{show(key)}' is not a valid variable name: use letters, digits and '_', "
+                "not starting with a digit (Windows takes more, but no shell can export such "
+                "a name, nor WSLENV pass it to WSL); rename it"
             )
         if key == "TF_CONFIG" or key.startswith("TENSORDECK_"):
             raise ValueError(f"{key} is set by TensorDeck for each task; remove it")
@@ -655,50 +664,6 @@ def _field_names() -> dict[tuple, list[str]]:
     }
 
 
-class _Object(dict):
-    """A JSON object as parsed, remembering the keys the file gives twice (json keeps the last)."""
-
-    duplicates: tuple[str, ...] = ()
-
-
-def _object(pairs: list[tuple[str, object]]) -> _Object:
-    obj = _Object(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        twice = []
-        for key, _ in pairs:
-            if key in seen:
-                twice.append(key)
-            seen.add(key)
-        obj.duplicates = tuple(dict.fromkeys(twice))
-    return obj
-
-
-class _BadNumber:
-    """A number json would turn into inf/nan or an int too long for int(): kept to be named."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-
-def _parse_constant(text: str) -> _BadNumber:
-    return _BadNumber(f"{text} is not a JSON number; write a finite number")
-
-
-def _parse_float(text: str) -> float | _BadNumber:
-    value = float(text)
-    return value if math.isfinite(value) else _BadNumber(
-        f"{show(text, 20)} is too large for a number; write a finite number"
-    )
-
-
-def _parse_int(text: str) -> int | _BadNumber:
-    digits = len(text.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        return _BadNumber(f"a {digits}-digit number; write at most {MAX_INT_DIGITS} digits")
-    return int(text)
-
-
 def _text_problem(text: str) -> str | None:
     """What no OS accepts in a name, an argument or a variable: NUL, and lone surrogates
     (from a \\ud800 escape: they cannot even be encoded to be printed or passed on)."""
@@ -724,7 +689,7 @@ def _checked(value: object, where: str, problems: list[ConfigProblem], depth: in
     if isinstance(value, (list, dict)) and len(value) > MAX_ENTRIES:
         add(f"{len(value)} entries; at most {MAX_ENTRIES}")
         return None
-    if isinstance(value, _BadNumber):
+    if isinstance(value, BadNumber):
         add(value.message)
     elif isinstance(value, str):
         if problem := _text_problem(value):
@@ -766,16 +731,56 @@ def parse_config(data: object, source: str = "config") -> JobConfig:
         cfg = validate(JobConfig, data)
     except validation_error() as exc:
         fields = _field_names()
-        problems = [
-            ConfigProblem(where=_where(e["loc"]), message=_message(e, fields)) for e in exc.errors()
-        ]
-        raise ConfigError(source, problems) from None
-    problems = (
-        _size_problems(cfg) + _task_mix_problems(cfg) + _node_problems(cfg) + _port_problems(cfg)
-    )
-    if problems:
-        raise ConfigError(source, problems)
+        errors = exc.errors()
+        problems = [ConfigProblem(where=_where(e["loc"]), message=_message(e, fields))
+                    for e in errors]
+        # Every problem at once: what the other keys say together is checked too, so that
+        # fixing a name does not reveal a missing chief only then.
+        broken = frozenset(str(e["loc"][0]) for e in errors if e["loc"])
+        partial = _partial_config(data, broken)
+        if partial is not None:
+            problems += _cross_field_problems(partial)
+        raise ConfigError(source, problems, partial=_plannable(partial),
+                          broken=broken) from None
+    if problems := _cross_field_problems(cfg):
+        raise ConfigError(source, problems, partial=_plannable(cfg))
     return cfg
+
+
+def _cross_field_problems(cfg: JobConfig) -> list[ConfigProblem]:
+    """What no field says alone: the run's size, its mix of tasks, nodes, ports."""
+    return (_size_problems(cfg) + _task_mix_problems(cfg) + _node_problems(cfg)
+            + _port_problems(cfg))
+
+
+def _layout_problems(cfg: JobConfig) -> list[ConfigProblem]:
+    """The cross-field problems that planning cannot get past (a task on an unknown node, one
+    port twice, too many tasks)."""
+    return _size_problems(cfg) + _node_problems(cfg) + _port_problems(cfg)
+
+
+def _plannable(cfg: JobConfig | None) -> JobConfig | None:
+    """``cfg`` when it can be planned despite its problems (a wrong mix of roles can)."""
+    return cfg if cfg is not None and not _layout_problems(cfg) else None
+
+
+#: Stand-ins for required keys whose values are wrong: no cross-field check reads them.
+_STAND_INS = {"name": "job", "script": "train.py"}
+#: The keys the cross-field checks read: when one of them is wrong, they would judge defaults.
+_CROSS_FIELD_KEYS = frozenset({"strategy", "tasks", "nodes", "address"})
+
+
+def _partial_config(data: dict, broken: frozenset[str]) -> JobConfig | None:
+    """``data`` with its ``broken`` keys at their defaults (stand-ins for the required ones),
+    or None when a key the cross-field checks read is among them."""
+    if broken & _CROSS_FIELD_KEYS:
+        return None
+    rest = {key: value for key, value in data.items() if key not in broken}
+    rest.update({key: _STAND_INS[key] for key in broken if key in _STAND_INS})
+    try:
+        return validate(JobConfig, rest)
+    except validation_error():
+        return None
 
 
 def _read_text(path: Path) -> str:
@@ -865,10 +870,10 @@ def _checked_once(text: str, check: Callable[[], JobConfig], folder: str, keep: 
     """The config of ``text``: from the cache's ``folder`` when it was checked before, else
     ``check()``'s, which is then remembered there (a config with problems raises, and is
     checked every time)."""
-    from core import model
+    from core import bounded, model
     from core.paths import cache_entry, code_stamp, write_cache_entry
 
-    entry = cache_entry(folder, code_stamp(__file__, model.__file__), text)
+    entry = cache_entry(folder, code_stamp(__file__, model.__file__, bounded.__file__), text)
     remembered = _remembered(entry)
     if remembered is not None:
         return remembered
@@ -925,13 +930,7 @@ def read_config_data(path: str | Path) -> dict:
 
 def _parse_text(text: str, source: str) -> dict:
     try:
-        data = json.loads(
-            text,
-            object_pairs_hook=_object,
-            parse_constant=_parse_constant,
-            parse_float=_parse_float,
-            parse_int=_parse_int,
-        )
+        data = loads_json(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             source,
@@ -942,7 +941,7 @@ def _parse_text(text: str, source: str) -> dict:
                 )
             ],
         ) from None
-    except RecursionError:
+    except TooDeep:
         raise ConfigError(
             source,
             [ConfigProblem(where="", message=f"nested deeper than {MAX_DEPTH} levels; a config "

@@ -20,6 +20,9 @@ EXIT_USAGE = 2
 EXIT_TASK_CODE_OUT_OF_RANGE = 125
 #: The launcher's exit code after Ctrl+C, also when a task ended with Windows' Ctrl+C status.
 EXIT_CTRL_C = 130
+#: A run stopped on request, not by Ctrl+C (the window's Stop): what a service manager's stop
+#: (SIGTERM) gives, as the launcher's own SIGTERM does.
+EXIT_STOPPED = 128 + 15
 
 STATUS_CONTROL_C_EXIT = 0xC000013A
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, get_args, get_origin
 from core.config import (
     SCHEMA_KEY,
     SINGLE_PROCESS,
+    ConfigError,
     ConfigProblem,
     JobConfig,
     RestartPolicy,
@@ -154,12 +155,37 @@ def run_problems(data: dict, config_path: Path) -> tuple[list[ConfigProblem], li
     run folder, the ports bound and released) and asks the doctor's pre-run checks; a doctor
     error is a problem ``doctor: TITLE``. Slow (a probe, cached): editors call it off their
     UI thread. The LAN's nodes are not contacted: Preflight (``tensordeck preflight``) does."""
-    from core.config import ConfigError, parse_config
+    from core.config import parse_config
+
+    try:
+        return _planned_problems(parse_config(data), config_path)
+    except ConfigError as exc:
+        return [*exc.problems, *partial_run_problems(exc, config_path)], []
+
+
+def partial_run_problems(error: ConfigError, config_path: Path) -> list[ConfigProblem]:
+    """What planning and the doctor's gate find in a config whose fields were wrong, from the
+    keys that were right (``error.partial``), so that every problem is listed at once: the
+    interpreter, the script, the run folder, the ports. Problems of the wrong keys' defaults
+    and stand-ins are left out."""
+    if error.partial is None:
+        return []
+    problems, _ = _planned_problems(error.partial, config_path)
+    return [p for p in problems if _top_key(p.where) not in error.broken
+            and p not in error.problems]
+
+
+def _top_key(where: str) -> str:
+    return where.split(".")[0].split("[")[0]
+
+
+def _planned_problems(config: JobConfig, config_path: Path
+                      ) -> tuple[list[ConfigProblem], list[Finding]]:
     from core.session import doctor_findings
     from core.topology import plan_run
 
     try:
-        plan = plan_run(parse_config(data), config_path, probe_python=True)
+        plan = plan_run(config, config_path, probe_python=True)
     except ConfigError as exc:
         return list(exc.problems), []
     try:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig, Node, show
+from core.fsio import foreign_owner
 from core.paths import resource, user_data_dir
 from core.ports import PortReservation, port_problem
 
@@ -326,7 +327,9 @@ def resolve_python(spec: str | None, base: Path) -> str:
                 ],
             )
         return sys.executable
-    expanded = os.path.expandvars(os.path.expanduser(spec))
+    # Only ~ is expanded, as in every other path of a config: %NAME% and $NAME are legal in
+    # folder names, and a path names exactly the folder the user picked.
+    expanded = os.path.expanduser(spec)
     if os.sep in expanded or (os.altsep and os.altsep in expanded):
         path = Path(expanded)
         path = path if path.is_absolute() else base / path
@@ -432,6 +435,8 @@ def run_dir_problem(path: Path) -> str | None:
                 f"{path} is not empty ({listed}); a run folder must be new or empty, so that "
                 "no file in it is overwritten: choose another, or leave run_dir out"
             )
+        if problem := foreign_owner(path):
+            return problem
         return None if os.access(path, writable) else f"{path} is read-only for you"
     ancestor = next((p for p in path.parents if os.path.lexists(p)), None)
     if ancestor is None:
@@ -511,11 +516,12 @@ def _command_problem(
 
 
 def default_run_dir(config_path: Path, name: str, now: float | None = None) -> Path:
-    """``<config folder>/runs/<stamp>-<name>``; for a config in a read-only folder (an example
-    inside an installed package), the same under the user's data folder."""
+    """``<config folder>/runs/<stamp>-<name>``; for a config in a read-only folder or among
+    the examples TensorDeck ships (the app's own folder, or the source tree), the same under
+    the user's data folder."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     folder = config_path.parent
-    if not os.access(folder, os.W_OK):
+    if not os.access(folder, os.W_OK) or folder.resolve() == resource("examples").resolve():
         folder = user_data_dir()
     base = folder / "runs" / f"{stamp}-{name}"
     candidate, n = base, 2
@@ -657,12 +663,11 @@ def plan_run(
         if problem := interpreter_problem(python):
             problems.append(ConfigProblem(where="python", message=problem))
         else:
-            version = _version_of(cached_probe(python, import_tf=False).python_version)
+            version = version_of(cached_probe(python, import_tf=False).python_version)
     # Compiled by this Python: a newer task Python may accept syntax this one refuses, and a
     # node's interpreter is unknown here (the doctor's warning stays for those).
     runs_here = any(g.node is None for g in cfg.tasks)
-    known_older = version is not None and version <= _launcher_version()
-    if not script_problem and runs_here and known_older and (problem := syntax_problem(script)):
+    if not script_problem and runs_here and (problem := syntax_problem_for(script, version)):
         problems.append(ConfigProblem(where="script", message=problem))
 
     chosen_dir = run_dir if run_dir is not None else cfg.run_dir
@@ -729,13 +734,22 @@ def _launcher_version() -> tuple[int, int]:
     return sys.version_info[:2]
 
 
-def _version_of(text: str | None) -> tuple[int, int] | None:
+def version_of(text: str | None) -> tuple[int, int] | None:
     """``3.10.12`` -> (3, 10); None when unknown."""
     try:
         major, minor = (text or "").split(".")[:2]
         return int(major), int(minor)
     except ValueError:
         return None
+
+
+def syntax_problem_for(script: Path, task_python: tuple[int, int] | None) -> str | None:
+    """:func:`syntax_problem` where this Python's verdict holds for the task's Python
+    (``task_python``, its version): a newer one may accept syntax this one refuses, and an
+    unknown one (a node's) is the doctor's to warn about."""
+    if task_python is None or task_python > _launcher_version():
+        return None
+    return syntax_problem(script)
 
 
 def syntax_problem(script: Path) -> str | None:

@@ -4,6 +4,7 @@ run, and the remembered window state."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -259,6 +260,8 @@ class MainWindow(QMainWindow):
         target = wizard.review_page.target()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
+            if (example := wizard.example_copy()) is not None:
+                shutil.copyfile(*example)
             saved = self.cluster.save(target)
         except OSError as exc:
             self.show_page("cluster")
@@ -306,8 +309,11 @@ class MainWindow(QMainWindow):
         return True
 
     def save_as(self) -> bool:
-        start = str(self.cluster.path or Path(self.settings.last_folder("config") or ".")
-                    / "job.json")
+        from gui.wizard import default_config_folder
+
+        folder = self.settings.last_folder("config")
+        start = str(self.cluster.path or (Path(folder) if folder else default_config_folder(
+            self.cluster.script_path())) / "job.json")
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Save the config"), start,
                                               self.tr("TensorDeck config (*.json)"))
         if not path:
@@ -417,6 +423,11 @@ class MainWindow(QMainWindow):
     def _rerun(self, config_path: str, run_dir: str) -> None:
         """History's Run again: that run's own config (a copy), not the forms' file."""
         self.show_page("run")
+        if self.run_view.running:
+            QMessageBox.information(self, self.tr("Run again"), self.tr(
+                "A run started from this window is going on: stop it, or wait until it ends, "
+                "then press Run again."))
+            return
         self.run_view.start(config_path, run_dir)
 
     def _on_run_finished(self, name: str, status: str, run_dir: str) -> None:

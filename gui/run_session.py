@@ -26,6 +26,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from core.config import ConfigError
 from core.doctor.report import render_finding
+from core.exitcodes import EXIT_STOPPED
 from core.session import DoctorRefused, RunCancelled
 from core.session import RunSession as CoreSession
 from core.topology import RunPlan
@@ -90,7 +91,7 @@ class RunSession(QObject):
         self._stop_requested = True
         run = self._run
         if run is not None:
-            run.supervisor.request_stop("stopped from the window")
+            run.supervisor.request_stop("stopped from the window", EXIT_STOPPED)
         elif self._session is not None:
             self._session.cancel()
 
@@ -127,7 +128,7 @@ class RunSession(QObject):
         warnings = [render_finding(f) for f in session.warnings]
         self.bridge.sink(_Planned(run.plan, warnings))  # type: ignore[arg-type]
         if self._stop_requested:  # Stop pressed while planning
-            run.supervisor.request_stop("stopped from the window")
+            run.supervisor.request_stop("stopped from the window", EXIT_STOPPED)
         result = None
         try:
             result = session.execute()

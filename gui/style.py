@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QApplication
 #: State -> colour, shared by task tables, history, cards and badges.
 STATUS_COLORS = {
     "ok": "#1a7f37", "succeeded": "#1a7f37", "running": "#0969da", "restarting": "#9a6700",
-    "pending": "#6e7781", "stopped": "#6e7781", "interrupted": "#9a6700", "warning": "#9a6700",
+    "pending": "#6e7781", "stopping": "#9a6700", "stopped": "#6e7781", "interrupted": "#9a6700",
+    "warning": "#9a6700",
     "failed": "#cf222e", "error": "#cf222e", "abandoned": "#9a6700", "info": "#0969da",
     "unknown": "#6e7781", "unreadable": "#6e7781",
 }

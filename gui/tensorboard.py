@@ -45,6 +45,9 @@ class TensorBoard(QObject):
         self._installer: QProcess | None = None
         self._install_log = ""
         self.open_browser = open_browser
+        #: Whether a web browser took the last URL (False where none is installed).
+        self.browser_opened = False
+        self._logdir = ""
 
     @property
     def url(self) -> str | None:
@@ -52,11 +55,14 @@ class TensorBoard(QObject):
         return self._url
 
     def start(self, python: str, logdir: str) -> None:
-        if self._process is not None and self._url:
+        """TensorBoard on ``logdir``; the one already serving it is opened again, one serving
+        another run's folder is replaced."""
+        if self._process is not None and self._url and (python, logdir) == (self._python,
+                                                                             self._logdir):
             self._open(self._url)
             return
         self.stop()
-        self._python, self._output, self._url = python, "", None
+        self._python, self._logdir, self._output, self._url = python, logdir, "", None
         # --port 0: TensorBoard picks a free port and prints the URL.
         self._process = start_process(
             self, [python, "-m", "tensorboard.main", "--logdir", logdir, "--port", "0"],
@@ -83,8 +89,7 @@ class TensorBoard(QObject):
                 self._open(self._url)
 
     def _open(self, url: str) -> None:
-        if self.open_browser:
-            QDesktopServices.openUrl(QUrl(url))
+        self.browser_opened = self.open_browser and QDesktopServices.openUrl(QUrl(url))
         self.opened.emit(url)
 
     @Slot(int, QProcess.ExitStatus)

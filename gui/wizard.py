@@ -127,6 +127,8 @@ class InterpreterPage(QWizardPage):
         self._looked = False
         self._asked: str | None = None  # the interpreter the latest check is for
         self._proved: str | None = None  # the one the latest finished check proved a Python
+        #: The proved interpreter's version ("3.10.12"), None until proved.
+        self.python_version: str | None = None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         # Return in the path field checks the path; it must not press the wizard's Next.
@@ -138,7 +140,7 @@ class InterpreterPage(QWizardPage):
         return super().eventFilter(watched, event)
 
     def _on_typed(self) -> None:
-        self._asked = self._proved = None
+        self._asked = self._proved = self.python_version = None
         self.status.setText(self.tr("Checking {python}…").format(python=self._target()))
         self.completeChanged.emit()
         self._typing.start()
@@ -153,10 +155,9 @@ class InterpreterPage(QWizardPage):
 
         def discover() -> tuple[list[str], list[tuple[int, str]]]:
             from core.gpu import read_gpus
-            from core.interpreters.discover import discover_interpreters
 
             gpus = [(g.index, g.name or "GPU") for g in read_gpus(processes=False).gpus]
-            return [i.path for i in discover_interpreters(use_conda=True)], gpus
+            return distinct_interpreters(), gpus
 
         def found(result: tuple[list[str], list[tuple[int, str]]]) -> None:
             self.set_interpreters(result[0])
@@ -187,7 +188,7 @@ class InterpreterPage(QWizardPage):
 
     def _quick_check(self) -> None:
         python = self._target()
-        self._asked, self._proved = python, None
+        self._asked, self._proved, self.python_version = python, None, None
         self.completeChanged.emit()
         self.status.setText(self.tr("Checking {python}…").format(python=python))
 
@@ -205,7 +206,7 @@ class InterpreterPage(QWizardPage):
         if problem:
             self.status.setText(core_text(problem))
         else:
-            self._proved = python
+            self._proved, self.python_version = python, probe.python_version
             if not probe.tf_version:
                 self.status.setText(self.tr("Python {version}: TensorFlow is not installed. "
                                             "Install it, or choose another Python.").format(
@@ -360,11 +361,12 @@ class TasksPage(QWizardPage):
 
 
 class ScriptPage(QWizardPage):
-    def __init__(self, strategy_page: StrategyPage) -> None:
+    def __init__(self, strategy_page: StrategyPage, interpreter_page: InterpreterPage) -> None:
         super().__init__()
         self.setTitle(self.tr("The training script"))
         self.setSubTitle(self.tr("The Python file to run, and its arguments."))
         self._strategy_page = strategy_page
+        self._interpreter_page = interpreter_page
         self.script = QLineEdit()
         browse = QPushButton(self.tr("Browse…"))
         self.example = QPushButton(self.tr("Use the bundled example"))
@@ -406,7 +408,12 @@ class ScriptPage(QWizardPage):
                 path=path)
         if not path.is_file():
             return self.tr("{path} does not exist").format(path=path)
-        return None
+        # As Start would refuse it (every task would fail at once), where this Python's
+        # verdict holds for the chosen one.
+        from core.topology import syntax_problem_for, version_of
+
+        problem = syntax_problem_for(path, version_of(self._interpreter_page.python_version))
+        return core_text(problem) if problem else None
 
     def initializePage(self) -> None:
         self.example.setEnabled(bundled_example(self._strategy_page.strategy()) is not None)
@@ -434,6 +441,19 @@ class ScriptPage(QWizardPage):
             self.script.setText(path)
 
 
+def distinct_interpreters() -> list[str]:
+    """The training interpreters found here, each once: paths that start the same interpreter
+    (``python`` and ``python3``, a pyenv shim) as the Machine view folds them, and none that
+    is the Python running TensorDeck (the list's first choice already)."""
+    from core.doctor.machine import unique_probes
+    from core.interpreters.discover import discover_interpreters
+    from core.interpreters.probe import cached_probe
+
+    paths = [sys.executable, *(i.path for i in discover_interpreters(use_conda=True))]
+    return [probe.python for probe in
+            unique_probes([cached_probe(path, import_tf=False) for path in paths])[1:]]
+
+
 def _free_name(folder: Path, stem: str = "job") -> Path:
     """``folder/job.json``, or the first of job-2.json, job-3.json ... that does not exist."""
     candidate, number = folder / f"{stem}.json", 1
@@ -444,11 +464,11 @@ def _free_name(folder: Path, stem: str = "job") -> Path:
 
 
 def default_config_folder(script: Path | None) -> Path:
-    """Where a new config goes: next to its script, unless the script is one TensorDeck ships
-    (its folder may be read-only and belongs to the app): then the user's documents."""
-    if script is None:
-        return Path.cwd()
-    if resource("examples") in script.parents:
+    """Where a new config goes: next to its script, unless there is none yet or it is one
+    TensorDeck ships (its folder may be read-only and belongs to the app): then the user's
+    documents, never the current folder (the app's own, when it was started by a double-click
+    or from the Start menu)."""
+    if script is None or resource("examples") in script.parents:
         import platformdirs
 
         return Path(platformdirs.user_documents_dir()) / "TensorDeck"
@@ -569,7 +589,7 @@ class ConfigWizard(QWizard):
         self.strategy_page = StrategyPage()
         self.machines_page = MachinesPage()
         self.tasks_page = TasksPage(self.strategy_page, self.machines_page)
-        self.script_page = ScriptPage(self.strategy_page)
+        self.script_page = ScriptPage(self.strategy_page, self.interpreter_page)
         self.review_page = ReviewPage(self)
         for page_id, page in ((INTERPRETER, self.interpreter_page),
                               (STRATEGY, self.strategy_page), (MACHINES, self.machines_page),
@@ -583,12 +603,27 @@ class ConfigWizard(QWizard):
         self.strategy_page.set_machine_gpus(gpus)
         self.tasks_page.set_machine_gpus(gpus)
 
+    def example_copy(self) -> tuple[Path, Path] | None:
+        """``(example, copy)`` when the script is one TensorDeck ships: Finish copies it beside
+        the job (the app's folder is not the user's: read-only, replaced by an update), and
+        the job names the copy."""
+        script, target = self.script_page.path(), self.review_page.target()
+        if script is None or target is None or resource("examples") not in script.parents:
+            return None
+        copy, number = target.parent / script.name, 1
+        while copy.exists() and copy.read_bytes() != script.read_bytes():
+            number += 1
+            copy = target.parent / f"{script.stem}-{number}{script.suffix}"
+        return script, copy
+
     def _script(self) -> str:
         """The script as the saved file names it: relative to the config's folder if it can."""
         script = self.script_page.path()
         target = self.review_page.target()
         if script is None:
             return ""
+        if (example := self.example_copy()) is not None:
+            return example[1].name
         if target is not None:
             with contextlib.suppress(ValueError):  # another drive on Windows: keep it absolute
                 return os.path.relpath(script, target.parent)

@@ -5,6 +5,7 @@ what users read."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -49,7 +50,44 @@ def test_usage_and_errors_name_no_internal_command():
     for args in (["nosuch.json"], ["--help"], ["frobnicate"]):
         result = tensordeck(*args, timeout=60)
         assert "_remote-task" not in result.stdout + result.stderr, args
-    result = tensordeck("nosuch.json", timeout=60)
+    result = tensordeck("frobnicate", timeout=60)  # argparse's list of the commands
     assert result.returncode == 2 and "'gui'" in result.stderr
     internal = tensordeck("_remote-task", "--help", timeout=60)  # still there for the app
     assert internal.returncode == 0 and "_remote-task" in internal.stdout
+
+
+@pytest.mark.parametrize("word", ["nope.json", "jobs/nope.json", "..\\jobs\\job", "./job"])
+def test_a_file_that_is_not_there_is_one_line_no_such_file(word, tmp_path):
+    """``tensordeck FILE`` with a missing file (a typo, a moved job): the file is named, not
+    argparse's list of commands."""
+    run = tensordeck(word, cwd=tmp_path)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr == (f"tensordeck: {word}: no such file. Give the path of a job file "
+                          "(tensordeck FILE opens it in the window), or a command: "
+                          "tensordeck --help\n")
+    assert "invalid choice" not in run.stderr and not list(tmp_path.iterdir())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pipe of one page "
+                    "(F_SETPIPE_SZ) is Linux's; a closed pipe is EINVAL on Windows, where no "
+                    "pipeline convention (SIGPIPE, exit 141) exists")
+def test_output_cut_short_by_its_reader_ends_quietly():
+    """``tensordeck doctor --explain BIG | head -1``: the reader leaves after one line, long
+    before the doctor is done writing (the pipe holds one page); no BrokenPipeError
+    traceback, exit 141 as a pipeline expects."""
+    import fcntl
+    import os
+    import subprocess
+
+    from tests.conftest import REPO
+
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, 1031, 4096)  # F_SETPIPE_SZ: 55 KB of findings cannot fit
+    corpus = REPO / "tests" / "data" / "doctor_corpus" / "reports.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "core", "doctor", "--explain", str(corpus)],
+                            cwd=REPO, stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        assert reader.readline()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and "Traceback" not in err, err

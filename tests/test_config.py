@@ -332,3 +332,47 @@ def test_schema_is_published_and_accepts_the_shipped_examples():
         parse_config(data)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(with_(colour="blue"), doc)
+
+
+#: One problem of each kind, each with the words it is listed with: a field's own value, what
+#: the fields say together, and what planning finds (the interpreter run, the script compiled).
+FIELD_PROBLEMS = {
+    "bad name": ({"name": "a/b"}, "name:"),
+    "bad grace": ({"stop_grace_seconds": -1}, "stop_grace_seconds:"),
+    "unknown key": ({"colour": "blue"}, "colour: unknown key"),
+}
+CROSS_PROBLEMS = {
+    "no chief": ({"strategy": "parameter_server",
+                  "tasks": [{"role": "worker", "count": 2}, {"role": "ps"}]},
+                 "parameter_server needs exactly one chief"),
+    "two evaluators": ({"strategy": "multi_worker_mirrored",
+                        "tasks": [{"role": "worker"}, {"role": "evaluator", "count": 2}]},
+                       "evaluator"),
+}
+PLAN_PROBLEMS = {
+    "not a python": ({"python": "notes.txt"}, "python:"),
+    "syntax error": ({"script": "broken.py"}, "invalid syntax"),
+}
+
+
+@pytest.mark.parametrize("field", FIELD_PROBLEMS)
+@pytest.mark.parametrize("cross", CROSS_PROBLEMS)
+@pytest.mark.parametrize("plan", PLAN_PROBLEMS)
+def test_validate_lists_every_problem_at_once(tmp_path, field, cross, plan):
+    """A wrong field does not hide what the fields say together, nor what planning finds
+    in the keys that are right: validate lists all three kinds in one go, exit 2."""
+    (tmp_path / "train.py").write_text("print('ok')\n")
+    (tmp_path / "broken.py").write_text("def train(:\n    pass\n")
+    (tmp_path / "notes.txt").write_text("not a program\n")
+    data = {"name": "job", "script": "train.py"}
+    expected = []
+    for values, words in (FIELD_PROBLEMS[field], CROSS_PROBLEMS[cross], PLAN_PROBLEMS[plan]):
+        data.update(values)
+        expected.append(words)
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(data))
+    result = tensordeck("validate", str(path), timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    for words in expected:
+        assert words in result.stderr, (words, result.stderr)
+    assert "nothing was started" in result.stderr and not (tmp_path / "runs").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import sys
 
@@ -78,7 +79,7 @@ def test_what_the_forms_save_is_what_the_cli_runs(qtbot, window, tmp_path):
     cluster = window.cluster
     cluster.name.setText("from-forms")
     cluster.script.setText(str(tmp_path / "train.py"))
-    cluster.args.setText("--epochs 2 --note 'two words'")
+    cluster.args.setText('--epochs 2 --note "two words"')  # quoted alike on Windows and POSIX
     cluster.env.set_value({"MY_FLAG": "1"})
     path = cluster.save(tmp_path / "job.json")
     saved = json.loads(path.read_text())
@@ -282,6 +283,9 @@ def test_the_status_says_what_validate_says_about_interpreters_and_ports(qtbot, 
     import socket
     import sys
 
+    # A real program that is no Python (on Windows, /bin/ls would be C:\bin\ls: missing).
+    program = (os.path.join(os.environ.get("SYSTEMROOT", r"C:\Windows"), "System32", "whoami.exe")
+               if sys.platform == "win32" else "/bin/ls")
     (tmp_path / "train.py").write_text("print('x')\n")
     not_python = tmp_path / "python.txt"
     not_python.write_text("print('I am text')\n")
@@ -292,18 +296,18 @@ def test_the_status_says_what_validate_says_about_interpreters_and_ports(qtbot, 
     port = taken.getsockname()[1]
     path = tmp_path / "job.json"
     path.write_text(json.dumps({
-        "name": "t", "strategy": "parameter_server", "script": "train.py", "python": "/bin/ls",
+        "name": "t", "strategy": "parameter_server", "script": "train.py", "python": program,
         "tasks": [{"role": "chief", "port": port}, {"role": "worker"}, {"role": "ps"}]}))
     cluster = window.cluster
     with qtbot.waitSignal(cluster.checked, timeout=60_000):
         assert window.open_file(str(path))
     label = cluster.problem_labels["python"]
-    assert label.isVisible() and "/bin/ls does not run as a Python" in label.text()
+    assert label.isVisible() and f"{program} does not run as a Python" in label.text()
     assert "\n" not in label.text() and "import" not in label.text()  # not the probe's code
     assert not cluster.status.text().startswith("Valid")
     assert [str(p) for p in cluster.problems] == _validate_lines(path)
     edit = cluster.python.lineEdit()
-    for python in (str(not_python), sys.executable, "/bin/ls", sys.executable):
+    for python in (str(not_python), sys.executable, program, sys.executable):
         with qtbot.waitSignal(cluster.checked, timeout=60_000):
             retype(qtbot, edit, python)
         with qtbot.waitSignal(cluster.checked, timeout=60_000):  # checked again once saved
@@ -376,3 +380,75 @@ def test_the_wheel_over_a_field_scrolls_past_it_without_changing_the_config(qtbo
     start = cluster.strategy.currentIndex()
     _wheel(cluster.strategy, -1)
     assert cluster.strategy.currentIndex() != start and cluster.dirty
+
+
+def test_an_unknown_key_can_be_removed_from_the_window(qtbot, window, tmp_path):
+    shutil.copy(EXAMPLES / "train_ps.py", tmp_path / "train_ps.py")
+    data = json.loads((EXAMPLES / "quickstart.json").read_text())
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({**data, "colour": "blue", "gpu_count": 2}))
+    assert window.open_file(str(path))
+    cluster = window.cluster
+    button = cluster.remove_unknown
+    assert button.isVisible() and button.text() == "Remove the unknown keys: colour, gpu_count"
+    assert any("unknown key" in str(p) for p in cluster.problems)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert not button.isVisible() and cluster.dirty and cluster.problems == []
+    assert "colour" not in json.loads(cluster.preview.toPlainText())
+    qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert json.loads(path.read_text()) == data and not cluster.dirty
+    assert tensordeck("validate", str(path)).returncode == 0
+
+
+def test_saving_an_unedited_file_keeps_it_byte_for_byte_and_an_undone_edit_is_none(
+        qtbot, window, tmp_path):
+    """Ctrl+S of a file nobody edited does not reformat it; typing a value back as it was
+    clears the * mark (twice, in the name and in a spin box), and Ctrl+S still leaves it."""
+    shutil.copy(EXAMPLES / "train_ps.py", tmp_path / "train_ps.py")
+    data = json.loads((EXAMPLES / "quickstart.json").read_text())
+    path = tmp_path / "job.json"
+    written = json.dumps(data, separators=(",", ":"))  # the user's own compact layout
+    path.write_text(written)
+    assert window.open_file(str(path))
+    cluster = window.cluster
+    qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert path.read_text() == written
+    for _ in range(2):
+        qtbot.keyClicks(cluster.name, "x")
+        assert cluster.dirty and cluster.path_label.text().endswith(" *")
+        assert " *" in window.windowTitle()
+        qtbot.keyClick(cluster.name, Qt.Key.Key_Backspace)
+        assert not cluster.dirty and not cluster.path_label.text().endswith("*")
+        assert " *" not in window.windowTitle()
+    grace = cluster.grace.value()
+    cluster.grace.setValue(grace + 1)
+    assert cluster.dirty
+    cluster.grace.setValue(grace)
+    assert not cluster.dirty
+    qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert path.read_text() == written
+
+
+def test_every_problem_shows_at_once_next_to_its_field(qtbot, window, tmp_path):
+    """A wrong name does not hide the missing chief, nor what the background check finds in
+    the interpreter; fixing the name leaves the other two, as validate lists them."""
+    (tmp_path / "train.py").write_text("print('ok')\n")
+    (tmp_path / "notes.txt").write_text("not a program\n")
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({
+        "name": "a/b", "strategy": "parameter_server", "script": "train.py",
+        "python": "notes.txt", "tasks": [{"role": "worker", "count": 2}, {"role": "ps"}]}))
+    assert window.open_file(str(path))
+    cluster = window.cluster
+    labels = cluster.problem_labels
+    assert labels["name"].isVisible() and "chief" in labels["tasks"].text()
+    with qtbot.waitSignal(cluster.checked, timeout=60_000):
+        pass
+    assert labels["python"].isVisible() and labels["name"].isVisible()
+    assert "chief" in labels["tasks"].text()
+    retype(qtbot, cluster.name, "job")
+    qtbot.waitUntil(lambda: not labels["name"].isVisible() and labels["python"].isVisible(),
+                    timeout=60_000)
+    assert "chief" in labels["tasks"].text()
+    listed = tensordeck("validate", str(path)).stderr  # the file still says a/b
+    assert all(words in listed for words in ("name:", "chief", "python:"))

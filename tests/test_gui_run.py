@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
 from core.events import TaskState
+from gui.widgets.task_table import COLUMNS
 from tests.conftest import EXAMPLES, wait_no_leftovers
 from tests.gui_fixtures import wait_for_run
 
@@ -87,6 +89,9 @@ def test_stop_from_the_window_leaves_no_process(qtbot, window, tmp_path):
     assert result.status.value == "interrupted"
     assert set(view.tasks.states.values()) == {TaskState.STOPPED}
     assert not wait_no_leftovers(run_dir)
+    # Stopped on request, not by Ctrl+C: the code a service manager's stop gives, said so.
+    assert result.exit_code == 143 and "SIGINT" not in view.logs.combined.toPlainText()
+    assert view.reason.text() == "Run interrupted: stopped from the window"
 
 
 FLOOD = """
@@ -247,6 +252,8 @@ def test_stop_counts_down_and_force_stop_kills_at_once(qtbot, window, tmp_path):
     qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
     assert view.stop_button.text() == "Force stop" and view.stop_button.isEnabled()
     assert view.status.text() == "stopping"
+    state = COLUMNS.index("state")  # the table says what the badge says
+    assert [view.tasks.item(row, state).text() for row in range(2)] == ["stopping"] * 2
     qtbot.waitUntil(lambda: "s to exit, then they are killed" in view.reason.text())
     assert any(f"have {s} s" in view.reason.text() for s in (300, 299, 298))
     run_dir = view.run_dir
@@ -427,6 +434,7 @@ def test_a_training_interpreter_without_tensorboard_is_offered_the_install(
 
     from PySide6.QtWidgets import QMessageBox
 
+    pytest.importorskip("venv", reason="this Python has no venv module (the embeddable build)")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
@@ -489,10 +497,152 @@ def test_open_tensorboard_shows_its_url_and_opens_the_browser(qtbot, window, tmp
     run_once(qtbot, window, tmp_path)
     view = window.run_view
     qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: view.tensorboard_url.isVisible(), timeout=30_000)
+    qtbot.waitUntil(lambda: bool(opened), timeout=30_000)
     url = opened[0]
     assert url.startswith("http://localhost:") and url in view.tensorboard_url.text()
     with urllib.request.urlopen(url, timeout=10) as page:
         assert page.status == 200
     qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)  # open it again
     assert opened == [url, url]
+    # The next run: its own TensorBoard on its own folder, not the last run's link.
+    first_dir = view.run_dir
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    assert wait_for_run(qtbot, view).status.value == "succeeded" and view.run_dir != first_dir
+    assert not view.tensorboard_url.isVisible()
+    monkeypatch.setattr(QDesktopServices, "openUrl",
+                        lambda url: opened.append(url.toString()) and False)  # no browser here
+    qtbot.mouseClick(view.tensorboard_button, Qt.MouseButton.LeftButton)
+    assert view.tensorboard_url.text() == "Starting TensorBoard…"  # at once, not after 20 s
+    qtbot.waitUntil(lambda: len(opened) == 3, timeout=30_000)
+    assert opened[2] != url and view.tensorboard._logdir == str(view.run_dir)
+    assert opened[2] in view.tensorboard_url.text()
+    assert "open the link yourself" in view.tensorboard_url.text()
+
+
+def test_another_file_leaves_the_last_runs_state_behind(qtbot, window, tmp_path):
+    """A finished (failed) run of one file, then another file opened: the Run view shows
+    nothing of the first file's run (status, reason, tasks, logs, run folder); opening the
+    first again (out of order) does not bring it back, and a run of it starts clean."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = write_job(tmp_path / "a", "import sys\nprint('a ran')\nsys.exit(3)\n")
+    second = write_job(tmp_path / "b", LINES)
+    idle = window.run_view.status.text()  # before any run
+    view = start(qtbot, window, first)
+    assert wait_for_run(qtbot, view).status.value == "failed"
+    assert view.status.text() == "failed" and view.reason.isVisible()
+    for config in (second, first):
+        assert window.open_file(config)
+        assert view.status.text() == idle and not view.reason.isVisible()
+        assert view.tasks.rowCount() == 0 and "a ran" not in view.logs.combined.toPlainText()
+        assert not view.folder_button.isEnabled() and not view.tensorboard_button.isEnabled()
+        assert view.run_dir is None and not view.slurm_job.isVisible()
+    view = start(qtbot, window, second)
+    assert wait_for_run(qtbot, view).status.value == "succeeded"
+    assert "a ran" not in view.logs.combined.toPlainText()
+
+
+def test_open_run_folder_without_a_file_manager_says_where_it_is(qtbot, window, tmp_path,
+                                                                 monkeypatch):
+    from PySide6.QtGui import QDesktopServices
+    from PySide6.QtWidgets import QMessageBox
+
+    run_once(qtbot, window, tmp_path)
+    view = window.run_view
+    said = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)  # none installed
+    monkeypatch.setattr(QMessageBox, "information", lambda *args: said.append(args[2]))
+    qtbot.mouseClick(view.folder_button, Qt.MouseButton.LeftButton)
+    assert len(said) == 1 and str(view.run_dir) in said[0]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="nothing leaves a Job Object on Windows: "
+                    "no detached process to stop at the end")
+def test_a_run_warning_reaches_the_window(qtbot, window, tmp_path):
+    """RunWarning (here: a daemon a task left running, stopped at the end) is shown in the log
+    and under the status, as the console shows it."""
+    daemon = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+              "        null = os.open(os.devnull, os.O_WRONLY)\n        os.dup2(null, 1)\n"
+              "        os.dup2(null, 2)\n        time.sleep(600)\n    os._exit(0)\n")
+    view = start(qtbot, window, write_job(tmp_path, daemon, strategy="single",
+                                          tasks=[{"role": "worker"}]))
+    assert wait_for_run(qtbot, view).status.value == "succeeded"
+    warning = "stopped 1 detached process(es) that tasks had left running"
+    qtbot.waitUntil(lambda: warning in view.reason.text(), timeout=10_000)
+    assert f"warning: {warning}" in view.logs.combined.toPlainText()
+    assert not wait_no_leftovers(view.run_dir)
+
+
+#: 100 steps of 0.2 s: stopped midway.
+STOPPED_MIDWAY = ("import time\nfor i in range(1, 101):\n    print(f'step {i}/100 loss=0.5', "
+              "flush=True)\n    time.sleep(0.2)\n")
+
+
+def test_a_stopped_run_keeps_how_far_it_got_without_rate_or_eta(qtbot, window, tmp_path):
+    view = start(qtbot, window, write_job(tmp_path, STOPPED_MIDWAY))
+    progress = COLUMNS.index("progress")
+    qtbot.waitUntil(lambda: (item := view.tasks.item(0, progress)) is not None
+                    and "ETA" in item.text(), timeout=30_000)
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    assert wait_for_run(qtbot, view).status.value == "interrupted"
+    for row in range(2):
+        text = view.tasks.item(row, progress).text()
+        assert text.endswith("%") and "ETA" not in text and "steps/s" not in text, text
+    assert window.windowTitle().startswith("job.json")  # no progress left in the title
+
+
+def test_run_again_while_a_run_goes_on_says_so(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    run_once(qtbot, window, tmp_path)
+    finished = window.run_view.run_dir
+    view = start(qtbot, window, write_job(tmp_path, FOREVER))
+    qtbot.waitUntil(lambda: view.logs.combined.toPlainText().count("serving") == 2,
+                    timeout=30_000)
+    said = []
+    monkeypatch.setattr(QMessageBox, "information", lambda *args: said.append(args[2]))
+    window.show_page("history")
+    history = window.history
+    qtbot.waitUntil(lambda: any(r.run_dir == finished for r in history.records),
+                    timeout=30_000)
+    history.table.selectRow([r.run_dir for r in history.records].index(finished))
+    qtbot.mouseClick(history.rerun_button, Qt.MouseButton.LeftButton)
+    assert len(said) == 1 and "stop it, or wait until it ends" in said[0]
+    assert window.run_view.running and view.run_dir != finished  # the running run goes on
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+
+
+def test_history_shows_a_running_runs_metrics_as_so_far(qtbot, window, tmp_path):
+    reports = ("import time\nimport tensordeck_runtime as td\ntd.report(1, loss=0.5)\n"
+               "print('serving', flush=True)\ntime.sleep(600)\n")
+    view = start(qtbot, window, write_job(tmp_path, reports, strategy="single",
+                                          tasks=[{"role": "worker"}]))
+    qtbot.waitUntil(lambda: "serving" in view.logs.combined.toPlainText(), timeout=30_000)
+    window.show_page("history")
+    history = window.history
+    qtbot.waitUntil(lambda: any(r.run_dir == view.run_dir for r in history.records),
+                    timeout=30_000)
+    history.table.selectRow([r.run_dir for r in history.records].index(view.run_dir))
+    qtbot.waitUntil(lambda: "loss 0.5" in history.final.text(), timeout=30_000)
+    assert history.final.text() == "Metrics so far: loss 0.5"
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    wait_for_run(qtbot, view)
+
+
+def test_no_task_table_column_is_cut_in_a_small_window(qtbot, window, tmp_path):
+    """1024x700 at 150% leaves 683x467 to the window, with text 1.5 times as large: as 455x311
+    with this text. Every column of a finished run's task table is as wide as its header and
+    its cells (the table scrolls sideways instead)."""
+    from PySide6.QtWidgets import QApplication
+
+    window.resize(455, 311)
+    run_once(qtbot, window, tmp_path)
+    table = window.run_view.tasks
+    QApplication.processEvents()
+    metrics = table.fontMetrics()
+    for column in range(table.columnCount()):
+        needed = max([table.horizontalHeader().sectionSizeFromContents(column).width()] + [
+            metrics.horizontalAdvance(table.item(row, column).text())
+            for row in range(table.rowCount())])
+        assert table.columnWidth(column) >= needed, (COLUMNS[column], needed)

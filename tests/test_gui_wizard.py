@@ -141,9 +141,9 @@ def test_the_script_page_checks_the_script(qtbot, wizard, tmp_path):
             assert not next_button.isEnabled()
         else:
             assert page.script_problem.isHidden() and next_button.isEnabled()
-    qtbot.keyClicks(page.args, "--data 'my data")
+    qtbot.keyClicks(page.args, '--data "my data')  # double quotes: Windows' rules too
     assert not next_button.isEnabled() and "not closed" in page.args_problem.text()
-    qtbot.keyClicks(page.args, "'")
+    qtbot.keyClicks(page.args, '"')
     assert next_button.isEnabled() and page.args_problem.isHidden()
     assert wizard.config()["args"] == ["--data", "my data"]
 
@@ -200,6 +200,7 @@ def test_the_bundled_example_fills_the_script_and_its_arguments(qtbot, wizard, t
                                                                 monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))  # the user's documents
     monkeypatch.setenv("XDG_DOCUMENTS_DIR", str(tmp_path / "Documents"))
+    monkeypatch.setenv("WIN_PD_OVERRIDE_PERSONAL", str(tmp_path / "Documents"))  # Windows' own
     next_page(qtbot, wizard)
     for strategy, script in (("parameter_server", "train_ps.py"),
                              ("single", "train_mirrored.py"),
@@ -215,6 +216,41 @@ def test_the_bundled_example_fills_the_script_and_its_arguments(qtbot, wizard, t
     next_page(qtbot, wizard)
     target = wizard.review_page.target()
     assert target == tmp_path / "Documents" / "TensorDeck" / "job.json"  # not in the app
+
+
+def test_a_job_on_a_bundled_example_gets_its_own_copy_of_it(qtbot, window, wizard, tmp_path):
+    """The example's script is copied beside the job, which names the copy, never a path into
+    the app's folder; a different file of that name there is kept (the copy takes -2)."""
+    (tmp_path / "train_ps.py").write_text("print('my own script')\n")
+    next_page(qtbot, wizard)
+    click(qtbot, wizard.strategy_page.buttons["parameter_server"])
+    while wizard.currentPage() is not wizard.script_page:
+        next_page(qtbot, wizard)
+    click(qtbot, wizard.script_page.example)
+    next_page(qtbot, wizard)
+    retype(qtbot, wizard.review_page.path, str(tmp_path / "job.json"))
+    assert json.loads(wizard.review_page.preview.toPlainText())["script"] == "train_ps-2.py"
+    press(qtbot, wizard, QWizard.WizardButton.FinishButton)
+    saved = window.apply_wizard(wizard)
+    assert json.loads(saved.read_text())["script"] == "train_ps-2.py"
+    assert (tmp_path / "train_ps-2.py").read_bytes() == (EXAMPLES / "train_ps.py").read_bytes()
+    assert (tmp_path / "train_ps.py").read_text() == "print('my own script')\n"
+    assert window.cluster.problems == []
+
+
+def test_a_script_with_a_syntax_error_is_refused_on_its_page(qtbot, wizard, tmp_path):
+    """As Start refuses it: every task would fail at once (the wizard's interpreter is this
+    Python, whose verdict holds)."""
+    for _ in range(3):
+        next_page(qtbot, wizard)
+    page, next_button = wizard.script_page, wizard.button(QWizard.WizardButton.NextButton)
+    broken = tmp_path / "broken.py"
+    broken.write_text("def train(:\n    pass\n")
+    retype(qtbot, page.script, str(broken))
+    assert "invalid syntax" in page.script_problem.text() and not next_button.isEnabled()
+    broken.write_text("def train():\n    pass\n")  # fixed: typed again, accepted
+    retype(qtbot, page.script, str(broken))
+    assert page.script_problem.isHidden() and next_button.isEnabled()
 
 
 def test_gpu_strategies_are_offered_only_with_gpus(qtbot, window, wizard):
@@ -306,3 +342,31 @@ def test_what_the_core_says_shows_in_the_ui_language(qtbot, wizard):
     finally:
         install_translators(app, "en")
     assert kind_label("current") == "current"
+
+
+def test_the_wizard_lists_each_interpreter_once(qtbot, window, tmp_path, monkeypatch):
+    """Two names of this Python (python, python3) and a copy-free link to it on PATH: the
+    interpreter list names it once, as the first choice ("The Python running TensorDeck")."""
+    import os
+
+    from core.doctor.machine import same_interpreter
+    from core.interpreters.probe import cached_probe
+    from gui.wizard import ConfigWizard
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("python", "python3"):
+        try:
+            (bin_dir / name).symlink_to(sys.executable)
+        except OSError:
+            pytest.skip("no symbolic links for this user (Windows without developer mode)")
+    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ.get("PATH", ""))
+    wizard = ConfigWizard(window, look=True)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    page = wizard.currentPage()
+    qtbot.waitUntil(lambda: "Looking" not in page.status.text(), timeout=60_000)
+    listed = [page.python.itemText(i) for i in range(1, page.python.count())]
+    keys = [same_interpreter(cached_probe(path, import_tf=False))
+            for path in [sys.executable, *listed]]
+    assert len(set(keys)) == len(keys), listed

@@ -44,6 +44,11 @@ print("ran", flush=True)
 NEWER_SYNTAX = "type Vector = list[float]\nprint('ran')\n"
 
 
+def older_launcher() -> tuple[int, int]:
+    """A launcher one minor version older than this Python (the tasks' here), whichever it is."""
+    return sys.version_info[0], sys.version_info[1] - 1
+
+
 def write_job(folder: Path, script: str, **config) -> Path:
     (folder / "task.py").write_text(script)
     data = {"name": "refused", "strategy": "single", "script": "task.py", **config}
@@ -130,22 +135,22 @@ def test_a_syntax_error_is_refused_before_anything_starts(qtbot, window, tmp_pat
 
 def test_syntax_this_python_lacks_is_no_error_for_a_newer_task_python(tmp_path, monkeypatch):
     """The launcher compiles the script: its refusal holds only for a task Python that is not
-    newer. A launcher older than the task's interpreter (3.10 here, in this process) leaves
-    it to the doctor's warning."""
+    newer. A launcher older than the task's interpreter (one minor version older here, in this
+    process: the task runs this same Python) leaves it to the doctor's warning."""
     config = write_job(tmp_path, NEWER_SYNTAX)
     cfg = json.loads(config.read_text())
     from core.config import parse_config
 
     with pytest.raises(ConfigError, match=r"task.py:1: invalid syntax"):
         plan_run(parse_config(cfg), config, probe_python=True)
-    monkeypatch.setattr("core.topology._launcher_version", lambda: (3, 10))
+    monkeypatch.setattr("core.topology._launcher_version", older_launcher)
     plan = plan_run(parse_config(cfg), config, probe_python=True)
     plan.release_ports()
 
 
 def test_the_window_shows_the_doctors_warnings_and_runs(qtbot, window, tmp_path, monkeypatch):
     """A warning does not refuse the run; the Run view's log shows it."""
-    monkeypatch.setattr("core.topology._launcher_version", lambda: (3, 10))  # see above
+    monkeypatch.setattr("core.topology._launcher_version", older_launcher)  # see above
     config = write_job(tmp_path, NEWER_SYNTAX)
     window.show_page("run")
     window.run_view.start(config)

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from core.config import ConfigError, parse_config
-from core.paths import user_data_dir
+from core.paths import resource, user_data_dir
 from core.ports import port_problem
 from core.topology import default_run_dir, plan_run, resolve_cross_device_ops
+from tests.conftest import tensordeck
 
 
 def plan(tmp_path: Path, base_env: dict | None = None, cores: int = 8, **data):
@@ -203,6 +204,17 @@ def test_run_dir_default_and_override(tmp_path):
     assert fallback.parent == user_data_dir() / "runs"
     p = plan(tmp_path, strategy="single", run_dir="out/here")
     assert p.run_dir == tmp_path / "out" / "here"
+
+
+def test_a_shipped_example_runs_into_the_users_data_folder():
+    """The Quick start's ``tensordeck --run resources/examples/quickstart.json`` writes its run
+    folder into the user's data folder, never among the examples (the source tree, or the
+    app's own folder), writable or not."""
+    example = resource("examples", "quickstart.json")
+    assert default_run_dir(example, "quickstart", now=0).parent == user_data_dir() / "runs"
+    dry = tensordeck("--run", str(example), "--dry-run", "--no-doctor")
+    assert dry.returncode == 0, dry.stderr
+    assert f"run folder: {user_data_dir() / 'runs'}" in dry.stdout, dry.stdout
 
 
 def test_python_as_env_folder_or_missing(tmp_path):

@@ -4,79 +4,79 @@
 <context>
     <name>Charts</name>
     <message>
-        <location filename="../widgets/charts.py" line="109"/>
+        <location filename="../widgets/charts.py" line="156"/>
         <source>Utilization</source>
         <extracomment>(GpuInfo attribute, chart title, unit, fixed y range or None)</extracomment>
         <translation>利用率</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="110"/>
+        <location filename="../widgets/charts.py" line="157"/>
         <source>Memory used</source>
         <translation>已用显存</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="111"/>
+        <location filename="../widgets/charts.py" line="158"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="112"/>
+        <location filename="../widgets/charts.py" line="159"/>
         <source>Power</source>
         <translation>功耗</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="115"/>
+        <location filename="../widgets/charts.py" line="162"/>
         <source>1 min</source>
         <translation>1 分钟</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="116"/>
+        <location filename="../widgets/charts.py" line="163"/>
         <source>5 min</source>
         <translation>5 分钟</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="117"/>
+        <location filename="../widgets/charts.py" line="164"/>
         <source>1 h</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="118"/>
+        <location filename="../widgets/charts.py" line="165"/>
         <source>24 h</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="162"/>
+        <location filename="../widgets/charts.py" line="210"/>
         <source>No GPU samples: this machine has no NVIDIA GPU that NVML can read, so there is nothing to chart.</source>
         <translation>没有 GPU 采样：本机没有 NVML 可读取的 NVIDIA GPU，因此没有可绘制的数据。</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="168"/>
+        <location filename="../widgets/charts.py" line="216"/>
         <source>Show the last</source>
         <translation>显示最近</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="252"/>
+        <location filename="../widgets/charts.py" line="309"/>
         <source>No training metrics yet. TensorDeck charts the loss and metrics it reads in the task logs (Keras progress bars, lines like &apos;step 100 loss=0.25&apos;) and what the script reports with tensordeck_runtime.report(step, loss=...).</source>
         <translation>还没有训练指标。TensorDeck 会绘制从任务日志中读到的损失和指标（Keras 进度条、形如 “step 100 loss=0.25” 的行），以及脚本通过 tensordeck_runtime.report(step, loss=...) 报告的数据。</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="258"/>
+        <location filename="../widgets/charts.py" line="315"/>
         <source>Log scale</source>
         <translation>对数坐标</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="263"/>
+        <location filename="../widgets/charts.py" line="320"/>
         <source>Reset zoom</source>
         <translation>重置缩放</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="269"/>
+        <location filename="../widgets/charts.py" line="326"/>
         <source>Smoothing</source>
         <translation>平滑</translation>
     </message>
     <message>
-        <location filename="../widgets/charts.py" line="376"/>
-        <location filename="../widgets/charts.py" line="384"/>
+        <location filename="../widgets/charts.py" line="436"/>
+        <location filename="../widgets/charts.py" line="444"/>
         <source>step</source>
         <translation>步数</translation>
     </message>
@@ -84,343 +84,349 @@
 <context>
     <name>ClusterView</name>
     <message>
-        <location filename="../views/cluster.py" line="164"/>
+        <location filename="../views/cluster.py" line="172"/>
         <source>train.py (relative to the config file&apos;s folder)</source>
+        <extracomment>What the forms said when the document was loaded or saved: an edit undone by hand (a value typed back) leaves nothing to save. What validate() found at once, before the deeper check adds its own.</extracomment>
         <translation>train.py（相对于配置文件所在的文件夹）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="165"/>
         <location filename="../views/cluster.py" line="173"/>
+        <location filename="../views/cluster.py" line="181"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="167"/>
+        <location filename="../views/cluster.py" line="175"/>
         <source>--epochs 5 --data {run_dir}/data</source>
         <translation>--epochs 5 --data {run_dir}/data</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="168"/>
+        <location filename="../views/cluster.py" line="176"/>
         <source>Add file…</source>
         <translation>添加文件…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="172"/>
+        <location filename="../views/cluster.py" line="180"/>
         <source>Default: the Python running TensorDeck</source>
         <translation>默认：运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="175"/>
+        <location filename="../views/cluster.py" line="183"/>
         <source>No NVIDIA GPU was found on this machine: tasks run on the CPU.</source>
         <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="193"/>
+        <location filename="../views/cluster.py" line="201"/>
         <source>Never: the first failure fails the run</source>
         <translation>从不：任一任务失败即整个运行失败</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="194"/>
+        <location filename="../views/cluster.py" line="202"/>
         <source>On failure: restart the task</source>
         <translation>失败时：重启该任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="206"/>
+        <location filename="../views/cluster.py" line="214"/>
         <source>Default for the strategy</source>
         <translation>按策略默认</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="207"/>
+        <location filename="../views/cluster.py" line="215"/>
         <source>TF_CONFIG variable</source>
         <translation>TF_CONFIG 环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="208"/>
+        <location filename="../views/cluster.py" line="216"/>
         <source>--job_name/--task_index flags</source>
         <translation>--job_name/--task_index 命令行参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="208"/>
+        <location filename="../views/cluster.py" line="216"/>
         <source>Both</source>
         <translation>两者都用</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="212"/>
+        <location filename="../views/cluster.py" line="220"/>
         <source>auto (hierarchical copy on Windows)</source>
         <translation>自动（Windows 上为 hierarchical copy）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="218"/>
+        <location filename="../views/cluster.py" line="226"/>
         <source>Default: runs/&lt;time&gt;-&lt;name&gt; next to the config</source>
         <translation>默认：配置文件旁的 runs/&lt;时间&gt;-&lt;名称&gt;</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="230"/>
+        <location filename="../views/cluster.py" line="238"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="233"/>
+        <location filename="../views/cluster.py" line="241"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="234"/>
+        <location filename="../views/cluster.py" line="242"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="236"/>
+        <location filename="../views/cluster.py" line="244"/>
         <source>Script</source>
         <translation>脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="238"/>
+        <location filename="../views/cluster.py" line="246"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="240"/>
+        <location filename="../views/cluster.py" line="248"/>
         <source>Interpreter</source>
         <translation>解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="242"/>
+        <location filename="../views/cluster.py" line="250"/>
         <source>Tasks</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="259"/>
+        <location filename="../views/cluster.py" line="267"/>
         <source>Slurm</source>
         <translation>Slurm</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="261"/>
+        <location filename="../views/cluster.py" line="269"/>
         <source>Used when the Run view&apos;s &quot;Run on&quot; is a Slurm cluster (tensordeck --run FILE --slurm). Empty: the cluster&apos;s default.</source>
         <translation>在“运行”视图的“运行于”选择 Slurm 集群时使用（tensordeck --run 文件 --slurm）。留空：使用集群的默认值。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="267"/>
+        <location filename="../views/cluster.py" line="275"/>
         <source>Partition</source>
         <translation>分区</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="267"/>
+        <location filename="../views/cluster.py" line="275"/>
         <source>Account</source>
         <translation>账户</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="268"/>
+        <location filename="../views/cluster.py" line="276"/>
         <source>Time limit</source>
         <translation>时间限制</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="269"/>
+        <location filename="../views/cluster.py" line="277"/>
         <source>GPUs per task</source>
         <translation>每个任务的 GPU 数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="270"/>
+        <location filename="../views/cluster.py" line="278"/>
         <source>More #SBATCH lines</source>
         <translation>更多 #SBATCH 行</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="274"/>
+        <location filename="../views/cluster.py" line="282"/>
         <source>Environment variables</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="278"/>
+        <location filename="../views/cluster.py" line="286"/>
         <source>Failures and stopping</source>
         <translation>失败与停止</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="280"/>
+        <location filename="../views/cluster.py" line="288"/>
         <source>Restart policy</source>
         <translation>重启策略</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="281"/>
+        <location filename="../views/cluster.py" line="289"/>
         <source>Max restarts per task</source>
         <translation>每个任务最多重启次数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="282"/>
+        <location filename="../views/cluster.py" line="290"/>
         <source>First restart after</source>
         <translation>首次重启等待</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="284"/>
+        <location filename="../views/cluster.py" line="292"/>
         <source>Stop grace period</source>
         <translation>停止宽限时间</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="286"/>
+        <location filename="../views/cluster.py" line="294"/>
         <source>Advanced</source>
         <translation>高级</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="288"/>
+        <location filename="../views/cluster.py" line="296"/>
         <source>Cluster description</source>
         <translation>集群描述方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="289"/>
+        <location filename="../views/cluster.py" line="297"/>
         <source>All-reduce</source>
         <translation>All-reduce 方式</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="290"/>
+        <location filename="../views/cluster.py" line="298"/>
         <source>Run folder</source>
         <translation>运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="310"/>
+        <location filename="../views/cluster.py" line="318"/>
         <source>The config file (read-only)</source>
         <translation>配置文件（只读）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="320"/>
+        <location filename="../views/cluster.py" line="334"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="363"/>
+        <location filename="../views/cluster.py" line="377"/>
         <source>The cluster&apos;s default partition</source>
         <translation>集群的默认分区</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="364"/>
+        <location filename="../views/cluster.py" line="378"/>
         <source>Your default account</source>
         <translation>你的默认账户</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="365"/>
+        <location filename="../views/cluster.py" line="379"/>
         <source>The partition&apos;s; e.g. 90, 2:00:00 or 1-12:00:00</source>
         <translation>分区的默认值；例如 90、2:00:00 或 1-12:00:00</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="366"/>
+        <location filename="../views/cluster.py" line="380"/>
         <source>None</source>
         <translation>不申请</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="367"/>
+        <location filename="../views/cluster.py" line="381"/>
         <source>One option a line, e.g. --qos=normal</source>
         <translation>每行一个选项，例如 --qos=normal</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="380"/>
+        <location filename="../views/cluster.py" line="394"/>
         <source>Not set</source>
         <translation>未设置</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="615"/>
+        <location filename="../views/cluster.py" line="550"/>
+        <source>Remove the unknown keys: {keys}</source>
+        <translation>移除未知的键：{keys}</translation>
+    </message>
+    <message>
+        <location filename="../views/cluster.py" line="654"/>
         <source>Checking the interpreter, the ports and the doctor&apos;s pre-run checks…</source>
         <translation>正在检查解释器、端口和诊断的运行前检查…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="625"/>
+        <location filename="../views/cluster.py" line="662"/>
         <source>No problem in the fields. Saved, the file is also checked as `tensordeck validate` does.</source>
         <translation>各字段没有问题。保存后，文件还会像 `tensordeck validate` 那样被完整检查。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="659"/>
+        <location filename="../views/cluster.py" line="697"/>
         <source>{n} problem(s) to fix before this config can run.</source>
         <translation>还有 {n} 个问题需要修正，之后才能运行此配置。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="666"/>
+        <location filename="../views/cluster.py" line="704"/>
         <source>Valid: this is exactly the file `tensordeck --run` reads.</source>
         <translation>有效：这正是 `tensordeck --run` 读取的文件。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="668"/>
+        <location filename="../views/cluster.py" line="706"/>
         <source>The doctor warns: {titles}</source>
         <translation>诊断提醒：{titles}</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="686"/>
+        <location filename="../views/cluster.py" line="732"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="696"/>
+        <location filename="../views/cluster.py" line="742"/>
         <source>Row {row}</source>
         <translation>第 {row} 行</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="735"/>
+        <location filename="../views/cluster.py" line="788"/>
         <source>Not saved yet</source>
         <translation>尚未保存</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="740"/>
+        <location filename="../views/cluster.py" line="793"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="741"/>
+        <location filename="../views/cluster.py" line="794"/>
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="747"/>
+        <location filename="../views/cluster.py" line="800"/>
         <source>File argument</source>
         <translation>文件参数</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="753"/>
+        <location filename="../views/cluster.py" line="806"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="754"/>
+        <location filename="../views/cluster.py" line="807"/>
         <source>Python ({pattern});;All files (*)</source>
         <translation>Python ({pattern});;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="181"/>
+        <location filename="../views/cluster.py" line="189"/>
         <source>Only when tasks run on other machines too, e.g. 192.168.1.10</source>
         <translation>仅当任务也在其他机器上运行时填写，例如 192.168.1.10</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="183"/>
+        <location filename="../views/cluster.py" line="191"/>
         <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
         <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="189"/>
+        <location filename="../views/cluster.py" line="197"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="190"/>
+        <location filename="../views/cluster.py" line="198"/>
         <source>Check every machine and the connections between them before a run</source>
         <translation>运行前检查每台机器及它们之间的连接</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="247"/>
+        <location filename="../views/cluster.py" line="255"/>
         <source>Machines</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="249"/>
+        <location filename="../views/cluster.py" line="257"/>
         <source>Other machines of the LAN that run tasks (choose them in the tasks&apos; Node column).</source>
         <translation>局域网中运行任务的其他机器（在任务的“节点”列中选择）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="254"/>
+        <location filename="../views/cluster.py" line="262"/>
         <source>This machine&apos;s address</source>
         <translation>本机地址</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="611"/>
+        <location filename="../views/cluster.py" line="649"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="612"/>
+        <location filename="../views/cluster.py" line="650"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -428,17 +434,17 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../views/history.py" line="348"/>
+        <location filename="../views/history.py" line="349"/>
         <source>Compare runs</source>
         <translation>比较运行</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="352"/>
+        <location filename="../views/history.py" line="353"/>
         <source>Reading the runs&apos; metrics…</source>
         <translation>正在读取各次运行的指标…</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="367"/>
+        <location filename="../views/history.py" line="368"/>
         <source>{count} runs; hover a chart for the values at a step</source>
         <translation>{count} 次运行；鼠标悬停在图表上可查看某一步的数值</translation>
     </message>
@@ -446,7 +452,7 @@
 <context>
     <name>ConfigWizard</name>
     <message>
-        <location filename="../wizard.py" line="562"/>
+        <location filename="../wizard.py" line="582"/>
         <source>New TensorDeck job</source>
         <translation>新建 TensorDeck 作业</translation>
     </message>
@@ -620,136 +626,141 @@
 <context>
     <name>HistoryView</name>
     <message>
-        <location filename="../views/history.py" line="238"/>
+        <location filename="../views/history.py" line="231"/>
         <source>restarts</source>
         <translation>重启次数</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="99"/>
+        <location filename="../views/history.py" line="92"/>
         <source>History</source>
         <extracomment>How much of each log the history shows (the file has everything).</extracomment>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="101"/>
+        <location filename="../views/history.py" line="94"/>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="102"/>
+        <location filename="../views/history.py" line="95"/>
         <source>Open run folder</source>
         <translation>打开运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="103"/>
+        <location filename="../views/history.py" line="96"/>
         <source>Compare</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="104"/>
+        <location filename="../views/history.py" line="97"/>
         <source>The training metrics of the selected runs in one chart (select several with Ctrl or Shift)</source>
         <translation>在一张图中显示所选运行的训练指标（按住 Ctrl 或 Shift 可多选）</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="106"/>
+        <location filename="../views/history.py" line="99"/>
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="107"/>
-        <location filename="../views/history.py" line="333"/>
+        <location filename="../views/history.py" line="100"/>
+        <location filename="../views/history.py" line="334"/>
         <source>Run again</source>
         <translation>再次运行</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="110"/>
+        <location filename="../views/history.py" line="103"/>
         <source>Runs what this run ran (the config kept in its run folder, even if the config file changed since), in a new run folder</source>
         <translation>在新的运行文件夹中重新运行这次运行的内容（使用其运行文件夹中保存的配置，即使配置文件此后已更改）</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="123"/>
+        <location filename="../views/history.py" line="116"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="123"/>
+        <location filename="../views/history.py" line="116"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="124"/>
+        <location filename="../views/history.py" line="117"/>
         <source>Started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="124"/>
+        <location filename="../views/history.py" line="117"/>
         <source>Duration</source>
         <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="125"/>
+        <location filename="../views/history.py" line="118"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="178"/>
+        <location filename="../views/history.py" line="171"/>
         <source>Runs found next to the configs you opened: {folders}</source>
         <extracomment>The open comparisons (each a window of its own).</extracomment>
         <translation>在你打开过的配置文件旁找到的运行：{folders}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="179"/>
+        <location filename="../views/history.py" line="172"/>
         <source>none yet</source>
         <translation>暂无</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="200"/>
+        <location filename="../views/history.py" line="193"/>
         <source>No runs yet. Start one from the Run view.</source>
         <translation>还没有运行记录。请在“运行”页面启动一次。</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="233"/>
+        <location filename="../views/history.py" line="226"/>
         <source>exit code</source>
         <translation>退出码</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="246"/>
+        <location filename="../views/history.py" line="239"/>
         <source>Config: {path}</source>
         <translation>配置：{path}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="247"/>
+        <location filename="../views/history.py" line="240"/>
         <source>Reason: {reason}</source>
         <translation>原因：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="262"/>
+        <location filename="../views/history.py" line="258"/>
+        <source>Metrics so far: {metrics}</source>
+        <translation>目前的指标：{metrics}</translation>
+    </message>
+    <message>
+        <location filename="../views/history.py" line="260"/>
         <source>Final metrics: {metrics}</source>
         <translation>最终指标：{metrics}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="266"/>
+        <location filename="../views/history.py" line="263"/>
         <source>The config file changed since this run (or is gone): Run again runs what this run ran.</source>
         <translation>配置文件在这次运行之后已更改（或已不存在）：“再次运行”将运行这次运行当时的内容。</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="269"/>
+        <location filename="../views/history.py" line="266"/>
         <source>Environment: {variables}</source>
         <translation>环境变量：{variables}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="285"/>
+        <location filename="../views/history.py" line="286"/>
         <source>All tasks</source>
         <translation>全部任务</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="311"/>
-        <location filename="../views/history.py" line="323"/>
+        <location filename="../views/history.py" line="312"/>
+        <location filename="../views/history.py" line="324"/>
         <source>Delete runs</source>
         <translation>删除运行</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="312"/>
+        <location filename="../views/history.py" line="313"/>
         <source>Delete these run folders with their logs and metrics? This cannot be undone.</source>
         <translation>删除这些运行文件夹及其日志和指标？此操作无法撤销。</translation>
     </message>
@@ -757,12 +768,12 @@
 <context>
     <name>InstallDialog</name>
     <message>
-        <location filename="../tensorboard.py" line="161"/>
+        <location filename="../tensorboard.py" line="166"/>
         <source>Install TensorBoard</source>
         <translation>安装 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../tensorboard.py" line="170"/>
+        <location filename="../tensorboard.py" line="175"/>
         <source>Installing…</source>
         <translation>正在安装…</translation>
     </message>
@@ -809,7 +820,7 @@
         <translation>运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="152"/>
+        <location filename="../wizard.py" line="154"/>
         <source>Looking for Python installations…</source>
         <translation>正在查找已安装的 Python…</translation>
     </message>
@@ -824,33 +835,34 @@
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="142"/>
-        <location filename="../wizard.py" line="192"/>
+        <location filename="../wizard.py" line="144"/>
+        <location filename="../wizard.py" line="193"/>
         <source>Checking {python}…</source>
+        <extracomment>The proved interpreter&apos;s version (&quot;3.10.12&quot;), None until proved.</extracomment>
         <translation>正在检查 {python}…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="210"/>
+        <location filename="../wizard.py" line="211"/>
         <source>Python {version}: TensorFlow is not installed. Install it, or choose another Python.</source>
         <translation>Python {version}：未安装 TensorFlow。请安装它，或选择其他 Python。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="214"/>
+        <location filename="../wizard.py" line="215"/>
         <source>Python {version} with TensorFlow {tf}.</source>
         <translation>Python {version}，已安装 TensorFlow {tf}。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="221"/>
+        <location filename="../wizard.py" line="222"/>
         <source>Importing TensorFlow in {python}…</source>
         <translation>正在 {python} 中导入 TensorFlow…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="233"/>
+        <location filename="../wizard.py" line="234"/>
         <source>No problem found.</source>
         <translation>未发现问题。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="236"/>
+        <location filename="../wizard.py" line="237"/>
         <source>The Machine view shows each fix.</source>
         <translation>“本机”页面列出了每个问题的修复方法。</translation>
     </message>
@@ -858,38 +870,38 @@
 <context>
     <name>LogPanel</name>
     <message>
-        <location filename="../widgets/log_view.py" line="273"/>
+        <location filename="../widgets/log_view.py" line="277"/>
         <source>Search the logs (Enter: next match)</source>
         <extracomment>Under a flood, the tail is redrawn at most this often (seconds), and only its last FLOOD_TAIL lines (a screenful is ~50); the full tail comes back when the flood stops. Longer lines are cut in the pane (the log file keeps them whole).</extracomment>
         <translation>搜索日志（回车：下一个匹配）</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="275"/>
+        <location filename="../widgets/log_view.py" line="279"/>
         <source>Only matching lines</source>
         <translation>只显示匹配的行</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="276"/>
+        <location filename="../widgets/log_view.py" line="280"/>
         <source>Raw output</source>
         <translation>原始输出</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="278"/>
+        <location filename="../widgets/log_view.py" line="282"/>
         <source>Show TensorFlow&apos;s known-harmless start-up messages (such as &quot;failed call to cuInit&quot; on a CPU run) like every other line instead of dimmed</source>
         <translation>像其他行一样显示 TensorFlow 已知无害的启动消息（例如 CPU 运行时的“failed call to cuInit”），而不是变暗显示</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="281"/>
+        <location filename="../widgets/log_view.py" line="285"/>
         <source>Previous</source>
         <translation>上一个</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="282"/>
+        <location filename="../widgets/log_view.py" line="286"/>
         <source>Next</source>
         <translation>下一个</translation>
     </message>
     <message>
-        <location filename="../widgets/log_view.py" line="292"/>
+        <location filename="../widgets/log_view.py" line="296"/>
         <source>All tasks</source>
         <translation>全部任务</translation>
     </message>
@@ -1035,27 +1047,27 @@ It may change your system. Continue?</source>
 <context>
     <name>MachinesPage</name>
     <message>
-        <location filename="../wizard.py" line="301"/>
+        <location filename="../wizard.py" line="302"/>
         <source>Other machines of the LAN</source>
         <translation>局域网中的其他机器</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="302"/>
+        <location filename="../wizard.py" line="303"/>
         <source>Only if some tasks should run on other computers. Leave it empty to run everything on this machine.</source>
         <translation>仅当部分任务要在其他电脑上运行时填写。留空则所有任务都在本机运行。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="306"/>
+        <location filename="../wizard.py" line="307"/>
         <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
         <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="319"/>
+        <location filename="../wizard.py" line="320"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="320"/>
+        <location filename="../wizard.py" line="321"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -1063,209 +1075,219 @@ It may change your system. Continue?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="91"/>
+        <location filename="../main_window.py" line="95"/>
         <source>Machine</source>
         <extracomment>The window&apos;s size at the first start, where the screen has room for it. Below this width the navigation goes above the pages (the Run view needs ~640 pixels). The command that starts TensorDeck again after a language switch (this process&apos;s). Whether preflight imports TensorFlow on every machine (slow; tests switch it off).</extracomment>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="91"/>
+        <location filename="../main_window.py" line="95"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="91"/>
+        <location filename="../main_window.py" line="95"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="91"/>
+        <location filename="../main_window.py" line="95"/>
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="162"/>
+        <location filename="../main_window.py" line="166"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="163"/>
+        <location filename="../main_window.py" line="167"/>
         <source>&amp;New (wizard)…</source>
         <translation>新建（向导）(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="165"/>
+        <location filename="../main_window.py" line="169"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="167"/>
+        <location filename="../main_window.py" line="171"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="168"/>
+        <location filename="../main_window.py" line="172"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="170"/>
+        <location filename="../main_window.py" line="174"/>
         <source>Save &amp;as…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="173"/>
+        <location filename="../main_window.py" line="177"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="175"/>
+        <location filename="../main_window.py" line="179"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="176"/>
+        <location filename="../main_window.py" line="180"/>
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="177"/>
+        <location filename="../main_window.py" line="181"/>
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="178"/>
+        <location filename="../main_window.py" line="182"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="179"/>
+        <location filename="../main_window.py" line="183"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="182"/>
+        <location filename="../main_window.py" line="186"/>
         <source>System language</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="188"/>
+        <location filename="../main_window.py" line="192"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="189"/>
+        <location filename="../main_window.py" line="193"/>
         <source>&amp;About TensorDeck</source>
         <translation>关于 TensorDeck(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="207"/>
+        <location filename="../main_window.py" line="211"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="217"/>
+        <location filename="../main_window.py" line="221"/>
         <source>About TensorDeck</source>
         <translation>关于 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="218"/>
+        <location filename="../main_window.py" line="222"/>
         <source>TensorDeck {version}
 Launch, watch and diagnose TensorFlow training.</source>
         <translation>TensorDeck {version}
 启动、监视和诊断 TensorFlow 训练。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="227"/>
+        <location filename="../main_window.py" line="231"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="228"/>
+        <location filename="../main_window.py" line="232"/>
         <source>The config has unsaved changes. Save them first?</source>
         <translation>配置有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="262"/>
-        <location filename="../main_window.py" line="301"/>
-        <location filename="../main_window.py" line="315"/>
+        <location filename="../main_window.py" line="268"/>
+        <location filename="../main_window.py" line="307"/>
+        <location filename="../main_window.py" line="324"/>
         <source>Not saved</source>
         <translation>未保存</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="263"/>
+        <location filename="../main_window.py" line="269"/>
         <source>{path} could not be saved ({error}); nothing was started. The config is in the Cluster view: save it elsewhere with File &gt; Save as.</source>
         <translation>无法保存 {path}（{error}），因此没有启动任何运行。配置仍在“集群”视图中：请用“文件 &gt; 另存为”保存到其他位置。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="277"/>
+        <location filename="../main_window.py" line="283"/>
         <source>Open a config</source>
         <translation>打开配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="279"/>
-        <location filename="../main_window.py" line="309"/>
+        <location filename="../main_window.py" line="285"/>
+        <location filename="../main_window.py" line="318"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="287"/>
+        <location filename="../main_window.py" line="293"/>
         <source>Cannot open</source>
         <translation>无法打开</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="308"/>
+        <location filename="../main_window.py" line="317"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="332"/>
+        <location filename="../main_window.py" line="341"/>
         <source>new config</source>
         <translation>新配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="367"/>
+        <location filename="../main_window.py" line="376"/>
         <source>Fix the config first</source>
         <translation>请先修正配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="375"/>
+        <location filename="../main_window.py" line="384"/>
         <source>Save the changes?</source>
         <translation>保存更改？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="376"/>
+        <location filename="../main_window.py" line="385"/>
         <source>The run reads the config file. Save your changes to {path} first?</source>
         <translation>运行读取的是配置文件。要先把更改保存到 {path} 吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="420"/>
+        <location filename="../main_window.py" line="427"/>
+        <source>Run again</source>
+        <translation>再次运行</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="428"/>
+        <source>A run started from this window is going on: stop it, or wait until it ends, then press Run again.</source>
+        <translation>此窗口启动的运行仍在进行：请先停止它，或等它结束，然后再按“再次运行”。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="438"/>
         <source>TensorDeck: {name} {status}</source>
         <translation>TensorDeck：{name} {status}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="484"/>
+        <location filename="../main_window.py" line="502"/>
         <source>A run is going on</source>
         <translation>有运行正在进行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="485"/>
+        <location filename="../main_window.py" line="503"/>
         <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="390"/>
+        <location filename="../main_window.py" line="399"/>
         <source>Checking the machines…</source>
         <translation>正在检查机器…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="208"/>
+        <location filename="../main_window.py" line="212"/>
         <source>TensorDeck shows the new language after a restart. Restart now?</source>
         <translation>TensorDeck 重启后才会显示新的语言。现在重启吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="396"/>
-        <location filename="../main_window.py" line="406"/>
+        <location filename="../main_window.py" line="409"/>
+        <location filename="../main_window.py" line="419"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
@@ -1347,12 +1369,12 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>NodeGpuPanel</name>
     <message>
-        <location filename="../widgets/node_gpu_panel.py" line="46"/>
+        <location filename="../widgets/node_gpu_panel.py" line="47"/>
         <source>Node {name}</source>
         <translation>节点 {name}</translation>
     </message>
     <message>
-        <location filename="../widgets/node_gpu_panel.py" line="53"/>
+        <location filename="../widgets/node_gpu_panel.py" line="54"/>
         <source>Waiting for the first sample from {name}…</source>
         <translation>正在等待 {name} 的第一个采样…</translation>
     </message>
@@ -1403,56 +1425,56 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>ResourcePanel</name>
     <message>
-        <location filename="../widgets/resources.py" line="33"/>
+        <location filename="../widgets/resources.py" line="99"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="35"/>
+        <location filename="../widgets/resources.py" line="100"/>
         <source>Memory used</source>
         <translation>已用内存</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="45"/>
-        <location filename="../widgets/resources.py" line="56"/>
+        <location filename="../widgets/resources.py" line="40"/>
+        <location filename="../widgets/resources.py" line="51"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="45"/>
-        <location filename="../widgets/resources.py" line="55"/>
+        <location filename="../widgets/resources.py" line="40"/>
+        <location filename="../widgets/resources.py" line="50"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="46"/>
+        <location filename="../widgets/resources.py" line="41"/>
         <source>CPU (% of a core)</source>
         <translation>CPU（单核的 %）</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="46"/>
+        <location filename="../widgets/resources.py" line="41"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="47"/>
-        <location filename="../widgets/resources.py" line="55"/>
+        <location filename="../widgets/resources.py" line="42"/>
+        <location filename="../widgets/resources.py" line="50"/>
         <source>GPU memory</source>
         <translation>显存</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="55"/>
+        <location filename="../widgets/resources.py" line="50"/>
         <source>GPU</source>
         <extracomment>Every compute process on the GPUs, this run&apos;s or not (as nvitop lists them).</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="55"/>
+        <location filename="../widgets/resources.py" line="50"/>
         <source>Process</source>
         <translation>进程</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="118"/>
+        <location filename="../widgets/resources.py" line="121"/>
         <source>CPU {cpu:.0f}% · memory {used:,.0f} of {total:,.0f} MiB</source>
         <translation>CPU {cpu:.0f}% · 内存 {used:,.0f} / {total:,.0f} MiB</translation>
     </message>
@@ -1489,72 +1511,72 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>ReviewPage</name>
     <message>
-        <location filename="../wizard.py" line="461"/>
+        <location filename="../wizard.py" line="481"/>
         <source>Review and save</source>
         <translation>检查并保存</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="462"/>
+        <location filename="../wizard.py" line="482"/>
         <source>This is the config file TensorDeck will save. The command line runs the same file: tensordeck --run FILE</source>
         <translation>这是 TensorDeck 将要保存的配置文件。命令行运行的也是同一个文件：tensordeck --run 文件</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="467"/>
+        <location filename="../wizard.py" line="487"/>
         <source>Save as…</source>
         <translation>另存为…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="473"/>
+        <location filename="../wizard.py" line="493"/>
         <source>Start the run when I press Finish</source>
         <translation>点击“完成”后立即开始运行</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="478"/>
+        <location filename="../wizard.py" line="498"/>
         <source>Job name</source>
         <translation>作业名称</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="479"/>
+        <location filename="../wizard.py" line="499"/>
         <source>Config file</source>
         <translation>配置文件</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="505"/>
+        <location filename="../wizard.py" line="525"/>
         <source>{path} is a folder: add a file name, e.g. job.json</source>
         <translation>{path} 是一个文件夹：请加上文件名，例如 job.json</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="509"/>
+        <location filename="../wizard.py" line="529"/>
         <source>{path} is a file, not a folder</source>
         <translation>{path} 是文件，不是文件夹</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="517"/>
+        <location filename="../wizard.py" line="537"/>
         <source>{path} exists: Finish asks before replacing it.</source>
         <translation>{path} 已存在：点击“完成”时会先询问是否替换。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="520"/>
+        <location filename="../wizard.py" line="540"/>
         <source>Finish creates the folder {folder}.</source>
         <translation>点击“完成”时会创建文件夹 {folder}。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="533"/>
+        <location filename="../wizard.py" line="553"/>
         <source>Replace the file?</source>
         <translation>替换文件？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="534"/>
+        <location filename="../wizard.py" line="554"/>
         <source>{path} exists. Replace it with this config?</source>
         <translation>{path} 已存在。要用这个配置替换它吗？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="542"/>
+        <location filename="../wizard.py" line="562"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="543"/>
+        <location filename="../wizard.py" line="563"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
@@ -1570,208 +1592,239 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>RunView</name>
     <message>
-        <location filename="../views/run.py" line="87"/>
+        <location filename="../views/run.py" line="350"/>
         <source>TensorBoard</source>
-        <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap).</extracomment>
         <translation>TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="107"/>
+        <location filename="../views/run.py" line="116"/>
         <source>Run</source>
-        <extracomment>When the tasks are killed if they have not exited (monotonic), while stopping. Offered when a start failed on a node whose host key is not known yet.</extracomment>
+        <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap). When the tasks are killed if they have not exited (monotonic), while stopping. Offered when a start failed on a node whose host key is not known yet.</extracomment>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="109"/>
-        <location filename="../views/run.py" line="206"/>
+        <location filename="../views/run.py" line="118"/>
+        <location filename="../views/run.py" line="221"/>
         <source>No config loaded: open one, or create one with File &gt; New.</source>
         <translation>尚未加载配置：请打开一个，或通过“文件 &gt; 新建”创建。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="121"/>
+        <location filename="../views/run.py" line="130"/>
         <source>Start</source>
         <extracomment>Why the last run ended, or why it did not start: stays after the dialog is closed.</extracomment>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="123"/>
-        <location filename="../views/run.py" line="427"/>
+        <location filename="../views/run.py" line="132"/>
+        <location filename="../views/run.py" line="486"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="126"/>
+        <location filename="../views/run.py" line="135"/>
         <source>Run on:</source>
         <translation>运行于：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="128"/>
+        <location filename="../views/run.py" line="137"/>
         <source>this machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="128"/>
+        <location filename="../views/run.py" line="137"/>
         <source>the LAN</source>
         <translation>局域网</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="129"/>
+        <location filename="../views/run.py" line="138"/>
         <source>a Slurm cluster</source>
         <translation>Slurm 集群</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="138"/>
+        <location filename="../views/run.py" line="148"/>
         <source>Open run folder</source>
         <translation>打开运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="140"/>
+        <location filename="../views/run.py" line="150"/>
         <source>Open TensorBoard</source>
         <translation>打开 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="165"/>
+        <location filename="../views/run.py" line="175"/>
         <source>Logs</source>
         <extracomment>CPU and memory of the machine and of each task, sampled once a second while shown.</extracomment>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="166"/>
+        <location filename="../views/run.py" line="176"/>
         <source>Training metrics</source>
         <translation>训练指标</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="167"/>
+        <location filename="../views/run.py" line="177"/>
         <source>Resources</source>
         <translation>资源</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="220"/>
+        <location filename="../views/run.py" line="252"/>
         <source>Tasks of this config run on other machines (the tasks&apos; Node column in Cluster): it runs on the LAN.</source>
         <translation>此配置的任务在其他机器上运行（“集群”中任务的“节点”列）：它在局域网上运行。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="223"/>
+        <location filename="../views/run.py" line="255"/>
         <source>No task runs on the config&apos;s other machines ({names}): choose one in the tasks&apos; Node column in Cluster to run on the LAN.</source>
         <translation>没有任务在配置中的其他机器（{names}）上运行：要在局域网上运行，请在“集群”中任务的“节点”列选择一台。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="227"/>
+        <location filename="../views/run.py" line="259"/>
         <source>This config names no other machine: add them under Cluster &gt; Machines, then choose them in the tasks&apos; Node column, to run on the LAN.</source>
         <translation>此配置没有列出其他机器：要在局域网上运行，请在“集群 &gt; 机器”中添加，然后在任务的“节点”列中选择它们。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="232"/>
+        <location filename="../views/run.py" line="264"/>
         <source>One Slurm job for every task, as tensordeck --run FILE --slurm does (its settings: Cluster &gt; Slurm).</source>
         <translation>所有任务作为一个 Slurm 作业运行，与 tensordeck --run 文件 --slurm 相同（设置见“集群 &gt; Slurm”）。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="250"/>
+        <location filename="../views/run.py" line="283"/>
         <source>Slurm: waiting for the job&apos;s allocation…</source>
         <translation>Slurm：正在等待作业分配资源…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="271"/>
+        <location filename="../views/run.py" line="298"/>
         <source>Withdrawing the Slurm job…</source>
         <translation>正在撤回 Slurm 作业…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="279"/>
+        <location filename="../views/run.py" line="306"/>
         <source>Killing the tasks…</source>
         <translation>正在强制结束任务…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="285"/>
+        <location filename="../views/run.py" line="313"/>
         <source>Force stop</source>
         <translation>强制停止</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="292"/>
+        <location filename="../views/run.py" line="320"/>
         <source>Stopping: the tasks have {seconds} s to exit, then they are killed. Force stop kills them now.</source>
         <translation>正在停止：任务有 {seconds} 秒时间退出，之后将被强制结束。“强制停止”会立即结束它们。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="306"/>
+        <location filename="../views/run.py" line="326"/>
+        <source>Run folder</source>
+        <translation>运行文件夹</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="327"/>
+        <source>No program here opens folders (a file manager). The run folder is:
+{path}</source>
+        <translation>这里没有能打开文件夹的程序（文件管理器）。运行文件夹是：
+{path}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="333"/>
+        <source>Starting TensorBoard…</source>
+        <translation>正在启动 TensorBoard…</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="340"/>
         <source>TensorBoard: {link}</source>
         <translation>TensorBoard：{link}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="313"/>
+        <location filename="../views/run.py" line="342"/>
+        <source>(no web browser opened here: open the link yourself)</source>
+        <translation>（这里没有打开网页浏览器：请自行打开该链接）</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="356"/>
         <source>TensorBoard is not installed</source>
         <translation>未安装 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="314"/>
+        <location filename="../views/run.py" line="357"/>
         <source>TensorBoard is not installed in the training interpreter {python}. Install it there now (pip install tensorboard)?</source>
         <translation>训练解释器 {python} 中未安装 TensorBoard。现在在其中安装吗（pip install tensorboard）？</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="338"/>
+        <location filename="../views/run.py" line="381"/>
         <source>Slurm job {job}</source>
         <translation>Slurm 作业 {job}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="356"/>
+        <location filename="../views/run.py" line="399"/>
         <source>Slurm job {job}: every task runs as one of its steps</source>
         <translation>Slurm 作业 {job}：每个任务作为它的一个作业步运行</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="379"/>
+        <location filename="../views/run.py" line="422"/>
         <source>{task} started (pid {pid})</source>
         <translation>{task} 已启动（pid {pid}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="384"/>
+        <location filename="../views/run.py" line="427"/>
         <source>{task} exited with code {code} ({state})</source>
         <translation>{task} 已退出，退出码 {code}（{state}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="389"/>
+        <location filename="../views/run.py" line="432"/>
         <source>{task} restarts in {delay:g} s</source>
         <translation>{task} 将在 {delay:g} 秒后重启</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="394"/>
+        <location filename="../views/run.py" line="437"/>
         <source>stopping: {reason}</source>
         <translation>正在停止：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="396"/>
+        <location filename="../views/run.py" line="439"/>
         <source>run folder {path}</source>
         <translation>运行文件夹 {path}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="398"/>
+        <location filename="../views/run.py" line="441"/>
+        <source>warning: {message}</source>
+        <translation>警告：{message}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="442"/>
+        <source>Warning: {message}</source>
+        <translation>警告：{message}</translation>
+    </message>
+    <message>
+        <location filename="../views/run.py" line="449"/>
         <source>run {status} (exit code {code})</source>
         <translation>运行{status}（退出码 {code}）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="401"/>
-        <source>The run {status}: {reason}</source>
+        <location filename="../views/run.py" line="452"/>
+        <source>Run {status}: {reason}</source>
         <translation>运行{status}：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="435"/>
+        <location filename="../views/run.py" line="494"/>
         <source>Stopped before the run started: the Slurm job was withdrawn from the queue. Nothing ran.</source>
         <translation>运行开始前已停止：Slurm 作业已从队列中撤回。没有运行任何任务。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="442"/>
+        <location filename="../views/run.py" line="501"/>
         <source>The run did not start:</source>
         <translation>运行未能开始：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="448"/>
+        <location filename="../views/run.py" line="507"/>
         <source>The run did not start</source>
         <translation>运行未启动</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="449"/>
+        <location filename="../views/run.py" line="508"/>
         <source>Nothing was started:</source>
         <translation>没有启动任何任务：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="169"/>
+        <location filename="../views/run.py" line="179"/>
         <source>Node GPUs</source>
         <translation>节点 GPU</translation>
     </message>
@@ -1779,62 +1832,62 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>ScriptPage</name>
     <message>
-        <location filename="../wizard.py" line="365"/>
+        <location filename="../wizard.py" line="366"/>
         <source>The training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="366"/>
+        <location filename="../wizard.py" line="367"/>
         <source>The Python file to run, and its arguments.</source>
         <translation>要运行的 Python 文件及其参数。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="369"/>
+        <location filename="../wizard.py" line="371"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="370"/>
+        <location filename="../wizard.py" line="372"/>
         <source>Use the bundled example</source>
         <translation>使用自带示例</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="371"/>
+        <location filename="../wizard.py" line="373"/>
         <source>A small script that ships with TensorDeck and trains on made-up data with the chosen strategy</source>
         <translation>TensorDeck 自带的小脚本，用所选策略在合成数据上训练</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="377"/>
+        <location filename="../wizard.py" line="379"/>
         <source>Hide TensorFlow&apos;s information messages (TF_CPP_MIN_LOG_LEVEL=1)</source>
         <translation>隐藏 TensorFlow 的提示信息（TF_CPP_MIN_LOG_LEVEL=1）</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="385"/>
+        <location filename="../wizard.py" line="387"/>
         <source>Script</source>
         <translation>脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="387"/>
+        <location filename="../wizard.py" line="389"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="405"/>
+        <location filename="../wizard.py" line="407"/>
         <source>{path} is a folder: choose the training script in it</source>
         <translation>{path} 是一个文件夹：请选择其中的训练脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="408"/>
+        <location filename="../wizard.py" line="410"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="431"/>
+        <location filename="../wizard.py" line="438"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="432"/>
+        <location filename="../wizard.py" line="439"/>
         <source>Python scripts (*.py)</source>
         <translation>Python 脚本 (*.py)</translation>
     </message>
@@ -1901,28 +1954,28 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>Strategy</name>
     <message>
-        <location filename="../views/cluster.py" line="75"/>
+        <location filename="../views/cluster.py" line="77"/>
         <source>One process on one GPU (or the CPU). The simplest way to train.</source>
         <extracomment>Keys the forms leave out of the file while they hold core&apos;s default. Qt&apos;s largest spin box value, for a number core does not bound. Marks a combo item added to show a value of the file that core does not accept.</extracomment>
         <translation>一个进程，使用一块 GPU（或 CPU）。最简单的训练方式。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="77"/>
+        <location filename="../views/cluster.py" line="79"/>
         <source>One process that uses every GPU of this machine and keeps a copy of the model on each (MirroredStrategy).</source>
         <translation>一个进程使用本机所有 GPU，每块 GPU 上各保存一份模型副本（MirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="80"/>
+        <location filename="../views/cluster.py" line="82"/>
         <source>Several worker processes, each with its GPUs, training one model in step (MultiWorkerMirroredStrategy).</source>
         <translation>多个 worker 进程，各自使用自己的 GPU，同步训练同一个模型（MultiWorkerMirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="83"/>
+        <location filename="../views/cluster.py" line="85"/>
         <source>A chief coordinates, workers compute, ps tasks hold the model&apos;s variables (TF2 ParameterServerStrategy).</source>
         <translation>由 chief 协调，worker 负责计算，ps 任务保存模型变量（TF2 ParameterServerStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="86"/>
+        <location filename="../views/cluster.py" line="88"/>
         <source>Classic TensorFlow 1 scripts that read --job_name, --task_index, --ps_hosts and --worker_hosts (replica_device_setter).</source>
         <translation>经典的 TensorFlow 1 脚本，读取 --job_name、--task_index、--ps_hosts 和 --worker_hosts 参数（replica_device_setter）。</translation>
     </message>
@@ -1930,42 +1983,42 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>StrategyPage</name>
     <message>
-        <location filename="../wizard.py" line="244"/>
+        <location filename="../wizard.py" line="245"/>
         <source>How should it train?</source>
         <translation>如何训练？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="245"/>
+        <location filename="../wizard.py" line="246"/>
         <source>Pick the simplest that fits; you can change it later.</source>
         <translation>选择能满足需要的最简单方式；以后还可以修改。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="259"/>
+        <location filename="../wizard.py" line="260"/>
         <source>One GPU (or the CPU)</source>
         <translation>一块 GPU（或 CPU）</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="260"/>
+        <location filename="../wizard.py" line="261"/>
         <source>All GPUs of this machine</source>
         <translation>本机的所有 GPU</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="261"/>
+        <location filename="../wizard.py" line="262"/>
         <source>Several processes, all GPUs in step</source>
         <translation>多个进程，所有 GPU 同步训练</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="262"/>
+        <location filename="../wizard.py" line="263"/>
         <source>Several processes with parameter servers</source>
         <translation>多个进程，使用参数服务器</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="263"/>
+        <location filename="../wizard.py" line="264"/>
         <source>A TensorFlow 1 cluster script</source>
         <translation>TensorFlow 1 集群脚本</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="283"/>
+        <location filename="../wizard.py" line="284"/>
         <source>Needs NVIDIA GPUs: none was found on this machine.</source>
         <translation>需要 NVIDIA GPU：本机没有找到。</translation>
     </message>
@@ -2031,62 +2084,62 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TaskTable</name>
     <message>
-        <location filename="../widgets/task_table.py" line="35"/>
+        <location filename="../widgets/task_table.py" line="36"/>
         <source>Role</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="35"/>
+        <location filename="../widgets/task_table.py" line="36"/>
         <source>Index</source>
         <translation>序号</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="35"/>
+        <location filename="../widgets/task_table.py" line="36"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="35"/>
+        <location filename="../widgets/task_table.py" line="36"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="35"/>
+        <location filename="../widgets/task_table.py" line="36"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="36"/>
+        <location filename="../widgets/task_table.py" line="37"/>
         <source>Restarts</source>
         <translation>重启次数</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="36"/>
+        <location filename="../widgets/task_table.py" line="37"/>
         <source>Exit code</source>
         <translation>退出码</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="36"/>
+        <location filename="../widgets/task_table.py" line="37"/>
         <source>Uptime</source>
         <translation>运行时长</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="36"/>
+        <location filename="../widgets/task_table.py" line="37"/>
         <source>Progress</source>
         <translation>进度</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="118"/>
+        <location filename="../widgets/task_table.py" line="132"/>
         <source>{rate:.3g} steps/s</source>
         <translation>{rate:.3g} 步/秒</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="120"/>
+        <location filename="../widgets/task_table.py" line="134"/>
         <source>ETA {time}</source>
         <translation>预计剩余 {time}</translation>
     </message>
     <message>
-        <location filename="../widgets/task_table.py" line="124"/>
+        <location filename="../widgets/task_table.py" line="144"/>
         <source>{done:g} of {total:g} steps</source>
         <translation>{done:g} / {total:g} 步</translation>
     </message>
@@ -2094,22 +2147,22 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TasksPage</name>
     <message>
-        <location filename="../wizard.py" line="330"/>
+        <location filename="../wizard.py" line="331"/>
         <source>Tasks and GPUs</source>
         <translation>任务与 GPU</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="336"/>
+        <location filename="../wizard.py" line="337"/>
         <source>No NVIDIA GPU was found on this machine: the tasks will run on the CPU.</source>
         <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="356"/>
+        <location filename="../wizard.py" line="357"/>
         <source>One process. Choose the GPUs it may use.</source>
         <translation>一个进程。选择它可以使用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="357"/>
+        <location filename="../wizard.py" line="358"/>
         <source>Each row is one kind of process. Ports: empty (&apos;auto&apos;) picks a free one at each start.</source>
         <translation>每一行是一类进程。端口：留空（“自动”）则每次启动时选择空闲端口。</translation>
     </message>
@@ -2117,29 +2170,30 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TensorBoard</name>
     <message>
-        <location filename="../tensorboard.py" line="97"/>
+        <location filename="../tensorboard.py" line="102"/>
         <source>TensorBoard exited with code {code}:
 {tail}</source>
+        <extracomment>Whether a web browser took the last URL (False where none is installed).</extracomment>
         <translation>TensorBoard 已退出，退出码 {code}：
 {tail}</translation>
     </message>
     <message>
-        <location filename="../tensorboard.py" line="104"/>
+        <location filename="../tensorboard.py" line="109"/>
         <source>Cannot start {python}: the training interpreter is missing.</source>
         <translation>无法启动 {python}：训练用解释器不存在。</translation>
     </message>
     <message>
-        <location filename="../tensorboard.py" line="138"/>
+        <location filename="../tensorboard.py" line="143"/>
         <source>TensorBoard is installed in {python}.</source>
         <translation>TensorBoard 已安装到 {python}。</translation>
     </message>
     <message>
-        <location filename="../tensorboard.py" line="143"/>
+        <location filename="../tensorboard.py" line="148"/>
         <source>The install failed (exit code {code}): {last}</source>
         <translation>安装失败（退出码 {code}）：{last}</translation>
     </message>
     <message>
-        <location filename="../tensorboard.py" line="150"/>
+        <location filename="../tensorboard.py" line="155"/>
         <source>Cannot start {python}.</source>
         <translation>无法启动 {python}。</translation>
     </message>

@@ -39,9 +39,11 @@ from core.config import (
     check_config,
     read_config_data,
 )
+from core.fsio import write_private
 from core.jobfile import (
     CLUSTER_SPECS,
     CROSS_DEVICE_OPS,
+    KEY_ORDER,
     RESTART_POLICIES,
     SLURM_KEYS,
     STRATEGIES,
@@ -151,7 +153,13 @@ class ClusterView(QWidget):
         self._loading = False
         self._raw: dict = {}  # the document as loaded: what is saved for keys not edited since
         self._edited: set[str] = set()
+        #: What the forms said when the document was loaded or saved: an edit undone by hand
+        #: (a value typed back) leaves nothing to save.
+        self._clean_form: dict = {}
+        self._clean_raw: dict = {}
         self.problems: list[ConfigProblem] = []
+        #: What validate() found at once, before the deeper check adds its own.
+        self._fast_problems: list[ConfigProblem] = []
 
         self.name = QLineEdit()
         self.strategy = QComboBox()
@@ -310,6 +318,12 @@ class ClusterView(QWidget):
         preview_box = QGroupBox(self.tr("The config file (read-only)"))
         preview_layout = QVBoxLayout(preview_box)
         preview_layout.addWidget(self.status)
+        # Keys core does not know are kept as the file says them, and refused by validate:
+        # the one way to drop them without an editor.
+        self.remove_unknown = QPushButton()
+        self.remove_unknown.hide()
+        self.remove_unknown.clicked.connect(self._remove_unknown_keys)
+        preview_layout.addWidget(self.remove_unknown, 0, Qt.AlignmentFlag.AlignLeft)
         preview_layout.addWidget(self.preview, 1)
 
         splitter = QSplitter()
@@ -516,9 +530,33 @@ class ClusterView(QWidget):
         self._slurm_edited = set()
         self._load_slurm(data.get("slurm"))
         self._loading = False
-        self.dirty = False
+        self._mark_clean()
         self._update_strategy_help()
+        self.validate()
+
+    def _mark_clean(self) -> None:
+        self._clean_form = self._form_values()
+        self._clean_raw = dict(self._raw)
+        self.dirty = False
         self._update_path_label()
+        self._show_unknown_keys()
+
+    def unknown_keys(self) -> list[str]:
+        """The document's top-level keys that core does not know (kept until removed)."""
+        return [key for key in self._raw if key not in KEY_ORDER]
+
+    def _show_unknown_keys(self) -> None:
+        unknown = self.unknown_keys()
+        self.remove_unknown.setText(self.tr("Remove the unknown keys: {keys}").format(
+            keys=", ".join(unknown)))
+        self.remove_unknown.setVisible(bool(unknown))
+
+    def _remove_unknown_keys(self) -> None:
+        for key in self.unknown_keys():
+            del self._raw[key]
+        self._show_unknown_keys()
+        self._update_dirty()
+        self.changed.emit()
         self.validate()
 
     def load_file(self, path: str | Path) -> None:
@@ -568,7 +606,9 @@ class ClusterView(QWidget):
 
     def save(self, path: str | Path | None = None) -> Path:
         """Write the config file (to ``path``, or where it came from). Relative script paths
-        stay relative to the file's folder."""
+        stay relative to the file's folder. Written whole (a failed write leaves the old file
+        as it was); a new file is 0600, as it can hold the job's environment (tokens), and a
+        file that was there keeps its permissions: the user chose them."""
         target = Path(path).resolve() if path else self.path
         if target is None:
             raise ValueError("no file name: use save(path)")
@@ -576,17 +616,14 @@ class ClusterView(QWidget):
         if script and os.path.isabs(script):
             with contextlib.suppress(ValueError):  # another drive on Windows: keep it absolute
                 self.script.setText(os.path.relpath(script, target.parent))
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        try:  # through a temporary file: a failed write leaves the old file whole
-            tmp.write_text(self.to_json(), encoding="utf-8")
-            os.replace(tmp, target)
+        if target == self.path and not self.dirty and target.exists():
+            return target  # nothing edited: the file stays byte for byte as the user wrote it
+        try:
+            write_private(target, self.to_json(), keep_mode=True)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             raise OSError(exc.errno, exc.strerror, str(target)) from exc
         self.path = target
-        self.dirty = False
-        self._update_path_label()
+        self._mark_clean()
         self.validate()  # a new folder: the script, the run folder and the checks may differ
         return target
 
@@ -597,7 +634,8 @@ class ClusterView(QWidget):
         machines' names) and show each problem next to its field; then, when they pass and
         the document has a folder, check it as ``tensordeck validate`` does (the interpreter
         run, the ports, the doctor), off the UI thread and a moment after the last edit, and
-        show those problems too (``checked`` then)."""
+        show those problems too (``checked`` then). Every problem at once: that check also
+        runs while fields are wrong, on the keys that are right, as ``validate`` does."""
         data = self.to_dict()
         try:
             check_config(data)
@@ -612,27 +650,27 @@ class ClusterView(QWidget):
             if name else self.tr("a machine has no name: give it one"))
             for name in self.nodes.duplicate_names()]
         self._generation += 1  # a deep check of an older document is no longer shown
+        self._fast_problems = problems
         self._show_problems(problems, self.tr("Checking the interpreter, the ports and the "
                                               "doctor's pre-run checks…"))
-        if problems:
-            self._check_timer.stop()
-        else:
-            self._check_timer.start()
+        self._check_timer.start()
         return problems
 
     def _deep_check(self) -> None:
         if self.path is None:  # its script and run folder are found from the file's folder
-            self._show_problems([], self.tr("No problem in the fields. Saved, the file is "
-                                            "also checked as `tensordeck validate` does."))
+            if not self._fast_problems:
+                self._show_problems([], self.tr("No problem in the fields. Saved, the file is "
+                                                "also checked as `tensordeck validate` does."))
             self.checked.emit()
             return
         generation, data, path = self._generation, self.to_dict(), self.path
+        fast = self._fast_problems
 
         def show(result: tuple[list[ConfigProblem], list]) -> None:
             if not shiboken6.isValid(self) or generation != self._generation:
                 return  # the view closed, or the document changed, meanwhile
-            problems, warnings = result
-            self._show_problems(problems, None, warnings)
+            found, warnings = result
+            self._show_problems([*fast, *(p for p in found if p not in fast)], None, warnings)
             self.checked.emit()
 
         run_in_background(lambda: run_problems(data, path), show)
@@ -673,15 +711,23 @@ class ClusterView(QWidget):
         self.status.style().polish(self.status)
         self.validity.emit(not problems and pending is None)
 
+    def script_path(self) -> Path | None:
+        """The form's script as an absolute path (a relative one only once the config has a
+        file to be relative to)."""
+        text = self.script.text().strip()
+        return self._absolute_script(text) if text else None
+
+    def _absolute_script(self, script: str) -> Path | None:
+        path = Path(os.path.expanduser(script))
+        if path.is_absolute():
+            return path
+        return self.path.parent / path if self.path is not None else None
+
     def _script_problem(self, script: object) -> list[ConfigProblem]:
         if not script or not isinstance(script, str):
             return []  # a script that is not text is core's problem, listed already
-        path = Path(os.path.expanduser(script))
-        if not path.is_absolute():
-            if self.path is None:
-                return []
-            path = self.path.parent / path
-        if path.is_file():
+        path = self._absolute_script(script)
+        if path is None or path.is_file():
             return []
         return [ConfigProblem(where="script", message=self.tr("{path} does not exist").format(
             path=path))]
@@ -715,8 +761,7 @@ class ClusterView(QWidget):
         if self._loading:
             return
         self._edited.add(key)
-        self.dirty = True
-        self._update_path_label()
+        self._update_dirty()
         self.changed.emit()
         self._validate_timer.start()
 
@@ -730,6 +775,14 @@ class ClusterView(QWidget):
 
     def _update_strategy_help(self) -> None:
         self.strategy_help.setText(strategy_help(self.strategy.currentData()))
+
+    def _update_dirty(self) -> None:
+        """Edited: a form says something else than when the document was loaded or saved, or
+        a key was removed."""
+        form = self._form_values()
+        self.dirty = self._raw != self._clean_raw or any(
+            form[key] != self._clean_form.get(key) for key in self._edited)
+        self._update_path_label()
 
     def _update_path_label(self) -> None:
         name = str(self.path) if self.path else self.tr("Not saved yet")

@@ -10,7 +10,6 @@ pane's filter (:mod:`gui.widgets.log_view`)."""
 from __future__ import annotations
 
 import html
-import json
 import time
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.bounded import read_file
 from core.events import RunStatus
 from core.exitcodes import describe
 from core.history import (
@@ -43,6 +43,7 @@ from core.history import (
     final_metrics,
     list_runs,
     ordered_tasks,
+    run_env,
     run_metrics,
     write_rerun_config,
 )
@@ -61,24 +62,16 @@ LOG_TAIL_BYTES = 512 * 1024
 
 
 def read_tail(path: Path, size: int = LOG_TAIL_BYTES) -> list[str]:
-    with open(path, "rb") as stream:
-        stream.seek(0, 2)
-        end = stream.tell()
-        stream.seek(max(0, end - size))
-        data = stream.read()
-    lines = data.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
-    if end > size:
+    """The log's last lines (``size`` bytes), read as any file of a run folder is: a regular
+    file only (core.bounded); one that cannot be read says so in its one line."""
+    try:
+        capped = read_file(path, size, tail=True)
+    except OSError as exc:
+        return [f"({path.name}: {exc.strerror or exc})"]
+    lines = capped.data.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+    if capped.cut:
         lines = lines[1:]  # the first one is cut
     return [line.rsplit("\r", 1)[-1] for line in lines if line]
-
-
-def read_env(run_dir: Path) -> dict[str, str]:
-    """The config's ``env`` of the run (its ``config.json``); {} when it cannot be read."""
-    try:
-        env = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))["config"]["env"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-    return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
 
 
 def env_text(env: dict[str, str]) -> str:
@@ -249,18 +242,22 @@ class HistoryView(QWidget):
             + tasks)
         logs = record.log_paths()
         self._shown += 1  # a selection changes in steps (select all): only the last one shows
-        run_in_background(lambda: ({key: read_tail(logs[key]) for key in ordered_tasks(logs)},
-                                   read_env(record.run_dir), config_changed(record.run_dir),
-                                   final_metrics(run_metrics(record.run_dir))),
-                          lambda found, r=record, n=self._shown: self._show_logs(n, r, *found))
+        # Apart: whatever the folder's other files hold, its logs show.
+        run_in_background(lambda: {key: read_tail(logs[key]) for key in ordered_tasks(logs)},
+                          lambda tails, r=record, n=self._shown: self._show_logs(n, r, tails))
+        run_in_background(lambda: (run_env(record.run_dir), config_changed(record.run_dir),
+                                   final_metrics(run_metrics(record.run_dir).points)),
+                          lambda found, r=record, n=self._shown: self._show_facts(n, r, *found))
 
-    def _show_logs(self, request: int, record: RunRecord, tails: dict[str, list[str]],
-                   env: dict[str, str], changed: bool, final: dict[str, float]) -> None:
+    def _show_facts(self, request: int, record: RunRecord, env: dict[str, str], changed: bool,
+                    final: dict[str, float]) -> None:
         if request != self._shown or record is not self.selected():
             return  # another run was selected meanwhile
         if final:
-            self.final.setText(self.tr("Final metrics: {metrics}").format(metrics=", ".join(
-                f"{plain(name)} {value:.4g}" for name, value in final.items())))
+            shown = ", ".join(f"{plain(name)} {value:.4g}" for name, value in final.items())
+            self.final.setText(self.tr("Metrics so far: {metrics}").format(metrics=shown)
+                               if record.status is RunStatus.RUNNING else
+                               self.tr("Final metrics: {metrics}").format(metrics=shown))
         if changed and self.rerun_button.isEnabled():
             self.details.setText(self.details.text() + "<br><i>" + html.escape(self.tr(
                 "The config file changed since this run (or is gone): Run again runs what "
@@ -268,6 +265,10 @@ class HistoryView(QWidget):
         if env:
             self.environment.setText(self.tr("Environment: {variables}").format(
                 variables=plain(env_text(env))))
+
+    def _show_logs(self, request: int, record: RunRecord, tails: dict[str, list[str]]) -> None:
+        if request != self._shown or record is not self.selected():
+            return
         gpus = any(t.gpus for t in record.tasks)
         names = {key: plain(key.replace(":", "-")) for key in tails}
         width = max(map(len, names.values()), default=6) + 2
@@ -355,7 +356,7 @@ class CompareDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.charts, 1)
         folders = [r.run_dir for r in records]
-        run_in_background(lambda: [run_metrics(folder) for folder in folders], self._show)
+        run_in_background(lambda: [run_metrics(folder).points for folder in folders], self._show)
 
     def _show(self, per_run: list) -> None:
         for number, (record, points) in enumerate(zip(self.records, per_run, strict=True)):

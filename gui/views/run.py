@@ -5,6 +5,7 @@ training metric charts, "Open run folder" and "Open TensorBoard"."""
 from __future__ import annotations
 
 import html
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,17 +25,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.console import queued_text
 from core.events import (
     RunFinished,
     RunStarted,
     RunStopping,
+    RunWarning,
+    SlurmQueued,
     TaskExited,
     TaskOutput,
     TaskRestarting,
     TaskStarted,
 )
 from core.exitcodes import describe
-from core.metrics import MetricsTail, ProgressParser, overall
+from core.metrics import MetricsTail, ProgressParser, lines_to_parse, overall
 from gui.background import run_in_background
 from gui.bridge import TelemetryFeed
 from gui.i18n import state_label
@@ -56,6 +60,7 @@ RUN_ON = ("local", "lan", "slurm")
 
 #: Substrings a metric line must contain before it is worth a regex (floods stay cheap).
 _METRIC_HINTS = ("loss", "acc", "step", "/")
+_METRIC_HINT = re.compile("|".join(map(re.escape, _METRIC_HINTS)))
 
 
 def task_name(key: str) -> str:
@@ -86,8 +91,7 @@ class RunView(QWidget):
         self.session.finished.connect(self._on_finished)
         self.session.withdrawn.connect(self._on_withdrawn)
         self.tensorboard = TensorBoard(self)
-        self.tensorboard.failed.connect(
-            lambda message: QMessageBox.warning(self, self.tr("TensorBoard"), message))
+        self.tensorboard.failed.connect(self._on_tensorboard_failed)
         self.tensorboard.opened.connect(self._on_tensorboard_opened)
         self.tensorboard.missing.connect(self._offer_tensorboard_install)
         self.install_dialog: InstallDialog | None = None
@@ -106,6 +110,8 @@ class RunView(QWidget):
         self.trust_dialogs: list[TrustDialog] = []
         self._planned = False  # the run's plan arrived (a Slurm job was granted)
         self._withdrawn = False
+        self._reason_text = ""
+        self._warnings: list[str] = []  # RunWarning: what the run survived, said until the next
 
         title = QLabel(self.tr("Run"))
         title.setObjectName("pageTitle")
@@ -137,6 +143,7 @@ class RunView(QWidget):
         self.slurm_job = QLabel()
         self.slurm_job.setObjectName("muted")
         self.slurm_job.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.slurm_job.setTextFormat(Qt.TextFormat.PlainText)  # Slurm's reason is no markup
         self.slurm_job.hide()
         self.folder_button = QPushButton(self.tr("Open run folder"))
         self.folder_button.setEnabled(False)
@@ -205,10 +212,32 @@ class RunView(QWidget):
     # --- actions ------------------------------------------------------------------------------
 
     def set_config(self, path: str | None, name: str = "") -> None:
+        """The open config. Another file (or a new one) leaves the last run's state behind:
+        its status, reason, Slurm job, tasks, logs, charts and run folder belong to that file
+        (History keeps them)."""
+        if (path or "") != self.config_label.toolTip() and not self.session.running:
+            self._forget_last_run()
         self.config_name = name
         self.config_label.setText(path or self.tr("No config loaded: open one, or create one "
                                                   "with File > New."))
         self.config_label.setToolTip(path or "")
+
+    def _forget_last_run(self) -> None:
+        badge(self.status, "idle")
+        self._warnings.clear()
+        self._set_reason("")
+        self.slurm_job.hide()
+        self.tasks.set_tasks([])
+        self.logs.set_tasks([])
+        self.metric_charts.clear()
+        self._parsers.clear()
+        self._tail = None
+        self.run_dir = None
+        self.folder_button.setEnabled(False)
+        self.tensorboard_button.setEnabled(False)
+        self.tensorboard.stop()
+        self.tensorboard_url.hide()
+        self.tabs.setTabVisible(self.tabs.indexOf(self.node_gpus), False)
 
     def set_machines(self, nodes: list[str], on_nodes: bool) -> None:
         """What the open config says about the LAN: its other machines (``nodes``), and
@@ -247,17 +276,12 @@ class RunView(QWidget):
         if self.session.running:
             return
         slurm = self.run_on.currentData() == "slurm"
+        self._forget_last_run()  # the last run's rows, logs, link and folder are not this run's
         self._planned = False
         self._withdrawn = False
         self.run_on.setEnabled(False)
         self.slurm_job.setText(self.tr("Slurm: waiting for the job's allocation…"))
         self.slurm_job.setVisible(slurm)
-        self.logs.set_tasks([])
-        self.tasks.set_tasks([])  # the last run's rows are not this run's
-        self._set_reason("")
-        self.metric_charts.clear()
-        self._parsers.clear()
-        self._tail = None
         badge(self.status, "pending" if slurm else "running")
         self.start_button.setEnabled(False)
         self.stop_button.setEnabled(True)
@@ -284,6 +308,7 @@ class RunView(QWidget):
 
     def _stopping(self) -> None:
         badge(self.status, "stopping")
+        self.tasks.stopping()
         self._kill_at = time.monotonic() + self._grace
         self.stop_button.setText(self.tr("Force stop"))
         self._show_countdown()
@@ -296,22 +321,37 @@ class RunView(QWidget):
                                  "killed. Force stop kills them now.").format(seconds=left))
 
     def open_run_folder(self) -> None:
-        if self.run_dir:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.run_dir)))
+        if self.run_dir and not QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.run_dir))):
+            QMessageBox.information(
+                self, self.tr("Run folder"),
+                self.tr("No program here opens folders (a file manager). The run folder is:"
+                        "\n{path}").format(path=self.run_dir))
 
     def open_tensorboard(self) -> None:
+        """TensorBoard takes 5-20 s to start: the link's place says so at once."""
         if self.run_dir and self.python:
+            self.tensorboard_url.setText(self.tr("Starting TensorBoard…"))
+            self.tensorboard_url.show()
             self.tensorboard.start(self.python, str(self.run_dir))
 
     @Slot(str)
     def _on_tensorboard_opened(self, url: str) -> None:
         escaped = html.escape(url)
-        self.tensorboard_url.setText(self.tr("TensorBoard: {link}").format(
-            link=f'<a href="{escaped}">{escaped}</a>'))
+        text = self.tr("TensorBoard: {link}").format(link=f'<a href="{escaped}">{escaped}</a>')
+        if not self.tensorboard.browser_opened:
+            text += " " + html.escape(self.tr("(no web browser opened here: open the link "
+                                              "yourself)"))
+        self.tensorboard_url.setText(text)
         self.tensorboard_url.show()
 
     @Slot(str)
+    def _on_tensorboard_failed(self, message: str) -> None:
+        self.tensorboard_url.hide()
+        QMessageBox.warning(self, self.tr("TensorBoard"), message)
+
+    @Slot(str)
     def _offer_tensorboard_install(self, python: str) -> None:
+        self.tensorboard_url.hide()
         answer = QMessageBox.question(
             self, self.tr("TensorBoard is not installed"),
             self.tr("TensorBoard is not installed in the training interpreter {python}. "
@@ -397,11 +437,19 @@ class RunView(QWidget):
                 logs.add_message(self.tr("stopping: {reason}").format(reason=event.reason))
             elif isinstance(event, RunStarted):
                 logs.add_message(self.tr("run folder {path}").format(path=event.run_dir))
+            elif isinstance(event, RunWarning):  # the run goes on; the user must know
+                logs.add_message(self.tr("warning: {message}").format(message=event.message))
+                self._warnings.append(self.tr("Warning: {message}").format(
+                    message=event.message))
+                self._set_reason(self._reason_text)
+            elif isinstance(event, SlurmQueued):  # core's words, in the window's language
+                self.slurm_job.setText(queued_text(event, None))
+                logs.add_message(queued_text(event, None))
             elif isinstance(event, RunFinished):
                 logs.add_message(self.tr("run {status} (exit code {code})").format(
                     status=state_label(event.status.value), code=describe(event.exit_code)))
                 if event.reason:
-                    self._set_reason(self.tr("The run {status}: {reason}").format(
+                    self._set_reason(self.tr("Run {status}: {reason}").format(
                         status=state_label(event.status.value), reason=event.reason))
         logs.flush()
         self.metric_charts.refresh()
@@ -410,18 +458,26 @@ class RunView(QWidget):
         parser = self._parsers.get(event.task)
         if parser is None:
             return
-        texts = list(event.lines[-200:])  # a flood's tail is enough for a chart and progress
+        texts = lines_to_parse(event.lines)
         if event.progress:
             texts.append(event.progress)
+        # One look at the whole batch first: most output (and every flood of it) holds no
+        # metric, and a test per line is the GUI thread's largest cost under a flood.
+        joined = "\n".join(texts)
+        if not any(hint in joined for hint in _METRIC_HINTS):
+            return
         for text in texts:
-            if any(hint in text for hint in _METRIC_HINTS):
+            if _METRIC_HINT.search(text):
                 point = parser.feed(text)
                 if point:
                     self.metric_charts.add_point(point.task, point.step, point.metrics)
 
     def _set_reason(self, text: str) -> None:
-        self.reason.setText(text)
-        self.reason.setVisible(bool(text))
+        """Why the run ended (or is stopping), then the run's warnings, which stay."""
+        self._reason_text = text
+        shown = "\n".join(filter(None, (text, *self._warnings)))
+        self.reason.setText(shown)
+        self.reason.setVisible(bool(shown))
 
     def _show_ended(self, status: str) -> None:
         self._kill_at = None

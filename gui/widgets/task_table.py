@@ -5,6 +5,7 @@ task (``worker:1``) and updated from core events."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
@@ -38,13 +39,15 @@ class TaskTable(QTableWidget):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
+        # Every column as wide as its header and cells (a role, a state, host:port, "38% ·
+        # 52.7 steps/s · ETA 1:02:03" are read whole, never cut to "wor…"); the last takes
+        # the room left, and a narrow window (1024x700 at 150%) scrolls the table sideways.
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        # host:port, the headers and "38% · 52.7 steps/s · ETA 1:02:03" are read whole.
-        for column in ("host", "restarts", "exit code", "progress"):
-            header.setSectionResizeMode(COLUMNS.index(column),
-                                        QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self._rows: dict[str, int] = {}
+        self._progress: dict[str, Progress | None] = {}
         self._started: dict[str, float] = {}
         self._ended: dict[str, float] = {}
         self.states: dict[str, TaskState] = {}
@@ -53,6 +56,7 @@ class TaskTable(QTableWidget):
         """One row per :class:`core.topology.TaskPlan`, all pending."""
         self.setRowCount(0)
         self._rows.clear()
+        self._progress.clear()
         self._started.clear()
         self._ended.clear()
         self.states.clear()
@@ -101,7 +105,17 @@ class TaskTable(QTableWidget):
         # The hex form and name of a Windows status code, what 128+N means, in the tooltip.
         self._set(key, "exit code", describe(exit_code), tip=explain(exit_code))
         self.set_state(key, state)
+        self.set_progress(key, self._progress.get(key))  # how far it got; no rate, no ETA
         self.tick()
+
+    def stopping(self) -> None:
+        """The run is stopping: tasks still running say so (as the run's badge does) until
+        they exit."""
+        for key, state in self.states.items():
+            if state is TaskState.RUNNING:
+                item = self.item(self._rows[key], COLUMNS.index("state"))
+                item.setText(state_label("stopping"))
+                item.setForeground(status_color("stopping"))
 
     def task_restarting(self, key: str) -> None:
         """Scheduled, not done yet: the count goes up when the task starts again."""
@@ -121,6 +135,12 @@ class TaskTable(QTableWidget):
         return " · ".join(parts)
 
     def set_progress(self, key: str, progress: Progress | None) -> None:
+        """A running task's progress with its rate and ETA; an ended one's without them."""
+        self._progress[key] = progress
+        ended = self.states.get(key) in (TaskState.SUCCEEDED, TaskState.FAILED,
+                                         TaskState.STOPPED)
+        if ended and progress is not None:
+            progress = replace(progress, rate=None)  # no rate: no ETA either
         tip = None if progress is None else self.tr("{done:g} of {total:g} steps").format(
             done=progress.done, total=progress.total)
         self._set(key, "progress", self.progress_text(progress), tip=tip)

@@ -127,7 +127,8 @@ _stopped_by_tensordeck = False
 
 def _deliver_stop() -> None:
     """What a stop request does in the task: as on POSIX (SIGTERM) the task's own SIGTERM
-    handler if it set one, else its SIGBREAK handler, else its own SIGINT handler. A task with
+    handler if it set one, else its SIGBREAK handler, else its own SIGINT handler; nothing if
+    it ignores SIGTERM or SIGBREAK (SIG_IGN), as POSIX's SIGTERM then does nothing. A task with
     none of its own is stopped as POSIX's default SIGTERM stops it: quietly. It gets a
     KeyboardInterrupt (so ``finally`` blocks and ``atexit`` still run, and Python exits with
     the Ctrl+C status), whose traceback :func:`_quiet_stop_hook` leaves out. The signal is
@@ -145,7 +146,10 @@ def _deliver_stop() -> None:
     chosen = signal.SIGINT
     for name in ("SIGTERM", "SIGBREAK"):
         signum = getattr(signal, name, None)
-        if signum is not None and callable(signal.getsignal(signum)):
+        handler = None if signum is None else signal.getsignal(signum)
+        if handler == signal.SIG_IGN:
+            return  # ignored, as POSIX ignores SIGTERM then: ended after the grace period
+        if callable(handler):
             chosen = signum
             break
     handler = signal.getsignal(chosen)
