@@ -7,11 +7,13 @@ QRunnable, whose wrapper the pool freed on its thread) and it emits a signal of 
 lives as long as the application, with a job number; the callbacks wait in a dict on the GUI
 thread. (A relay per job and a QRunnable per job, freed on workers while the GUI thread still
 had their deletion queued, crashed the window with exit 139, "QObject: shared QObject was deleted
-directly".) A callback bound to a Qt object that was deleted meanwhile is not called.
+directly".) A callback bound to a Qt object that was deleted meanwhile (a method of it, or a
+lambda that captured it) is not called.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import shutil
@@ -56,9 +58,20 @@ class _Relay(QObject):
 
 
 def _alive(callback: Callable[..., Any]) -> bool:
-    """False for a method of a Qt object that was deleted while the job ran (a closed dialog)."""
-    owner = getattr(callback, "__self__", None)
-    return not isinstance(owner, QObject) or shiboken6.isValid(owner)
+    """False when a Qt object the callback belongs to was deleted while the job ran (a closed
+    dialog, the view of a window that closed): the object of a method, and the Qt objects a
+    lambda or nested function captured or took as default arguments."""
+    return all(shiboken6.isValid(obj) for obj in _qt_objects(callback))
+
+
+def _qt_objects(callback: Callable[..., Any]) -> list[QObject]:
+    cells = []
+    for cell in getattr(callback, "__closure__", None) or ():
+        with contextlib.suppress(ValueError):  # a cell not yet filled
+            cells.append(cell.cell_contents)
+    held = [getattr(callback, "__self__", None), *(getattr(callback, "__defaults__", None) or ()),
+            *cells]
+    return [obj for obj in held if isinstance(obj, QObject)]
 
 
 _relay: _Relay | None = None

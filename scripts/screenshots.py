@@ -199,10 +199,12 @@ def main() -> None:
         for scale in SMALL_SCALES:
             prefix = f"{width}x{height}-" + ("" if scale == "1" else
                                              f"{round(float(scale) * 100)}-")
-            env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}",
+            # Qt splits platform arguments at ":": the file is named relative to the child's
+            # folder, never with a drive ("C:\\...").
+            env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen.name}",
                    "QT_SCALE_FACTOR": scale}
-            subprocess.run([sys.executable, __file__, "--out", args.out, "--small", prefix],
-                           env=env, check=True)
+            subprocess.run([sys.executable, __file__, "--out", str(Path(args.out).resolve()),
+                            "--small", prefix], env=env, cwd=tmp, check=True)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,18 @@ def under_wine() -> bool:
     return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
 
 
+def symlink_or_skip(link: Path, target: Path) -> None:
+    """``link`` made a symbolic link to the folder ``target``, or the test skipped where this
+    system makes none: Windows without developer mode refuses, and Wine's CreateSymbolicLinkW
+    reports success and makes nothing."""
+    try:
+        link.symlink_to(target, target_is_directory=True)
+    except OSError:
+        pytest.skip("no symbolic links for this user (Windows without developer mode)")
+    if not link.is_symlink():
+        pytest.skip("this system said it made a symbolic link, yet there is none (Wine)")
+
+
 def installed_tf_version() -> str | None:
     """The TensorFlow this interpreter (the one the tests' jobs run) has installed, read in this
     process. A probe is a child process, which can crash under Wine: what a test checks must
@@ -136,9 +148,11 @@ def _no_user_state(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_DOCUMENTS_DIR", str(home / "documents"))
     # platformdirs on Windows reads the known folders, not XDG_*: its own override variables.
     monkeypatch.setenv("WIN_PD_OVERRIDE_APPDATA", str(home / "appdata"))
     monkeypatch.setenv("WIN_PD_OVERRIDE_LOCAL_APPDATA", str(home / "localappdata"))
+    monkeypatch.setenv("WIN_PD_OVERRIDE_PERSONAL", str(home / "documents"))
     yield
 
 

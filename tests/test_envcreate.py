@@ -34,7 +34,7 @@ from core.envcreate.target import PROOF, check_target, claim, interrupted, marke
 from core.gpu import read_gpus
 from core.gpu.info import GpuInfo
 from core.interpreters.discover import discover_interpreters, user_interpreters
-from tests.conftest import REPO, tensordeck
+from tests.conftest import REPO, symlink_or_skip, tensordeck
 from tests.nvml_replay import ReplayNvml
 
 PY310 = ("C:\\Python310\\python.exe", (3, 10))
@@ -257,7 +257,7 @@ def test_generated_user_folders_are_never_touched(tmp_path_factory, files) -> No
     try:
         for folder, name in files:
             (target / folder).mkdir(parents=True, exist_ok=True)
-            (target / folder / name).write_text(name)
+            (target / folder / name).write_text(name, encoding="utf-8")
             (target / folder / PROOF).write_text("made")
     except OSError:
         return  # a name this file system cannot hold
@@ -275,10 +275,7 @@ def test_removal_never_follows_a_link_out_of_the_env(tmp_path: Path) -> None:
     (outside / "keep.txt").write_text("mine")
     target = tmp_path / "env"
     _killed_build(target)
-    try:
-        (target / "lib" / "link").symlink_to(outside, target_is_directory=True)
-    except OSError:
-        pytest.skip("no symbolic links for this user (Windows without developer mode)")
+    symlink_or_skip(target / "lib" / "link", outside)
     assert remove_env(target) and not os.path.lexists(target)
     assert (outside / "keep.txt").read_text() == "mine"
 
@@ -325,10 +322,7 @@ def test_a_path_that_is_no_folder_is_one_line_exit_2(tmp_path: Path, kind: str) 
     path = {"file": file, "under a file": file / "env", "symlink": tmp_path / "link"}[kind]
     if kind == "symlink":
         (tmp_path / "real").mkdir()
-        try:
-            path.symlink_to(tmp_path / "real", target_is_directory=True)
-        except OSError:
-            pytest.skip("no symbolic links for this user (Windows without developer mode)")
+        symlink_or_skip(path, tmp_path / "real")
     run = tensordeck("env", "create", "--cpu", "--yes", "--python", sys.executable,
                      "--path", str(path), input="")
     assert run.returncode == 2, run.stdout + run.stderr

@@ -89,7 +89,9 @@ def test_history_masks_secrets_and_shows_logs_as_text(qtbot, window, tmp_path, j
     assert window.open_file(str(path))
     window.show_page("history")
     history = window.history
-    qtbot.waitUntil(lambda: history.logs.count() == 1, timeout=10_000)
+    # The logs and the run's other facts (environment, metrics) come from two background reads.
+    qtbot.waitUntil(lambda: history.logs.count() == 1 and bool(history.environment.text()),
+                    timeout=10_000)
     environment = history.environment.text()
     assert "PLAIN_VAR=visible" in environment
     for name, value in SECRETS.items():
@@ -179,8 +181,9 @@ def test_a_hostile_interpreter_path_is_run_as_one_argument_and_shown_as_text(qtb
     from tests.gui_fixtures import retype
 
     monkeypatch.chdir(tmp_path)
-    # Shell syntax, and an entity that rich text would turn into "&" (a name Windows allows).
-    folder = tmp_path / "x$(touch PWN); `touch PWN2` &amp; %PATH% ^&"
+    # Shell syntax, variables (a path is never expanded), and an entity that rich text would
+    # turn into "&" (a name Windows allows).
+    folder = tmp_path / "x$(touch PWN); `touch PWN2` &amp; %PATH% $HOME ^&"
     folder.mkdir()
     fake = folder / "python"
     fake.write_text("#!/bin/sh\ntouch PWN3\n")  # runs if started: it must only fail the check

@@ -1,12 +1,14 @@
-"""The packaging files: the PyInstaller spec, the Inno Setup script, the Windows workflow, the
-entry scripts of the two executables and the icon. Fast checks; the frozen app itself is built
-and run by scripts/smoke_frozen.sh."""
+"""The packaging files: the PyInstaller spec, the NSIS installer script, the Windows workflow, the
+entry scripts of the two executables and the icon. Fast checks (the installer is compiled where
+makensis is installed); the frozen app itself is built and run by scripts/smoke_frozen.sh, and
+the installer built, installed and removed by the Windows lane (scripts/windows_lane.sh)."""
 
 from __future__ import annotations
 
 import ast
 import os
 import re
+import shutil
 import signal
 import struct
 import subprocess
@@ -17,6 +19,7 @@ import pytest
 import yaml
 
 import core
+from tests.conftest import wait_none
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALLER = ROOT / "resources" / "installer"
@@ -24,13 +27,41 @@ sys.path.insert(0, str(INSTALLER))
 import bundle_info  # noqa: E402
 
 SPEC = ROOT / "build_installer.spec"
-ISS = INSTALLER / "tensordeck.iss"
+NSI = INSTALLER / "tensordeck.nsi"
 WORKFLOW = ROOT / ".github" / "workflows" / "windows.yml"
 
 
-def _iss_defines() -> dict[str, str]:
-    text = ISS.read_text(encoding="utf-8-sig")
-    return dict(re.findall(r'^\s*#define\s+(\w+)\s+"([^"]*)"', text, re.M))
+def _nsi_text() -> str:
+    return NSI.read_text(encoding="utf-8-sig")
+
+
+def _nsi_defines() -> dict[str, str]:
+    return dict(re.findall(r'^\s*!define\s+(\w+)\s+"([^"]*)"', _nsi_text(), re.M))
+
+
+def _nsi_section(name: str) -> str:
+    """The body of the NSIS section whose title is ``name`` (quoted in the script)."""
+    found = re.search(rf'^Section (?:/o )?"{re.escape(name)}".*?$(.*?)^SectionEnd', _nsi_text(),
+                      re.M | re.S)
+    assert found, f"no Section {name!r} in {NSI.name}"
+    return found.group(1)
+
+
+def _registry(text: str) -> tuple[set[tuple[str, str]], set[str], set[tuple[str, str]]]:
+    """The HKCU registry commands of NSIS ``text``, defines expanded: the (key, value) pairs it
+    writes, the keys it deletes whole, the (key, value) pairs it deletes."""
+    defines = _nsi_defines()
+
+    def expand(key: str) -> str:
+        for name, value in defines.items():
+            key = key.replace(f"${{{name}}}", value)
+        return key
+
+    pairs = r'HKCU "([^"]+)" "([^"]*)"'
+    written = {(expand(k), v) for k, v in re.findall(rf"^\s*WriteReg\w+ {pairs}", text, re.M)}
+    keys = {expand(k) for k in re.findall(r'^\s*DeleteRegKey HKCU "([^"]+)"', text, re.M)}
+    values = {(expand(k), v) for k, v in re.findall(rf"^\s*DeleteRegValue {pairs}", text, re.M)}
+    return written, keys, values
 
 
 def _spec_list(name: str) -> list[str]:
@@ -50,7 +81,7 @@ def test_version_and_name_read_without_importing_match_the_package():
     assert bundle_info.project_version() == core.__version__
     assert bundle_info.project_name() == "tensordeck"
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'^tensordeck = "core\.cli:main"$', pyproject, re.M), (
+    assert re.search(r'^tensordeck = "core\.entry:main"$', pyproject, re.M), (
         "the console executable and pip's console script must have the same name"
     )
 
@@ -124,20 +155,66 @@ def test_data_files_hold_the_runtime_examples_kb_icons_and_child_sources():
 # -- the installer and the workflow ----------------------------------------------------------
 
 
-def test_iss_names_the_same_app_version_and_executables():
-    defines = _iss_defines()
+def test_nsi_names_the_same_app_version_and_executables():
+    defines = _nsi_defines()
     assert defines["AppName"] == bundle_info.DISPLAY_NAME
     assert defines["AppVersion"] == core.__version__
     assert defines["GuiExe"] == bundle_info.GUI_EXE + ".exe"
     assert defines["CliExe"] == bundle_info.project_name() + ".exe"
-    raw = ISS.read_bytes()
-    assert raw.startswith(b"\xef\xbb\xbf"), "iscc reads non-ASCII lines as UTF-8 only after a BOM"
-    text = raw.decode("utf-8-sig")
-    assert re.search(r"^PrivilegesRequired=lowest$", text, re.M)
-    assert (INSTALLER / re.search(r"^SetupIconFile=(.+)$", text, re.M).group(1).strip()
-            .replace("\\", "/")).resolve() == ROOT / "resources" / "icons" / "tensordeck.ico"
-    # The uninstaller must leave the user's runs and settings alone.
-    assert "[UninstallDelete]" not in text
+    raw = NSI.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf"), "makensis reads non-ASCII as UTF-8 only after a BOM"
+    text = _nsi_text()
+    assert re.search(r"^RequestExecutionLevel user$", text, re.M)
+    assert re.search(r'^InstallDir "\$LOCALAPPDATA\\Programs\\\$\{AppName\}"$', text, re.M)
+    icon = re.search(r'^!define MUI_ICON "(.+)"$', text, re.M).group(1).replace("\\", "/")
+    assert (INSTALLER / icon).resolve() == ROOT / "resources" / "icons" / "tensordeck.ico"
+
+
+def test_nsi_pages_are_english_and_simplified_chinese_for_every_string():
+    text = _nsi_text()
+    assert re.findall(r'^!insertmacro MUI_LANGUAGE "(\w+)"$', text, re.M) == ["English",
+                                                                           "SimpChinese"]
+    strings: dict[str, set[str]] = {}
+    for name, language in re.findall(r"^LangString (\w+) \$\{LANG_(\w+)\}", text, re.M):
+        strings.setdefault(name, set()).add(language)
+    assert strings and all(langs == {"ENGLISH", "SIMPCHINESE"} for langs in strings.values())
+    used = set(re.findall(r"\$\((\w+)\)", text))
+    assert used == set(strings), "a page names a string that has no translation, or the reverse"
+
+
+def test_nsi_uninstaller_undoes_every_registry_write_and_keeps_the_users_data():
+    text = _nsi_text()
+    uninstall = _nsi_section("Uninstall")
+    install = text.replace(uninstall, "")
+    written, _, _ = _registry(install)
+    _, keys, values = _registry(uninstall)
+    # Each value written is deleted itself, or with a key it is in.
+    left = {(key, value) for key, value in written if (key, value) not in values
+            and not any(key == gone or key.startswith(gone + "\\") for gone in keys)}
+    assert len(written) > 10 and left == {("Environment", "Path")}, left  # PATH: EditUserPath
+    assert 'Call un.EditUserPath' in uninstall and 'Push "-"' in uninstall
+    # Only the bundle's own folder goes recursively; the rest file by file: the user's runs,
+    # settings (HKCU\Software\TensorDeck, %LOCALAPPDATA%\TensorDeck) and configs stay.
+    assert re.findall(r"RMDir /r (.+)$", uninstall, re.M) == ['"$INSTDIR\\_internal"']
+    for users in ('Software\\${AppName}"', 'Software\\TensorDeck"', "$LOCALAPPDATA", "$DOCUMENTS"):
+        assert users not in uninstall
+    # .json keeps its own default program: TensorDeck only joins its "Open with" list.
+    assert not re.search(r'Classes\\\.json" ""', text)
+
+
+@pytest.mark.skipif(shutil.which("makensis") is None, reason="makensis (NSIS) is not installed")
+def test_nsi_compiles_into_a_windows_program(tmp_path):
+    app = tmp_path / "TensorDeck"
+    (app / "_internal").mkdir(parents=True)
+    for name in ("tensordeck.exe", "tensordeck-gui.exe", "_internal/base_library.zip"):
+        (app / name).write_bytes(b"stand-in")
+    run = subprocess.run(["makensis", "-V2", "-DAppVersion=9.8.7", f"-DAppDir={app}",
+                          f"-DOutDir={tmp_path}", str(NSI)], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    setup = (tmp_path / "TensorDeck-9.8.7-setup.exe").read_bytes()
+    machine = struct.unpack_from("<H", setup, struct.unpack_from("<I", setup, 0x3C)[0] + 4)[0]
+    assert setup[:2] == b"MZ" and machine == 0x8664, "a 64-bit Windows program (amd64-unicode)"
 
 
 def test_workflow_parses_and_builds_what_the_repository_has():
@@ -147,15 +224,15 @@ def test_workflow_parses_and_builds_what_the_repository_has():
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as True
     assert {"push", "pull_request"} <= set(triggers)
     commands = "\n".join(step.get("run", "") for step in job["steps"])
-    for path in ("build_installer.spec", r"resources\installer\tensordeck.iss",
-                 r"resources\installer\bundle_info.py"):
+    for path in ("build_installer.spec", r"resources\installer\tensordeck.nsi",
+                 r"resources\installer\bundle_info.py", r"scripts\windows_lane_installer.py"):
         assert path in commands and (ROOT / path.replace("\\", "/")).is_file()
-    assert "pytest" in commands and "ISCC.exe" in commands and "--smoke" in commands
+    assert "pytest" in commands and "makensis.exe" in commands and "--smoke" in commands
     upload = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-art"))
-    output = re.search(r"^OutputBaseFilename=(.+)$", ISS.read_text(encoding="utf-8-sig"), re.M)
-    expected = output.group(1).replace("{#AppName}", bundle_info.DISPLAY_NAME).replace(
-        "{#AppVersion}", "${{ steps.version.outputs.version }}")
-    assert upload["with"]["path"] == f"dist/{expected}.exe"
+    output = re.search(r'^OutFile "\$\{OutDir\}\\(.+)"$', _nsi_text(), re.M)
+    expected = output.group(1).replace("${AppName}", bundle_info.DISPLAY_NAME).replace(
+        "${AppVersion}", "${{ steps.version.outputs.version }}")
+    assert upload["with"]["path"] == f"dist/{expected}"
 
 
 def test_icon_files_are_real():
@@ -195,13 +272,16 @@ def test_entries_route_internal_commands_to_the_command_line():
 
 @pytest.mark.skipif(sys.platform.startswith("win"), reason="the watchdog is POSIX-only")
 def test_watchdog_command_kills_registered_groups_when_its_stdin_closes():
+    from core.proctree import Watchdog
+
     sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True)
     try:
-        watchdog = subprocess.Popen([sys.executable, str(INSTALLER / "entry_cli.py"), "_watchdog"],
-                                    stdin=subprocess.PIPE)
-        watchdog.communicate(f"+{sleeper.pid}\n".encode(), timeout=30)
-        assert watchdog.returncode == 0
+        # The launcher's own client of the watchdog, as the frozen app starts it.
+        watchdog = Watchdog([sys.executable, str(INSTALLER / "entry_cli.py"), "_watchdog"])
+        watchdog.watch(sleeper.pid)
+        watchdog.close()
         assert sleeper.wait(timeout=30) == -signal.SIGKILL
+        assert not wait_none(watchdog.alive, timeout=30)
     finally:
         if sleeper.poll() is None:
             sleeper.kill()
