@@ -17,7 +17,7 @@ def cli_main(argv: Sequence[str]) -> int:
 
         exec(compile(WATCHDOG_CODE, "<tensordeck watchdog>", "exec"), {"__name__": "watchdog"})
         return 0
-    from core.cli import main
+    from core.entry import main  # a Ctrl+C or a closed reader ends as from the source tree
 
     return main(list(argv))
 
