@@ -2,11 +2,13 @@
 
 It imports nothing of TensorDeck's before it can catch a Ctrl+C: one pressed while Python is
 still importing the command's modules (the first 0.1-0.3 s) ends the program with exit 130 and
-one line instead of a traceback. A Ctrl+C that comes while a module is being imported is held
-until that import is done: interrupting a native module's import (pydantic-core's) makes it
-abort the process. Commands that start something install their own handling (a run stops its
-tasks; ``env create`` removes what it made); what unwinds through here has already run its
-cleanup in ``finally`` blocks. Output cut short by its reader (``| head``) ends quietly too.
+one line instead of a traceback. A Ctrl+C that comes while a library's code runs (an import,
+pydantic building a schema) is held until TensorDeck's own code runs again (at most about a
+second): interrupted there, pydantic-core's native import aborts the process, and pydantic
+turns the interrupt into a SchemaError. Commands that start something install their own
+handling (a run stops its tasks; ``env create`` removes what it made); what unwinds through
+here has already run its cleanup in ``finally`` blocks. Output cut short by its reader
+(``| head``) ends quietly too.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from core.exitcodes import EXIT_CTRL_C
 
 #: 128 + SIGPIPE: what a shell reports for a program whose reader left.
 EXIT_READER_GONE = 141
-#: How soon a Ctrl+C held during an import is tried again.
+#: How soon a Ctrl+C held in a library's code is tried again, and how often at most.
 _RETRY_SECONDS = 0.02
+_MAX_HELD = 50
+_held = 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,17 +51,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _interrupt(_signum: int, frame: FrameType | None) -> None:
-    """Ctrl+C as Python's own handler does it (KeyboardInterrupt), unless a module is being
-    imported: then once more a moment later, until the import is done."""
-    if _importing(frame):
+    """Ctrl+C as Python's own handler does it (KeyboardInterrupt), where TensorDeck's own code
+    runs; in a library's code (an import, pydantic building a schema) once more a moment later,
+    for at most about a second: interrupted there, pydantic-core's native import aborts the
+    process and pydantic turns the interrupt into a SchemaError with a traceback. A wait that
+    lasts longer (a library's network loop) is interrupted anyway."""
+    global _held
+    if _held < _MAX_HELD and not _in_own_code(frame):
+        _held += 1
         threading.Timer(_RETRY_SECONDS, _thread.interrupt_main).start()
         return
+    _held = 0
     raise KeyboardInterrupt
 
 
-def _importing(frame: FrameType | None) -> bool:
-    while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
-            return True
-        frame = frame.f_back
-    return False
+def _in_own_code(frame: FrameType | None) -> bool:
+    name = frame.f_globals.get("__name__", "") if frame is not None else ""
+    return name.partition(".")[0] in ("core", "gui", "__main__")

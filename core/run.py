@@ -176,6 +176,9 @@ class Run:
         except OSError as exc:
             _abandon(self.dir, made)
             raise RunFolderError(f"cannot write in {self.dir}: {exc.strerror or exc}") from None
+        except BaseException:  # Ctrl+C meanwhile: no half-made run folder stays
+            _abandon(self.dir, made)
+            raise
 
         def fan_out(event: Event) -> None:
             if isinstance(event, RunFinished):
@@ -187,18 +190,18 @@ class Run:
 
         # The given watchdog first; a fresh one if the supervisor must replace it.
         given = iter([watchdog] if watchdog else [])
-        self.supervisor = Supervisor(
-            plan,
-            fan_out,
-            self.dir / "logs",
-            watchdog_factory=lambda: next(given, None) or make_watchdog(),
-            publish=self._write_summary,
-        )
         #: The status the summary on the disk says, and why the last write failed (if it did).
         self._on_disk: RunStatus | None = None
         self._unwritten = ""
         self._last: PendingWrite | None = None
         try:
+            self.supervisor = Supervisor(
+                plan,
+                fan_out,
+                self.dir / "logs",
+                watchdog_factory=lambda: next(given, None) or make_watchdog(),
+                publish=self._write_summary,
+            )
             first = self._write_summary(self.supervisor.summary())
             # The last summary's room, taken now: a run that fills the disk still ends with
             # a summary that says how it ended.
@@ -208,6 +211,10 @@ class Run:
             self._events.close()
             _abandon(self.dir, made)
             raise RunFolderError(f"cannot write in {self.dir}: {exc.strerror or exc}") from None
+        except BaseException:  # Ctrl+C meanwhile
+            self._events.close()
+            _abandon(self.dir, made)
+            raise
 
     def _write_summary(self, summary: RunSummary) -> str:
         """Write ``summary`` (the last one into the room kept for it); returns the text."""
