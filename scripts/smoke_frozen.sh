@@ -46,7 +46,7 @@ echo "smoke: tensordeck --help in $((t1 - t0)) ms"
 setsid sleep 300 &
 group=$!
 disown "$group"
-echo "+$group" | "$cli" _watchdog
+printf '["watch", %s]\n' "$group" | "$cli" _watchdog  # one JSON frame (core.proctree.Watchdog)
 for _ in $(seq 50); do kill -0 "$group" 2>/dev/null || break; sleep 0.1; done
 if kill -0 "$group" 2>/dev/null; then kill -9 "$group"; fail "_watchdog left its group alive"; fi
 
