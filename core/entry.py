@@ -13,16 +13,30 @@ here has already run its cleanup in ``finally`` blocks. Output cut short by its 
 
 from __future__ import annotations
 
-import _thread
-import contextlib
-import os
 import signal
 import sys
-import threading
-from collections.abc import Sequence
-from types import FrameType
 
-from core.exitcodes import EXIT_CTRL_C
+_INTERRUPTED = "tensordeck: interrupted (Ctrl+C)"
+
+
+def _interrupted_early(_signum: int, _frame: object) -> None:
+    """A Ctrl+C while this module's own imports run (slow in a fresh clone, before any .pyc):
+    only the standard library and ``core.exitcodes`` are imported by then, so ending at once
+    leaves nothing half-done."""
+    print(_INTERRUPTED, file=sys.stderr, flush=True)
+    raise SystemExit(130)  # EXIT_CTRL_C, not imported yet
+
+
+signal.signal(signal.SIGINT, _interrupted_early)
+
+import _thread  # noqa: E402  (after the handler above: a Ctrl+C here is one line, not a traceback)
+import contextlib  # noqa: E402
+import os  # noqa: E402
+import threading  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from types import FrameType  # noqa: E402
+
+from core.exitcodes import EXIT_CTRL_C  # noqa: E402
 
 #: 128 + SIGPIPE: what a shell reports for a program whose reader left.
 EXIT_READER_GONE = 141
@@ -40,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cli_main(argv)
     except KeyboardInterrupt:
         with contextlib.suppress(OSError, ValueError):  # the terminal went with the Ctrl+C
-            print("tensordeck: interrupted (Ctrl+C)", file=sys.stderr, flush=True)
+            print(_INTERRUPTED, file=sys.stderr, flush=True)
         return EXIT_CTRL_C
     except BrokenPipeError:
         # The reader went away (``| head``): end quietly, as a pipeline expects; stdout points

@@ -462,6 +462,31 @@ def test_ctrl_c_at_any_moment_of_the_start_is_no_traceback(job):
         assert not wait_no_leftovers(run_dir)
 
 
+BLOCKS_AN_ENTRY_IMPORT = """
+import sys, time
+class Blocks:  # holds the import of core.exitcodes, which core.entry does first, until Ctrl+C
+    def find_spec(self, name, path=None, target=None):
+        if name == "core.exitcodes":
+            print("importing", flush=True)
+            time.sleep(30)
+sys.meta_path.insert(0, Blocks())
+from core.entry import main
+sys.exit(main(["--help"]))
+"""
+
+
+@pytest.mark.skipif(IS_WINDOWS, reason="a console Ctrl+C cannot be sent to one process here")
+def test_ctrl_c_while_the_entry_itself_imports_is_one_line():
+    """The moment CI once hit: Ctrl+C while ``core.entry`` imports its own modules, before
+    ``main`` runs."""
+    child = subprocess.Popen([sys.executable, "-c", BLOCKS_AN_ENTRY_IMPORT], cwd=REPO,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout.readline() == "importing\n"
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    assert (child.returncode, err) == (130, "tensordeck: interrupted (Ctrl+C)\n"), out
+
+
 TRAPS_THE_STOP = """
 import atexit, os, signal, sys, time
 name = os.environ["TENSORDECK_TASK"].replace(":", "-")
