@@ -10,7 +10,6 @@ get their ports, run folder and local stand-in from ``core.remote.prepare``, thr
 
 from __future__ import annotations
 
-import json
 import ntpath
 import os
 import posixpath
@@ -23,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.cluster_rule import RUN_DIR_PLACEHOLDER, cluster_of, fill_run_dir, render
 from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig, Node, show
 from core.fsio import foreign_owner
 from core.paths import resource, user_data_dir
@@ -30,7 +30,6 @@ from core.ports import PortReservation, port_problem
 
 #: Start order: servers first, so that clients find them listening sooner.
 ROLE_ORDER = ("ps", "worker", "chief", "evaluator")
-CLUSTER_PLACEHOLDERS = ("{job_name}", "{task_index}", "{ps_hosts}", "{worker_hosts}")
 LOCAL_HOST = "localhost"
 IS_WINDOWS = sys.platform == "win32"
 #: Open files one local task holds at its peak: its output pipe, its log file, its reserved
@@ -189,8 +188,8 @@ class RunPlan:
     def _commands(self) -> None:
         """Every task's environment and command line, from the ports and places known now."""
         cfg = self.config
-        self.cluster = _cluster(self.tasks) if cfg.strategy not in SINGLE_PROCESS else {}
-        spec = cfg.effective_cluster_spec
+        self.cluster = (cluster_of((t.role, t.index, t.address) for t in self.tasks)
+                        if cfg.strategy not in SINGLE_PROCESS else {})
         cross_ops = resolve_cross_device_ops(cfg.cross_device_ops)
         for task in self.tasks:
             place = self.node_places.get(task.node) if task.node else self.cluster_place
@@ -216,38 +215,18 @@ class RunPlan:
                                                            cfg.env.get("PYTHONPATH")]))
             if task.gpus is not None:
                 env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, task.gpus)) if task.gpus else "-1"
-            values = {
-                "{job_name}": task.role,
-                "{task_index}": str(task.index),
-                "{ps_hosts}": ",".join(self.cluster.get("ps", [])),
-                "{worker_hosts}": ",".join(self.cluster.get("worker", [])),
-            }
-            # {run_dir} last, as the other values never contain it: see RunPlan.relocate.
-            args = _substitute(cfg.args, values)
-            if self.cluster:
-                if spec in ("tf_config", "both"):
-                    env["TF_CONFIG"] = json.dumps(
-                        {"cluster": self.cluster, "task": {"type": task.role, "index": task.index}}
-                    )
-                uses_placeholders = any(p in a for a in cfg.args for p in CLUSTER_PLACEHOLDERS)
-                if spec in ("flags", "both") and not uses_placeholders:
-                    args += [
-                        f"--job_name={task.role}",
-                        f"--task_index={task.index}",
-                        f"--ps_hosts={values['{ps_hosts}']}",
-                        f"--worker_hosts={values['{worker_hosts}']}",
-                    ]
-            task.env = env
+            # {run_dir} is left in the arguments of this machine's tasks: see RunPlan.relocate.
+            rule = render(cfg, task.role, task.index, self.cluster,
+                          task_run_dir if place else RUN_DIR_PLACEHOLDER)
+            task.env = {**env, **rule.env}
             if place and task.node:
-                args = _substitute(args, {"{run_dir}": task_run_dir})
-                task.remote_argv = [cfg.nodes[task.node].python, place.script, *args]
+                task.remote_argv = [cfg.nodes[task.node].python, place.script, *rule.args]
             elif isinstance(place, ClusterPlace):  # started through srun as it is
                 task.argv_template = []
-                task.argv = [place.python, place.script,
-                             *_substitute(args, {"{run_dir}": task_run_dir})]
+                task.argv = [place.python, place.script, *rule.args]
             else:
-                task.argv_template = [self.python, str(self.script), *args]
-                task.argv = _substitute(task.argv_template, {"{run_dir}": task_run_dir})
+                task.argv_template = [self.python, str(self.script), *rule.args]
+                task.argv = fill_run_dir(task.argv_template, task_run_dir)
 
     def task_env(self, task: TaskPlan) -> dict[str, str]:
         """The environment of the local process of ``task``. A node's task gets its variables
@@ -270,7 +249,7 @@ class RunPlan:
             if self.runs_here(task):
                 task.env["TENSORDECK_RUN_DIR"] = str(run_dir)
             if self.runs_here(task) and task.argv_template:
-                task.argv = _substitute(task.argv_template, {"{run_dir}": str(run_dir)})
+                task.argv = fill_run_dir(task.argv_template, str(run_dir))
 
     def release_ports(self) -> None:
         if self.reservation:
@@ -580,23 +559,6 @@ def _assign_ports(cfg: JobConfig, tasks: list[tuple[TaskPlan, int]]) -> PortRese
         elif task.port is None:
             task.port = reservation.pick()
     return reservation
-
-
-def _cluster(tasks: list[TaskPlan]) -> dict[str, list[str]]:
-    cluster: dict[str, list[str]] = {}
-    for task in sorted(tasks, key=lambda t: (t.role, t.index)):
-        if task.address:
-            cluster.setdefault(task.role, []).append(task.address)
-    return cluster
-
-
-def _substitute(args: list[str], values: Mapping[str, str]) -> list[str]:
-    out = []
-    for arg in args:
-        for placeholder, value in values.items():
-            arg = arg.replace(placeholder, value)
-        out.append(arg)
-    return out
 
 
 def _thread_budget(n_local: int, cores: int) -> dict[str, str]:

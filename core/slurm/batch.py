@@ -16,25 +16,27 @@ is refused as the command blocks refuse it: ConfigError, nothing written.
 
 from __future__ import annotations
 
-import json
-
+from core.cluster_rule import cluster_of, render, split_symbols, symbol
 from core.config import ConfigError, ConfigProblem
 from core.export import command_problems
 from core.shellwords import comment, quote
 from core.slurm.launch import PICK_PORTS, submit_options, task_step
-from core.topology import CLUSTER_PLACEHOLDERS, RunPlan, expand_tasks
+from core.topology import RunPlan, expand_tasks
 
 #: Seconds between the script's looks at its tasks.
 POLL_SECONDS = 1
 
 
-def _cluster_json(plan: RunPlan) -> str:
-    """TF_CONFIG's cluster as a bash string that expands the tasks' ``$host_I:$port_I``."""
-    roles: dict[str, list[str]] = {}
-    for i, task in sorted(enumerate(plan.tasks), key=lambda p: (p[1].role, p[1].index)):
-        if task.role != "evaluator":
-            roles.setdefault(task.role, []).append(f'\\"${{host[{i}]}}:${{port[{i}]}}\\"')
-    return "{" + ", ".join(f'\\"{r}\\": [{", ".join(a)}]' for r, a in roles.items()) + "}"
+#: ``{run_dir}`` in the script: the folder it makes in the allocation.
+_RUN_DIR = symbol("run_dir")
+
+
+def _cluster(plan: RunPlan) -> dict[str, list[str]]:
+    """The cluster with each address a stand-in for task I's ``$host_I:$port_I``."""
+    if not plan.cluster:
+        return {}
+    return cluster_of((t.role, t.index, symbol(str(i)) if t.role != "evaluator" else None)
+                      for i, t in enumerate(plan.tasks))
 
 
 def _word(text: str) -> str:
@@ -43,29 +45,30 @@ def _word(text: str) -> str:
     return f'"{text}"' if "$" in text else quote(text)
 
 
-def _hosts(plan: RunPlan, role: str) -> str:
-    return ",".join(f"${{host[{i}]}}:${{port[{i}]}}" for i, t in enumerate(plan.tasks)
-                    if t.role == role)
-
-
-def _args(plan: RunPlan, i: int) -> list[str]:
-    """The task's arguments, as bash words (placeholders and flags expand at the start)."""
-    task, cfg = plan.tasks[i], plan.config
-    values = {"{job_name}": task.role, "{task_index}": str(task.index),
-              "{ps_hosts}": _hosts(plan, "ps"), "{worker_hosts}": _hosts(plan, "worker"),
-              "{run_dir}": "$run_dir"}
+def _config_word(text: str) -> str:
+    """``text`` as one bash word: its own pieces quoted (:func:`core.shellwords.quote`), the
+    stand-ins of the cluster rule as double-quoted expansions of the script's own variables."""
     words = []
-    for arg in cfg.args:
-        quoted = quote(arg)
-        for placeholder, value in values.items():
-            quoted = quoted.replace(placeholder, f"'\"{value}\"'")
-        words.append(quoted)
-    uses_placeholders = any(p in a for a in cfg.args for p in CLUSTER_PLACEHOLDERS)
-    if plan.cluster and cfg.effective_cluster_spec in ("flags", "both") and not uses_placeholders:
-        words += [f"--job_name={task.role}", f"--task_index={task.index}",
-                  f'"--ps_hosts={values["{ps_hosts}"]}"',
-                  f'"--worker_hosts={values["{worker_hosts}"]}"']
-    return words
+    for piece, is_symbol in split_symbols(text):
+        if not is_symbol:
+            words.append(quote(piece))
+        elif piece == "run_dir":
+            words.append('"$run_dir"')
+        else:
+            words.append(f'"${{host[{piece}]}}:${{port[{piece}]}}"')
+    return "".join(words) or quote("")
+
+
+def _task_words(plan: RunPlan, i: int,
+                cluster: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """Task I's TF_CONFIG assignment (when the job takes it) and its arguments, as bash words."""
+    task = plan.tasks[i]
+    rule = render(plan.config, task.role, task.index, cluster, _RUN_DIR)
+    # TF_CONFIG holds no text of the config (roles, indices, stand-ins): its JSON escape of
+    # a stand-in's NUL can only be one.
+    assign = [f"{k}={_config_word(v.replace(chr(92) + 'u0000', chr(0)))}"
+              for k, v in rule.env.items()]
+    return assign, [_config_word(a) for a in rule.args]
 
 
 def sbatch_script(plan: RunPlan, source: str) -> str:
@@ -106,9 +109,8 @@ def sbatch_script(plan: RunPlan, source: str) -> str:
                       f'pool[${{host[{i}]}}]="${{p[*]:1}}"']
         else:
             lines.append(f"port[{i}]={named[plan.tasks[i].key]}")
-    spec = cfg.effective_cluster_spec
     env = {"PYTHONUNBUFFERED": "1", **cfg.env}
-    lines.append(f'cluster="{_cluster_json(plan)}"')
+    cluster = _cluster(plan)
     gpus = cfg.slurm.gpus_per_task if cfg.slurm else None
     for i, task in enumerate(plan.tasks):
         step = task_step("$SLURM_JOB_ID", f"${{host[{i}]}}", task.name)
@@ -116,12 +118,9 @@ def sbatch_script(plan: RunPlan, source: str) -> str:
             step.append(f"--gpus-per-task={gpus}")
         words = [f"{k}={quote(v)}" for k, v in env.items()]  # names: identifiers (config)
         words += [f"TENSORDECK_TASK={task.key}", 'TENSORDECK_RUN_DIR="$run_dir"']
-        if plan.cluster and spec in ("tf_config", "both"):
-            task_json = json.dumps({"type": task.role, "index": task.index})
-            words.append(f'TF_CONFIG="{{\\"cluster\\": $cluster, \\"task\\": '
-                         f'{json.dumps(task_json)[1:-1]}}}"')
-        words += [_word(w) for w in step]
-        words += [quote(plan.python), quote(str(plan.script)), *_args(plan, i)]
+        assign, args = _task_words(plan, i, cluster)
+        words += [*assign, *map(_word, step)]
+        words += [quote(plan.python), quote(str(plan.script)), *args]
         lines += [f"{' '.join(words)} \\",
                   f"  > >(sed -u 's/^/[{task.name}] /') 2>&1 &",
                   f"pid[{i}]=$!"]
