@@ -12,8 +12,10 @@ the platform and TensorFlow version the thread states (the CLI's ``--platform`` 
   were the error, is right to get it).
 
 Top-1 and listed count the labelled cases; a case whose cause no finding id names (``label``
-null, a gap in the vocabulary) counts only in N and in "no cause". The held-out misses are
-listed by case id and finding ids, never by text. A measurement, not a test: nothing fails.
+null, a gap in the vocabulary) counts only in N and in "no cause". The development part's
+misses are listed (case id, label, first finding: the work list); the held-out part's are only
+counted, so that no rule is ever written for one of them. A measurement, not a test: nothing
+fails.
 
     python bench/doctor_accuracy.py [--text-only] [--json]
 """
@@ -106,7 +108,7 @@ def score(outcomes: Iterable[Outcome]) -> Score:
 
 
 def report(outcomes: list[Outcome]) -> dict:
-    """Scores per part, and per family within each part; the held-out misses by id."""
+    """Scores per part, and per family within each part; the development part's misses."""
     out: dict = {"parts": {}, "families": {}}
     for part in PARTS:
         mine = [o for o in outcomes if o.part == part]
@@ -114,9 +116,9 @@ def report(outcomes: list[Outcome]) -> dict:
         families = sorted({o.family for o in mine})
         out["families"][part] = {
             fam: asdict(score(o for o in mine if o.family == fam)) for fam in families}
-    out["heldout_misses"] = [
+    out["dev_misses"] = [
         {"case": o.case, "label": o.label, "first": o.found[0] if o.found else None}
-        for o in outcomes if o.part == "heldout" and not o.top1]
+        for o in outcomes if o.part == "dev" and not o.top1]
     return out
 
 
@@ -138,8 +140,8 @@ def render(result: dict) -> str:
     lines += _rows("part", result["parts"])
     for part in PARTS:
         lines += ["", *_rows(f"family ({part})", result["families"][part])]
-    misses = result["heldout_misses"]
-    lines += ["", f"held-out misses ({len(misses)}): case: labelled -> first finding"]
+    misses = result["dev_misses"]
+    lines += ["", f"development misses ({len(misses)}): case: labelled -> first finding"]
     lines += [f"  {m['case']}: {m['label'] or GAP} -> {m['first']}" for m in misses]
     return "\n".join(lines)
 

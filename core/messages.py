@@ -100,6 +100,10 @@ CATALOGUE: dict[str, Message] = {
     "cli.env.python": Message("the Python to base a venv on", "创建 venv 所基于的 Python"),
     "cli.env.yes": Message("build without asking", "不询问，直接构建"),
     "cli.env.dry_run": Message("show the plan; build nothing", "只显示计划；不构建任何东西"),
+    "cli.cache": Message("show where TensorDeck's cache is, its entries and their size",
+                         "显示 TensorDeck 缓存的位置、其中的条目及大小"),
+    "cli.cache.clear": Message("clear: remove every entry (each is worked out again when needed)",
+                               "clear：删除全部条目（需要时会重新生成）"),
     "cli.gui": Message("open the window (also: tensordeck with no arguments, or tensordeck FILE)",
                        "打开窗口（也可以：不带参数运行 tensordeck，或 tensordeck FILE）"),
     "cli.gui.file": Message("config file to open", "要打开的配置文件"),
@@ -128,6 +132,83 @@ CATALOGUE: dict[str, Message] = {
     "run.interrupted": Message("interrupted", "已中断"),
     "run.stopped_from_window": Message("stopped from the window", "已从窗口停止"),
     "run.task_exited": Message("{task} exited with code {code}", "{task} 已退出，退出码 {code}"),
+    # --- a config's field problems (core.config) --------------------------------------------------
+    "config.required": Message("is required", "必填"),
+    "config.unknown_key": Message("unknown key (allowed: {allowed})",
+                                  "未知的键（允许：{allowed}）"),
+    "config.unknown_key_close": Message(
+        "unknown key; did you mean '{close}'? (allowed: {allowed})",
+        "未知的键；是否想写 '{close}'？（允许：{allowed}）"),
+    "config.one_of": Message("must be one of: {choices}", "必须是以下之一：{choices}"),
+    "config.bound": Message("must be {op} {bound}", "必须 {op} {bound}"),
+    "config.at_most": Message("at most {n} entries", "最多 {n} 项"),
+    # --- what each run event says (core.describe: the console and the window) -------------------
+    "event.task_started": Message("{task} started (pid {pid})", "{task} 已启动（pid {pid}）"),
+    "event.task_exited": Message("{task} exited with code {code} ({state})",
+                                 "{task} 已退出，退出码 {code}（{state}）"),
+    "event.task_restarting": Message("{task} restarts in {delay} s (attempt {attempt})",
+                                     "{task} 将在 {delay} 秒后重启（第 {attempt} 次）"),
+    "event.run_stopping": Message("stopping: {reason}", "正在停止：{reason}"),
+    "event.run_warning": Message("warning: {message}", "警告：{message}"),
+    "event.run_started": Message("run folder {run_dir}", "运行文件夹 {run_dir}"),
+    "event.run_finished": Message("run {status} (exit code {code})",
+                                  "运行{status}（退出码 {code}）"),
+    # --- what an exit code means (core.exitcodes) ------------------------------------------------
+    "exit.status.0x40010004": Message("terminated by a debugger", "被调试器终止"),
+    "exit.status.0x80000003": Message("breakpoint: the process stopped on a debug break",
+                                      "断点：进程在调试断点处停止"),
+    "exit.status.0xC0000005": Message("access violation: the process crashed",
+                                      "访问冲突：进程崩溃"),
+    "exit.status.0xC0000006": Message(
+        "in-page error: a file the program runs from could not be read",
+        "页内错误：无法读取程序运行所需的文件"),
+    "exit.status.0xC0000017": Message("out of memory", "内存不足"),
+    "exit.status.0xC000001D": Message(
+        "illegal instruction: e.g. a TensorFlow build that needs AVX on a CPU without it",
+        "非法指令：例如需要 AVX 的 TensorFlow 版本运行在不支持 AVX 的 CPU 上"),
+    "exit.status.0xC000007B": Message(
+        "bad image: a 32-bit DLL in a 64-bit process, or a damaged DLL",
+        "映像错误：64 位进程加载了 32 位 DLL，或 DLL 已损坏"),
+    "exit.status.0xC0000094": Message("integer division by zero", "整数除以零"),
+    "exit.status.0xC00000FD": Message("stack overflow", "栈溢出"),
+    "exit.status.0xC0000135": Message("DLL not found: a DLL the program needs is missing",
+                                      "找不到 DLL：程序所需的 DLL 缺失"),
+    "exit.status.0xC0000139": Message("entry point not found: a DLL of the wrong version",
+                                      "找不到入口点：DLL 版本不对"),
+    "exit.status.0xC000013A": Message("Ctrl+C exit", "Ctrl+C 退出"),
+    "exit.status.0xC0000142": Message("DLL initialization failed", "DLL 初始化失败"),
+    "exit.status.0xC0000374": Message("heap corruption", "堆损坏"),
+    "exit.status.0xC0000409": Message(
+        "stack buffer overrun / fast fail: the process aborted itself",
+        "栈缓冲区溢出 / 快速失败：进程自行中止"),
+    "exit.status.0xC0000417": Message("invalid argument to a C runtime function",
+                                      "传给 C 运行库函数的参数无效"),
+    "exit.status.0xE06D7363": Message("uncaught C++ exception", "未捕获的 C++ 异常"),
+    "exit.signal.1": Message("hang-up", "挂断"),
+    "exit.signal.2": Message("interrupted, Ctrl+C", "已中断，Ctrl+C"),
+    "exit.signal.3": Message("quit", "退出"),
+    "exit.signal.4": Message("illegal instruction", "非法指令"),
+    "exit.signal.6": Message("aborted", "已中止"),
+    "exit.signal.7": Message("bus error", "总线错误"),
+    "exit.signal.8": Message("arithmetic error", "算术错误"),
+    "exit.signal.9": Message("killed", "已被强制终止"),
+    "exit.signal.11": Message("segmentation fault: the process crashed", "段错误：进程崩溃"),
+    "exit.signal.13": Message("broken pipe", "管道已断开"),
+    "exit.signal.14": Message("alarm", "定时器信号"),
+    "exit.signal.15": Message("stopped by TensorDeck", "已被 TensorDeck 停止"),
+    "exit.code.126": Message("cannot execute: permission denied or not a program",
+                             "无法执行：权限不足或不是可执行程序"),
+    "exit.code.127": Message("command not found", "找不到命令"),
+    # --- a task's or a run's state (core.events.TaskState, RunStatus) ---------------------------
+    "state.pending": Message("pending", "等待中"),
+    "state.running": Message("running", "运行中"),
+    "state.restarting": Message("restarting", "重启中"),
+    "state.succeeded": Message("succeeded", "成功"),
+    "state.failed": Message("failed", "失败"),
+    "state.stopped": Message("stopped", "已停止"),
+    "state.interrupted": Message("interrupted", "已中断"),
+    "state.abandoned": Message("abandoned", "已遗弃"),
+    "state.unreadable": Message("unreadable", "无法读取"),
     # --- a Slurm job that waits in the queue (core.events.SlurmQueued) --------------------------
     "slurm.queued": Message(
         "Slurm job {job} is queued ({reason}): the tasks start when Slurm grants it",
@@ -248,6 +329,9 @@ CATALOGUE: dict[str, Message] = {
         "TensorDeck 不认识的错误：下面这几行是关键"),
     "finding.no-error-found": Message(
         "This output holds no error message", "这段输出中没有错误信息"),
+    "finding.host-out-of-memory": Message(
+        "The computer's RAM ran out (the out-of-memory is on the CPU, not on a GPU)",
+        "主机内存不足（内存不足发生在 CPU 上，而不是 GPU 上）"),
     # --- the doctor's findings: titles the rules give (core/doctor/explain.py and others) -------
     "finding.no-nvidia-driver.no-device": Message(
         "CUDA finds no GPU: no NVIDIA driver, or the GPU is hidden (CUDA_VISIBLE_DEVICES)",
@@ -273,6 +357,15 @@ CATALOGUE: dict[str, Message] = {
     "finding.python-unsupported.bitness": Message(
         "A 32-bit / 64-bit mismatch: TensorFlow needs a 64-bit Python",
         "32 位 / 64 位不匹配：TensorFlow 需要 64 位 Python"),
+    "finding.mixed-tf-packages.companion": Message(
+        "A TensorFlow companion package (tensorflow-text, -addons, -probability, ...) was built "
+        "for another TensorFlow version",
+        "某个 TensorFlow 配套包（tensorflow-text、-addons、-probability 等）是为另一个 TensorFlow "
+        "版本构建的"),
+    "finding.conda-env-not-activated.no-module": Message(
+        "This Python has no TensorFlow: run it in the (conda) env that has it, or install "
+        "TensorFlow there",
+        "这个 Python 中没有 TensorFlow：请在装有它的（conda）环境中运行，或在这里安装 TensorFlow"),
     "finding.mixed-tf-packages.keras": Message(
         "TensorFlow and Keras versions do not match", "TensorFlow 与 Keras 的版本不匹配"),
     "finding.mixed-tf-packages.procedure": Message(
@@ -640,6 +733,21 @@ CATALOGUE: dict[str, Message] = {
     "fix.oom-who": Message(
         "See which other processes hold GPU memory (another training run, a notebook):",
         "查看还有哪些进程占用 GPU 显存（另一个训练、一个 notebook）："),
+    "fix.host-memory-check": Message(
+        "See how much memory the machine has free while it trains:",
+        "查看训练时这台机器还有多少空闲内存："),
+    "fix.host-memory-gpu": Message(
+        "The tensors are on the CPU: if this machine has an NVIDIA GPU, TensorFlow is not "
+        "using it; find out why:",
+        "张量在 CPU 上：如果这台机器有 NVIDIA GPU，说明 TensorFlow 没有使用它；查明原因："),
+    "fix.companion-match": Message(
+        "Install the companion package's release made for this TensorFlow (its release notes "
+        "name the TensorFlow each release needs), or the TensorFlow it asks for; then check:",
+        "安装为此 TensorFlow 构建的配套包版本（其发布说明写明每个版本需要的 TensorFlow），"
+        "或安装它要求的 TensorFlow；然后检查："),
+    "fix.install-tf": Message(
+        "Install TensorFlow into the Python that runs the script:",
+        "把 TensorFlow 安装到运行脚本的这个 Python 中："),
     "fix.port-who-windows": Message(
         "See who holds the port, and Windows' reserved ranges (Hyper-V/WSL reserve ports that "
         "look free):",

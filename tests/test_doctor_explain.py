@@ -26,6 +26,16 @@ TEXT_ALONE_AMBIGUOUS = {
     "p06": "only TF 1.15 (from the thread) shows the wheel wants another CUDA than usual",
 }
 
+# Labelled in shared/corpus without a thread that settles the cause; the issue-21 corpus has
+# threads that settle the same output (tests/data/doctor_corpus, c003: "DLL initialization
+# routine failed" is a CPU without the instructions the build uses, maintainer-confirmed).
+# Their first finding is that cause; the old label must still be listed.
+SETTLED_ELSEWHERE = {"e11": "cpu-no-avx", "p13": "cpu-no-avx"}
+
+
+def _first_expected(case: dict) -> str:
+    return SETTLED_ELSEWHERE.get(case["id"], case["label"])
+
 
 def _context(case: dict) -> dict:
     platform = None if case["platform"] == "unknown" else case["platform"]
@@ -35,7 +45,7 @@ def _context(case: dict) -> dict:
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_labelled_cause_first_with_context(case: dict) -> None:
     ids = [f.id for f in explain(case["text"], **_context(case))]
-    assert ids and ids[0] == case["label"], ids
+    assert ids and ids[0] == _first_expected(case) and case["label"] in ids, ids
     for secondary in case["secondary"]:
         assert secondary in ids, (secondary, ids)
 
@@ -46,7 +56,7 @@ def test_text_alone(case: dict) -> None:
     if case["id"] in TEXT_ALONE_AMBIGUOUS:
         assert case["label"] in ids
     else:
-        assert ids[0] == case["label"], ids
+        assert ids[0] == _first_expected(case) and case["label"] in ids, ids
 
 
 def test_every_case_has_a_source_and_known_label() -> None:

@@ -11,7 +11,6 @@ doctor warns about is checked, and warned about, every time.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,14 +29,8 @@ def verdict_entry(python: str, *, strategy: str, script: Path, wants_gpus: bool,
         text = script.read_bytes().decode("utf-8", "surrogateescape")
     except OSError:
         return None
-    doctor = Path(__file__).parent
-    try:
-        rules = [str(doctor / n) for n in sorted(os.listdir(doctor)) if n.endswith(".py")]
-    except OSError:  # a frozen app's modules are in its archive: its version says enough
-        rules = []
     stable = {k: v for k, v in env.items() if k != "TF_CONFIG" and not k.startswith("TENSORDECK_")}
-    code = code_stamp(*rules)
-    return cache_entry("clean-jobs", code, probe, text, strategy, str(wants_gpus),
+    return cache_entry("clean-jobs", code_stamp(), probe, text, strategy, str(wants_gpus),
                        json.dumps(stable, sort_keys=True))
 
 

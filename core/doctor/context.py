@@ -107,37 +107,68 @@ class TextContext:
 
 def read_context(text: str, *, platform: str | None = None,
                  tf_version: str | None = None) -> TextContext:
+    """The facts ``text`` gives away; a ``platform`` or ``tf_version`` the user stated wins
+    over the text's (the text may quote another machine's paths or another release)."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     ctx = TextContext(text=text, lines=lines)
     found = ctx.whole()
     ctx.platform = platform if platform and platform != "unknown" else _guess_platform(found)
     ctx.tf_version = parse_version(tf_version) if tf_version else _tf_version_in(found)
     if ctx.tf_version is None:
-        ctx.tf_era = next(((low, high) for rx, low, high in _TF_LOG_ERAS
-                           if found.search(re.compile(rx))), None)
+        ctx.tf_era = _tf_era_in(found)
+    ctx.python = _python_in(found)
+    ctx.conda_env = _conda_env_in(found)
+    ld = found.search(_LD_PATH)
+    ctx.ld_library_path = ld.group(1).rstrip(";") if ld else None
+    ctx.cuda_installs = _cuda_installs_in(found)
+    ctx.driver, ctx.driver_cuda = _driver_in(found)
+    return ctx
+
+
+def _tf_era_in(found: TextIndex) -> tuple[Version, Version] | None:
+    """The releases whose log paths the text shows, when it prints no version: the first era
+    in :data:`_TF_LOG_ERAS` (newest first) wins."""
+    return next(((low, high) for rx, low, high in _TF_LOG_ERAS if found.search(re.compile(rx))),
+                None)
+
+
+def _python_in(found: TextIndex) -> Version | None:
+    """The Python version in the paths or banners; the patterns go from the surest (a Windows
+    install folder) to the loosest (a wheel tag)."""
     for rx in _PYTHON_VERSION:
         m = found.search(rx)
         if m:
-            ctx.python = (int(m.group(1)), int(m.group(2)))
-            break
+            return (int(m.group(1)), int(m.group(2)))
+    return None
+
+
+def _conda_env_in(found: TextIndex) -> str | None:
+    """The conda env in the paths: a named one under ``envs``, else "base" for an
+    Anaconda/Miniconda root."""
     env = found.search(_CONDA_ENV)
-    ctx.conda_env = env.group(1) if env else ("base" if found.search(_CONDA_BASE) else None)
-    ld = found.search(_LD_PATH)
-    ctx.ld_library_path = ld.group(1).rstrip(";") if ld else None
+    return env.group(1) if env else ("base" if found.search(_CONDA_BASE) else None)
+
+
+def _cuda_installs_in(found: TextIndex) -> set[str]:
+    """Installed CUDA toolkits: "11.2" from a versioned folder or CUDA_PATH_V11_2, "" for an
+    unversioned ``/usr/local/cuda`` (its version unknown)."""
+    installs = set()
     for m in found.finditer(_CUDA_INSTALL):
         if m.group(1) or m.group(2):
-            ctx.cuda_installs.add(m.group(1) or m.group(2))
+            installs.add(m.group(1) or m.group(2))
         elif m.group(3):
-            ctx.cuda_installs.add(f"{m.group(3)}.{m.group(4)}")
+            installs.add(f"{m.group(3)}.{m.group(4)}")
         else:
-            ctx.cuda_installs.add("")
+            installs.add("")
+    return installs
+
+
+def _driver_in(found: TextIndex) -> tuple[Version | None, Version | None]:
+    """The driver's version and the newest CUDA it supports, as nvidia-smi or TF print them."""
     drv = found.search(_DRIVER)
-    if drv:
-        ctx.driver = parse_version(drv.group(1) or drv.group(2))
     dcuda = found.search(_DRIVER_CUDA)
-    if dcuda:
-        ctx.driver_cuda = parse_version(dcuda.group(1))
-    return ctx
+    return (parse_version(drv.group(1) or drv.group(2)) if drv else None,
+            parse_version(dcuda.group(1)) if dcuda else None)
 
 
 def _guess_platform(found: TextIndex) -> str | None:
@@ -150,8 +181,9 @@ def _guess_platform(found: TextIndex) -> str | None:
 def _tf_version_in(found: TextIndex) -> Version | None:
     """A TF version the text states, when it states exactly one (pip conflict lists name many)."""
     stated = found.findall(_TF_VERSION) + found.findall(_TF_DUNDER_VERSION)
-    found = {minor_of(v) + v[2:3] for v in map(parse_version, stated) if v and v[0] in (0, 1, 2)}
-    return found.pop() if len(found) == 1 else None
+    versions = {minor_of(v) + v[2:3] for v in map(parse_version, stated)
+                if v and v[0] in (0, 1, 2)}
+    return versions.pop() if len(versions) == 1 else None
 
 
 def probe_platform(probe: ProbeResult) -> str:

@@ -79,7 +79,7 @@ class WalkResult:
     def first_missing(self) -> Missing | None:
         """Load-time imports first: a delay-loaded DLL fails only when first called."""
         eager = [m for m in self.missing if not m.delay_load]
-        return (eager or self.missing or [None])[0]
+        return next(iter(eager or self.missing), None)
 
     @property
     def ok(self) -> bool:
@@ -263,12 +263,13 @@ def _elf_info(path: Path) -> tuple[str, list[str], list[str], list[str]]:
             if not isinstance(section, DynamicSection):
                 continue
             for tag in section.iter_tags():
+                # pyelftools sets these attributes per tag kind at run time: no type knows them.
                 if tag.entry.d_tag == "DT_NEEDED":
-                    needed.append(tag.needed)
+                    needed.append(tag.needed)  # type: ignore[attr-defined]
                 elif tag.entry.d_tag == "DT_RPATH":
-                    rpath.extend(tag.rpath.split(":"))
+                    rpath.extend(tag.rpath.split(":"))  # type: ignore[attr-defined]
                 elif tag.entry.d_tag == "DT_RUNPATH":
-                    runpath.extend(tag.runpath.split(":"))
+                    runpath.extend(tag.runpath.split(":"))  # type: ignore[attr-defined]
         return arch, needed, rpath, runpath
 
 

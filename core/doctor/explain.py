@@ -9,7 +9,8 @@ come back most likely first.
 The text may be anything (a 10 MB line, a million matching lines), so reading it is bounded and
 linear: at most :data:`MAX_TEXT_CHARS` of it (its end, where an output's error is), each line
 matched up to :data:`MAX_LINE_CHARS`, each pattern one search of the whole text, no pattern
-that reads the rest of a line again from every place it could start (:func:`_then`).
+that reads the rest of a line again from every place it could start
+(:func:`core.doctor.facts.then`).
 """
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ import re
 import stat
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from core.bounded import Capped, read_open, read_stream_tail
 from core.doctor import kb
 from core.doctor.context import TextContext, read_context
+from core.doctor.facts import MAX_LIBRARIES, Facts, library_stem, read_facts, then
 from core.doctor.fixes import FixContext, finding_title, make_finding
+from core.doctor.reasons import fact_rules
+from core.doctor.scores import MAX_EVIDENCE as MAX_EVIDENCE  # re-exported: the limit is read here
+from core.doctor.scores import Scores
 from core.findings import Finding, Text
 
 #: An output is read up to this many characters, from its end (the error is at the end).
@@ -38,51 +43,6 @@ MAX_TEXT_BYTES = MAX_TEXT_CHARS
 #: How long ``doctor --explain FIFO`` waits for a program to open the FIFO and write (``<(cmd)``
 #: has one at once; a FIFO nobody writes to would block the read for ever).
 FIFO_WAIT_SECONDS = 5.0
-#: Evidence lines kept per finding.
-MAX_EVIDENCE = 8
-#: Library names read from an output (an import error names a handful).
-MAX_LIBRARIES = 64
-
-
-def _then(first: str, then: str, gap: str = r"[^\n]") -> str:
-    """A pattern for ``first``, then characters of ``gap`` (by default: the rest of its line),
-    then ``then``. The gap may not hold ``first`` again: ``first[^\\n]*then`` would read the
-    rest of the line again from each ``first`` (quadratic on a line of repeats); from the last
-    ``first`` before ``then`` this finds the same lines."""
-    return rf"(?:{first})(?:(?!{first}){gap})*(?:{then})"
-
-
-@dataclass
-class _Candidate:
-    score: int
-    evidence: list[str] = field(default_factory=list)
-    title: Text | None = None
-    detail: dict = field(default_factory=dict)
-
-
-class _Scores:
-    """Causes and their support, merged across rules."""
-
-    def __init__(self) -> None:
-        self.by_id: dict[str, _Candidate] = {}
-
-    def add(self, fid: str, score: int, evidence: list[str] | str = (), *,
-            title: Text | None = None, **detail) -> None:
-        lines = [evidence] if isinstance(evidence, str) else list(evidence)
-        cand = self.by_id.get(fid)
-        if cand is None:
-            cand = self.by_id[fid] = _Candidate(score, [], title, detail)
-        elif score > cand.score:
-            cand.score, cand.title = score, title or cand.title
-        for line in lines:
-            if len(cand.evidence) >= MAX_EVIDENCE:
-                break
-            if line not in cand.evidence:
-                cand.evidence.append(line)
-        cand.detail.update({k: v for k, v in detail.items() if k not in cand.detail})
-
-    def has(self, fid: str) -> bool:
-        return fid in self.by_id
 
 
 @dataclass(frozen=True)
@@ -115,7 +75,7 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("no-nvidia-driver", 72, r"CUDA_ERROR_NO_DEVICE|no CUDA-capable device is detected",
          "no-device"),
     _sig("driver-not-loaded", 90, r"Driver Not Loaded|NVMLError_DriverNotLoaded"),
-    _sig("driver-not-loaded", 88, r"kernel version \S+ does not match DSO version|"
+    _sig("driver-not-loaded", 88, r"kernel version \S+ does not match DSO|"
          r"Driver/library version mismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
     _sig("driver-not-loaded", 80, r"kernel driver does not appear to be running"),
     _sig("driver-not-loaded", 70, r"failed call to cuInit: (?:CUDA_ERROR_UNKNOWN|UNKNOWN ERROR)"),
@@ -125,54 +85,86 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("driver-too-old", 82, r"CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
          r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|forward compatibility was attempted"),
     # Versions of CUDA / cuDNN.
-    _sig("cuda-version-mismatch", 95, r"Loaded runtime CuDNN library: \S+ but source was "
-         r"compiled with|CuDNN library needs to have matching major version"),
-    _sig("cuda-version-mismatch", 70, r"no kernel image is available for execution on the device"),
+    # "Loaded runtime CuDNN library: 7.1.4 but ...", and TF 1.x's "7005 (compatibility
+    # version 7000) but ...".
+    _sig("cuda-version-mismatch", 95, then("Loaded runtime CuDNN library", "but source was "
+                                           "compiled with") + "|"
+         r"CuDNN library needs to have matching major version"),
+    # A build with no code for this GPU's compute capability.
+    _sig("gpu-arch-unsupported", 93, r"minimum required (?:Cuda|compute) capability"),
+    _sig("gpu-arch-unsupported", 88, r"no kernel image is available for execution|"
+         r"device kernel image is invalid"),
+    _sig("cuda-version-mismatch", 60, r"no kernel image is available for execution|"
+         r"device kernel image is invalid"),
     _sig("missing-cudnn", 82, r"DNN library is not found|Unable to load cuDNN DSO"),
     # Memory.
     _sig("gpu-out-of-memory", 96, r"CUDA_ERROR_OUT_OF_MEMORY|OOM when allocating tensor|"
          r"RESOURCE_EXHAUSTED: Out of memory|CUDNN_STATUS_ALLOC_FAILED"),
-    _sig("gpu-out-of-memory", 90, r"ResourceExhaustedError|ran out of memory trying to allocate|"
+    _sig("gpu-out-of-memory", 90, r"Resource ?exhausted|ran out of memory trying to allocate|"
          r"failed to allocate [\d.]+\w? \(\d+ bytes\) from device"),
     _sig("gpu-out-of-memory", 74, r"Failed to get convolution algorithm\. This is probably because "
          r"cuDNN failed to initialize|Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|"
-         r"CUDNN_STATUS_NOT_INITIALIZED|Blas \w+ launch failed|CUBLAS_STATUS_(?:ALLOC_FAILED|"
+         r"CUDNN_STATUS_NOT_INITIALIZED|Blas \w+ launch fail|CUBLAS_STATUS_(?:ALLOC_FAILED|"
          r"NOT_INITIALIZED)", "cudnn-init"),
     _sig("cuda-version-mismatch", 62, r"Failed to get convolution algorithm|"
          r"Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|CUDNN_STATUS_NOT_INITIALIZED"),
+    # "怎么解决oom": the word, not inside another ("room", "zoom").
+    _sig("gpu-out-of-memory", 80, r"(?<![a-z])oom(?![a-z])|显存不足"),
     # CPU.
     _sig("cpu-no-avx", 98, r"compiled to use \w+ instructions, but these aren't available"),
     _sig("cpu-no-avx", 96, r"-1073741795|3221225501|0xC000001D|STATUS_ILLEGAL_INSTRUCTION",
          "illegal-instruction"),
-    _sig("cpu-no-avx", 92, r"Illegal instruction", "illegal-instruction"),
+    _sig("cpu-no-avx", 92, r"Illegal (?:hardware )?instruction|\bSIGILL\b|"
+         r"exit(?:ed with)? code:? 132\b", "illegal-instruction"),
+    # In words: "my CPU does not support AVX", "a CPU without AVX".
+    _sig("cpu-no-avx", 90, then(r"\bCPU", r"\b(?:no|without|lacks?|(?:does|do)(?:n'?t| not) "
+                                          r"(?:support|have)|not support(?:ed)?)\s+(?:the\s+)?"
+                                          r"AVX")),
     # Packages and Python.
     _sig("python-unsupported", 95, r"requires a 64-bit Python", bits=32),
     _sig("python-unsupported", 92, r"Could not find a version that satisfies the requirement "
          r"(?:tensorflow|tf-nightly)|No matching distribution found for (?:tensorflow|tf-nightly)",
          "no-wheel"),
-    _sig("python-unsupported", 88, _then("tensorflow", r"\.whl is not a supported wheel on this "
+    _sig("python-unsupported", 88, then("tensorflow", r"\.whl is not a supported wheel on this "
                                               "platform", gap=r"\S")),
     _sig("python-unsupported", 84, r"\[MSC v\.\d+ 32 bit|Python\d+-32[\\/]", bits=32),
+    # pip 22+: every release it saw wants another Python.
+    _sig("python-unsupported", 93, r"Ignored the following versions that require a different "
+         r"python version|requires-python|Requires-Python"),
+    # conda's solver on a Python no TensorFlow package supports.
+    _sig("python-unsupported", 85, r"incompatible with (?:the existing|your) python|"
+         r"python\[version=[^\]\n]{1,40}\]"),
     _sig("mixed-tf-packages", 95, r"conflicting TensorFlow installations"),
     _sig("mixed-tf-packages", 90, r"compiled using NumPy 1\.x cannot be run in|"
-         r"_ARRAY_API not found", numpy="downgrade"),
-    _sig("mixed-tf-packages", 88, r"Descriptors cannot be created directly", protobuf=True),
+         r"_ARRAY_API not found|numpy<2\b|support NumPy 2\b", numpy="downgrade"),
+    # protobuf 4 says "cannot not be created" (sic).
+    _sig("mixed-tf-packages", 88, r"Descriptors cannot (?:not )?be created directly",
+         protobuf=True),
     _sig("mixed-tf-packages", 88, r"Another metric with the same name already exists", "keras"),
     _sig("mixed-tf-packages", 76, r"numpy\.core\.(?:multiarray|umath) failed to import|"
          r"numpy\.dtype size changed"),
-    _sig("tf-windows-gpu-unsupported", 75, r"\"tensorflow-gpu\" package has been removed",
+    _sig("tf-windows-gpu-unsupported", 95, r"\"tensorflow-gpu\" package has been removed",
          "package-removed"),
+    # Modules, formats and layer types Keras 2 had and Keras 3 (TF 2.16+) does not.
+    _sig("keras3-strategy-unsupported", 88, r"No module named 'keras\.(?:engine|layers\.core|"
+         r"wrappers|utils\.generic_utils|preprocessing\.text)'|Keras 3 only supports|"
+         r"Only instances of `?keras\.Layer`? can be added", "mixed-keras"),
+    # pip: the and-cuda extra exists only for Linux wheels.
+    _sig("tf-windows-gpu-unsupported", 92, r"does not provide the extra ['\"]and-cuda['\"]"),
+    _sig("missing-cudnn", 68, r"Could not find cuDNN"),
+    _sig("keras3-strategy-unsupported", 92, r"Keras is Keras 3|"
+         + then(r"\bKeras 3\b", r"not (?:yet )?supported"), "mixed-keras"),
     # Distribution.
     _sig("nccl-unavailable", 95, r"NcclAllReduce|\bNccl\w*'? used by"),
-    _sig("nccl-unavailable", 82, _then(r"\bNCCL\b", r"not supported|unavailable|not available|"
+    _sig("nccl-unavailable", 82, then(r"\bNCCL\b", r"not supported|unavailable|not available|"
                                        r"not found|not built")),
     _sig("keras3-strategy-unsupported", 92, r"No module named 'tensorflow(?:\.python)?\.estimator'|"
          r"No module named 'tensorflow_estimator'|has no attribute 'estimator'",
          "estimator", estimator=True),
-    _sig("keras3-strategy-unsupported", 90, _then("unsupported type", "PerReplica") + "|"
-         + _then("PerReplica", "unsupported|not supported"),
+    _sig("keras3-strategy-unsupported", 90, then("unsupported type", "PerReplica") + "|"
+         + then("PerReplica", "unsupported|not supported"),
          "per-replica"),
-    _sig("keras3-strategy-unsupported", 86, _then("ParameterServerStrategy", "not supported|"
+    _sig("keras3-strategy-unsupported", 86, then("ParameterServerStrategy", "not supported|"
                                                   "unsupported|NotImplementedError"),
          "ps-strategy"),
     _sig("keras3-strategy-unsupported", 70,
@@ -192,11 +184,22 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("peer-unreachable", 95, r"CreateSession still waiting for response from (?:worker|ps)",
          "waiting"),
     _sig("peer-unreachable", 86, r"failed to connect to all addresses|"
-         + _then("Connection refused", "grpc|ipv4|ipv6|UNAVAILABLE") + "|"
-         + _then("Worker|task", "has been preempted|is unavailable|unreachable")),
+         + then("Connection refused", "grpc|ipv4|ipv6|UNAVAILABLE") + "|"
+         + then("Worker|task", "has been preempted|is unavailable|unreachable")),
     _sig("peer-unreachable", 75, r"UnavailableError|\bUNAVAILABLE:|Socket closed|"
-         r"Connection reset by peer|" + _then("heartbeat", "time(?:d )?out")),
+         r"Connection reset by peer|" + then("heartbeat", "time(?:d )?out")),
     _sig("peer-unreachable", 60, r"DEADLINE_EXCEEDED|Deadline Exceeded"),
+    # In words: a task waits for another, or a cluster does not start.
+    _sig("peer-unreachable", 72, r"等待\s*(?:ps|worker|chief)|"
+         + then(r"waiting for", r"\b(?:ps|worker|chief)\b") + "|"
+         + then(r"MultiWorker|TF_CONFIG|ParameterServer", r"fails? to start|\bhangs?\b|stuck")),
+    # Warnings that only say an optional library (TensorRT) is absent: nothing is wrong.
+    _sig("optional-library-missing", 20, r"Could not find TensorRT|TF-TRT Warning"),
+    # NumPy's deprecation of the aliases TF <= 2.6 still uses: the NumPy that removed them.
+    _sig("dependency-version-conflict", 84, r"In the future `np\.(?:object|bool|int|float|"
+         r"complex|str)` will be defined", package="numpy", numpy="aliases"),
+    _sig("conda-env-not-activated", 80, then(r"conda", r"\boutside\b|without activat|"
+                                                      r"not activated")),
 )
 
 # Library-load messages across TF and loader versions: what was NOT found, and what was.
@@ -214,17 +217,18 @@ _MISSING_LIB = (
 )
 _ANY_MISSING_LIB = re.compile("|".join(f"(?:{rx.pattern})" for rx in _MISSING_LIB))
 # ERROR_MOD_NOT_FOUND (126) in Windows' words, in Wine's ("Module not found."), or bare (TF 1.x).
+# ERROR_MOD_NOT_FOUND in Windows' languages (French, German, Spanish, Italian, Portuguese,
+# Russian, Chinese, Japanese, Korean) too: the loader's text is the system's.
 _MODULE_NOT_FOUND = re.compile(r"specified module could not be found|"
-                               + _then("DLL load failed", r"\bModule not found") + "|"
-                               r"\b126\b|0x7E\b|DLL load failed\s*$")
+                               + then("DLL load failed", r"\bModule not found") + "|"
+                               r"\b126\b|0x7E\b|DLL load failed\s*$|module sp[ée]cifi[ée] est "
+                               r"introuvable|angegebene Modul wurde nicht gefunden|"
+                               r"encontrar el m[óo]dulo especificado|modulo specificato|"
+                               r"m[óo]dulo especificado|указанный модуль|找不到指定的模块|"
+                               r"找不到指定的模組|指定されたモジュールが見つかりません|"
+                               r"지정된 모듈을 찾을 수 없습니다", re.IGNORECASE)
 _LOADED_LIB = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.\-]+)",
                          re.IGNORECASE)
-_NO_GPU_SEEN = re.compile(
-    _then("physical_device:CPU:0'", r"\]\s*$") + r"|Num GPUs Available:?\s*0\b|"
-    # \s spans the line break too: \s*\n?\s* would split a blank run in n ways.
-    r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\[\]|is_built_with_cuda\(\)\)?\s*False|"
-    r"Skipping registering GPU devices|GPU will not be used", re.MULTILINE)
-_CPU_BUILD = re.compile(r"is_built_with_cuda\(\)\)?\s*False")
 _TF1_ONLY = frozenset({
     "Session", "InteractiveSession", "placeholder", "sparse_placeholder", "app", "flags",
     "get_variable", "variable_scope", "global_variables_initializer", "ConfigProto",
@@ -243,14 +247,17 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     rules do not know gets a finding quoting its decisive lines, one with no error says so.
     ``distro`` (:func:`core.doctor.context.linux_distro`) picks the Linux driver commands."""
     ctx = read_context(bounded_text(text), platform=platform, tf_version=tf_version)
-    scores = _Scores()
+    facts = read_facts(ctx)
+    ctx.cuda_installs |= facts.cuda_stated
+    scores = Scores()
     for sig in _SIGNATURES:
         lines = ctx.lines_matching(sig.pattern)
         if lines:
             scores.add(sig.fid, sig.score, lines, title=sig.title, **dict(sig.detail))
-    _library_rules(ctx, scores)
+    _library_rules(ctx, facts, scores)
     _import_failure_rules(ctx, scores)
-    _no_gpu_rules(ctx, scores)
+    _no_gpu_rules(ctx, facts, scores)
+    fact_rules(ctx, facts, scores)
     _driver_version_rules(ctx, scores)
     _python_rules(ctx, scores)
     _pip_conflict_rules(ctx, scores)
@@ -328,7 +335,7 @@ def _read_fifo(file: BinaryIO, source: str) -> Capped:
     """A FIFO or pipe read to its end. Opened without blocking: a read that would block means
     a program writes to it (``<(cmd)``), and the reads then wait for it like stdin; an empty
     read means none opened it yet, and one is waited for a few seconds."""
-    if not hasattr(os, "O_NONBLOCK"):  # Windows: a named pipe has its server already
+    if sys.platform == "win32":  # a named pipe has its server already
         return read_stream_tail(file, MAX_TEXT_BYTES)
     fd = file.fileno()
     try:
@@ -372,7 +379,7 @@ def _mib(size: int) -> str:
     return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size:,} bytes"
 
 
-def _findings(ctx: TextContext, scores: _Scores, distro: str | None) -> list[Finding]:
+def _findings(ctx: TextContext, scores: Scores, distro: str | None) -> list[Finding]:
     """Ranked by the evidence's score alone: a likely warning goes before an unlikely error."""
     ranked = sorted(scores.by_id.items(), key=lambda item: -item[1].score)
     out = []
@@ -394,14 +401,17 @@ def _context_summary(ctx: TextContext) -> str:
 
 # --- libraries -----------------------------------------------------------------------------
 
-def _libraries(ctx: TextContext) -> tuple[dict[str, str], set[str]]:
-    """Missing library name -> the line that says so; and the names that did load."""
+def _libraries(ctx: TextContext, facts: Facts) -> tuple[dict[str, str], set[str]]:
+    """Missing library name -> the line that says so (the loaders' messages first, then any
+    wording); and the names that did load."""
     missing: dict[str, str] = {}
     for line in ctx.lines_matching(_ANY_MISSING_LIB, MAX_LIBRARIES):
         for rx in _MISSING_LIB:
             for found in rx.findall(line):
                 for name in re.split(r"\s+or\s+|,\s*", found)[:MAX_LIBRARIES]:
                     missing.setdefault(name.lower(), line)
+    for name, line in facts.libraries_missing.items():
+        missing.setdefault(name, line)
     loaded = {m.lower() for m in ctx.whole().findall(_LOADED_LIB)}
     return {k: v for k, v in missing.items() if k not in loaded}, loaded
 
@@ -417,44 +427,70 @@ def _recommended_pair(labels: tuple[str, ...], platform: str | None) -> tuple[st
     return cuda, cudnn
 
 
-def _library_rules(ctx: TextContext, scores: _Scores) -> None:
-    missing, loaded = _libraries(ctx)
-    if not missing:
+@dataclass(frozen=True)
+class _Missing:
+    """The libraries a text says are missing (name -> the line that says so), what the
+    knowledge base knows of each, and the names that did load."""
+
+    lines: dict[str, str]
+    infos: dict[str, kb.LibraryInfo]
+    loaded: set[str]
+
+    def of_kind(self, *kinds: str) -> list[str]:
+        """The missing libraries of these kinds, in the text's order (the first names the fix)."""
+        return [name for name, info in self.infos.items() if info.kind in kinds]
+
+
+def _library_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """Missing libraries, each kind to its cause: the VC++ runtime, the driver, cuDNN, CUDA."""
+    lines, loaded = _libraries(ctx, facts)
+    if not lines:
         return
-    infos = {name: kb.library_info(name) for name in missing}
-    cuda_libs = [n for n, i in infos.items() if i.kind == "cuda"]
-    cudnn_libs = [n for n, i in infos.items() if i.kind in ("cudnn", "zlib")]
-    msvc_libs = [n for n, i in infos.items() if i.kind == "msvc"]
+    missing = _Missing(lines, {name: kb.library_info(name) for name in lines}, loaded)
+    cuda_libs, cudnn_libs = missing.of_kind("cuda"), missing.of_kind("cudnn", "zlib")
+    _runtime_library_rules(missing, scores)
+    row = kb.find_build(ctx.tf_version, ctx.platform, "gpu") if ctx.tf_version else None
+    if cudnn_libs:
+        scores.add("missing-cudnn", 68 if cuda_libs else 86, [lines[n] for n in cudnn_libs],
+                   library=cudnn_libs[0], **_pair_detail(row))
+    _other_version_rules(facts, scores, cuda_libs + cudnn_libs, lines)
+    if cuda_libs:
+        _cuda_library_rules(ctx, scores, missing, cuda_libs, row)
+
+
+def _runtime_library_rules(missing: _Missing, scores: Scores) -> None:
+    """Libraries that name their cause outright: the VC++ runtime (named by TF's self-check or
+    a loader message: the cause, not a guess), the driver's, an optional one (TensorRT)."""
+    msvc_libs = missing.of_kind("msvc")
     if msvc_libs:
-        # Named by TF's self-check or a loader message: the cause, not a guess.
-        scores.add("missing-msvc-runtime", 97, [missing[n] for n in msvc_libs],
+        scores.add("missing-msvc-runtime", 97, [missing.lines[n] for n in msvc_libs],
                    title=finding_title("missing-msvc-runtime."
                                        + ("named-one" if len(msvc_libs) == 1 else "named-many"),
                                        libraries=", ".join(msvc_libs)),
                    library=msvc_libs[0])
-    for name, info in infos.items():
-        line = missing[name]
+    for name, info in missing.infos.items():
         if info.kind == "driver":
-            scores.add("no-nvidia-driver", 90, line,
+            scores.add("no-nvidia-driver", 90, missing.lines[name],
                        title=finding_title("no-nvidia-driver.library", library=name))
         elif info.kind == "optional":
-            scores.add("optional-library-missing", 10, line)
-    row = ctx.tf_version and kb.find_build(ctx.tf_version, ctx.platform, "gpu")
-    if cudnn_libs:
-        name = cudnn_libs[0]
-        scores.add("missing-cudnn", 68 if cuda_libs else 86, [missing[n] for n in cudnn_libs],
-                   library=name, **_pair_detail(row))
-    if not cuda_libs:
-        return
+            scores.add("optional-library-missing", 10, missing.lines[name])
+
+
+def _cuda_library_rules(ctx: TextContext, scores: Scores, missing: _Missing,
+                        cuda_libs: list[str], row: kb.BuildConfig | None) -> None:
+    """CUDA libraries missing: the runtime is absent, or another CUDA version is there, or the
+    env that holds it is not activated; the fix names the build's CUDA/cuDNN pair."""
     name = cuda_libs[0]
-    labels = infos[name].cuda_versions
+    labels = missing.infos[name].cuda_versions
     cuda, cudnn = (row.cuda, row.cudnn) if row else _recommended_pair(labels, ctx.platform)
-    evidence = [missing[n] for n in cuda_libs]
+    evidence = [missing.lines[n] for n in cuda_libs]
     evidence += ctx.lines_matching(r"Ignore above cudart dlerror|Cannot dlopen some GPU", 2)
     scores.add("missing-cuda-runtime", 70, evidence, library=name, cuda=cuda, cudnn=cudnn)
-    # TF loads one exact CUDA version: another installed toolkit is always a candidate.
-    scores.add("cuda-version-mismatch", 50, evidence, cuda=cuda, cudnn=cudnn)
-    _mismatch_rules(ctx, scores, labels, row, evidence, loaded, infos)
+    # TF loads one exact CUDA version: another installed toolkit is always a candidate, and
+    # the likelier one where the names pin a minor that a newer minor followed (9.0 by 9.1).
+    pinned = any(kb.minor_pinned_and_superseded(label) for label in labels)
+    scores.add("cuda-version-mismatch", 76 if pinned else 50, evidence, cuda=cuda, cudnn=cudnn)
+    _mismatch_rules(ctx, scores, labels, row, evidence, missing.loaded)
     _activation_rules(ctx, scores, evidence)
 
 
@@ -462,8 +498,8 @@ def _pair_detail(row: kb.BuildConfig | None) -> dict:
     return {"cuda": row.cuda, "cudnn": row.cudnn} if row else {}
 
 
-def _mismatch_rules(ctx: TextContext, scores: _Scores, labels: tuple[str, ...], row,
-                    evidence: list[str], loaded: set[str], infos: dict) -> None:
+def _mismatch_rules(ctx: TextContext, scores: Scores, labels: tuple[str, ...],
+                    row: kb.BuildConfig | None, evidence: list[str], loaded: set[str]) -> None:
     """The wanted CUDA is missing while another CUDA is clearly there."""
     wanted = labels[-1] if labels else None
     if row and labels and not any(kb.cuda_label_matches(lb, row.cuda) for lb in labels):
@@ -477,6 +513,13 @@ def _mismatch_rules(ctx: TextContext, scores: _Scores, labels: tuple[str, ...], 
         # not the version this build names (TF 2.4's cusolver64_10 under CUDA 11.1+).
         scores.add("cuda-version-mismatch", 86, evidence + ctx.lines_matching(_LOADED_LIB, 1),
                    cuda=wanted)
+    _installed_toolkit_rules(ctx, scores, labels, evidence, wanted)
+
+
+def _installed_toolkit_rules(ctx: TextContext, scores: Scores, labels: tuple[str, ...],
+                             evidence: list[str], wanted: str | None) -> None:
+    """A CUDA toolkit the text shows installed is not the wanted version: a versioned folder,
+    or an unversioned one on the search path."""
     installed = {v for v in ctx.cuda_installs if v}
     if installed and labels and not any(kb.cuda_label_matches(lb, v)
                                         for lb in labels for v in installed):
@@ -488,7 +531,23 @@ def _mismatch_rules(ctx: TextContext, scores: _Scores, labels: tuple[str, ...], 
         scores.add("cuda-version-mismatch", 78, evidence, cuda=wanted)
 
 
-def _activation_rules(ctx: TextContext, scores: _Scores, evidence: list[str]) -> None:
+def _other_version_rules(facts: Facts, scores: Scores, wanted: list[str],
+                         missing: dict[str, str]) -> None:
+    """A library is missing while the text names the same library of another version
+    (``libcusolver.so.10`` wanted, ``libcusolver.so.11`` there): another toolkit is installed.
+    The other one counts when it is not itself said missing, or is named on the same line
+    ("requires libcusolver.so.10 other than libcusolver.so.11")."""
+    for name in wanted:
+        others = sorted(n for n in facts.libraries_named
+                        if n != name and library_stem(n) == library_stem(name)
+                        and missing.get(n, missing[name]) == missing[name])
+        if others:
+            fid = "cuda-version-mismatch"
+            scores.add(fid, 88, [missing[name], f"(the text names {', '.join(others[:3])})"])
+            return
+
+
+def _activation_rules(ctx: TextContext, scores: Scores, evidence: list[str]) -> None:
     """CUDA libraries missing because the env that holds them is not activated."""
     if ctx.platform in ("linux", "wsl", None) and ctx.ld_library_path is None and (
             ctx.lines_matching(r"Could not load dynamic library", 1)) and (
@@ -505,16 +564,25 @@ def _activation_rules(ctx: TextContext, scores: _Scores, evidence: list[str]) ->
 
 # --- import failures -----------------------------------------------------------------------
 
-def _import_failure_rules(ctx: TextContext, scores: _Scores) -> None:
-    failed = ctx.lines_matching(r"DLL load failed|Failed to load the native TensorFlow runtime|"
-                                + _then("ImportError", "_pywrap_tensorflow"), 2)
+# TensorFlow's native import failed: the loader's words, TF's, or a person's.
+_IMPORT_FAILED = re.compile(
+    r"DLL load failed|Failed to load the native TensorFlow runtime|"
+    + then("ImportError", "_pywrap_tensorflow") + "|"
+    r"(?:not able to|unable to|can'?t|cannot|could ?n[o']?t|fail(?:s|ed)? to) import tensorflow",
+    re.IGNORECASE)
+
+
+def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
+    failed = ctx.lines_matching(_IMPORT_FAILED, 2)
     if not failed or _dependency_dll(ctx):
         return
     tf1 = ctx.tf_at_least((2, 0)) is False
     if ctx.lines_matching(r"initiali[sz]ation routine failed|\b1114\b|0x45A", 1):
         lines = ctx.lines_matching(r"initiali[sz]ation routine failed|\b1114\b|0x45A")
-        scores.add("native-runtime-load-failed", 72, lines)
-        scores.add("cpu-no-avx", 62, lines)
+        # A DLL was found and its start-up code failed: the CPU lacking an instruction the
+        # build uses is the usual cause (a missing DLL says "not found" instead).
+        scores.add("cpu-no-avx", 75, lines)
+        scores.add("native-runtime-load-failed", 66, lines)
         scores.add("missing-msvc-runtime", 58, lines)
     elif lines := ctx.lines_matching(_MODULE_NOT_FOUND):
         if tf1 or ctx.lines_matching(r"tensorflow[-_]gpu", 1):
@@ -523,7 +591,7 @@ def _import_failure_rules(ctx: TextContext, scores: _Scores) -> None:
         # The loader does not say which DLL: the VC++ runtime is the usual one on TF 2.
         scores.add("missing-msvc-runtime", 72 if not tf1 else 66, lines,
                    title=finding_title("missing-msvc-runtime.unnamed"))
-        scores.add("native-runtime-load-failed", 70, lines)
+        scores.add("native-runtime-load-failed", 62, lines)
         scores.add("cpu-no-avx", 55, lines)
     elif lines := ctx.lines_matching(r"not a valid Win32 application|WinError 193|0xC1\b"):
         scores.add("python-unsupported", 82, lines, bits=32,
@@ -534,13 +602,22 @@ def _import_failure_rules(ctx: TextContext, scores: _Scores) -> None:
                    title=finding_title("mixed-tf-packages.procedure"))
         scores.add("native-runtime-load-failed", 68, lines)
     else:
-        scores.add("native-runtime-load-failed", 70, failed)
-        if ctx.platform in ("windows", None):
-            scores.add("missing-msvc-runtime", 60, failed)
-        scores.add("cpu-no-avx", 55, failed)
+        _unexplained_import_failure(ctx, scores, failed)
     scores.add("native-runtime-load-failed", 60, failed)
     if no_mod := ctx.lines_matching(r"No module named '_?pywrap_tensorflow"):
         scores.add("python-unsupported", 64, no_mod)
+
+
+def _unexplained_import_failure(ctx: TextContext, scores: Scores, failed: list[str]) -> None:
+    """The import failed and the loader says nothing more. The symptom is ranked below its
+    causes: TF 2.1+ needs the VC++ 2019 runtime (msvcp140_1.dll), which older machines lack;
+    TF 1.6 to 2.0 needed no new runtime but was the first built with AVX."""
+    new_runtime = ctx.tf_at_least((2, 1))
+    msvc, avx = (66, 60) if new_runtime else (60, 68) if new_runtime is False else (63, 64)
+    scores.add("native-runtime-load-failed", 62, failed)
+    if ctx.platform in ("windows", None):
+        scores.add("missing-msvc-runtime", msvc, failed)
+    scores.add("cpu-no-avx", avx, failed)
 
 
 def _dependency_dll(ctx: TextContext) -> bool:
@@ -555,17 +632,27 @@ def _dependency_dll(ctx: TextContext) -> bool:
 
 # --- no GPU listed ------------------------------------------------------------------------
 
-def _no_gpu_rules(ctx: TextContext, scores: _Scores) -> None:
-    lines = _matched_lines(ctx, _NO_GPU_SEEN) or (
-        [ln for ln in ctx.lines if "physical_device:CPU" in ln and "GPU" not in ln][:1]
-        if "physical_device:GPU" not in ctx.text else [])
+def _no_gpu_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """TF lists no GPU: a CPU-only build, Windows' TF 2.11+, or missing CUDA or driver."""
+    lines = facts.no_gpu
     unnamed = ctx.lines_matching(r"Cannot dlopen some GPU libraries|"
                                  r"Could not find cuda drivers on your machine")
     if not lines and not unnamed:
         return
     evidence = lines + unnamed
-    if _cpu_only_context(ctx, scores, evidence):
+    if _cpu_only_context(ctx, facts, scores, evidence, cuda_build=bool(unnamed)):
         return
+    _windows_build_rules(ctx, facts, scores, evidence)
+    if not scores.has("missing-cuda-runtime"):
+        scores.add("missing-cuda-runtime", 64 if unnamed else 58, evidence,
+                   unnamed=bool(unnamed) or None)
+    scores.add("no-nvidia-driver", 55 if ctx.lines_matching("cuda drivers", 1) else 42, evidence)
+
+
+def _windows_build_rules(ctx: TextContext, facts: Facts, scores: Scores,
+                         evidence: list[str]) -> None:
+    """No GPU because native Windows' TF 2.11+ (``tensorflow-intel``) has none: sure on
+    Windows, possible where the platform is unknown."""
     intel = "tensorflow-intel" in ctx.text.lower() or "tensorflow_intel" in ctx.text.lower()
     new_tf = ctx.tf_at_least((2, 11))
     if ctx.platform == "windows":
@@ -576,17 +663,15 @@ def _no_gpu_rules(ctx: TextContext, scores: _Scores) -> None:
     elif ctx.platform is None and new_tf is not False:
         # Linux's plain `tensorflow` wheel is a CUDA build since 2.1; a CPU-only build of a
         # 2.11+ release is what Windows gets.
-        cpu_build = _matched_lines(ctx, _CPU_BUILD)
-        scores.add("tf-windows-gpu-unsupported", 80 if cpu_build and new_tf else 50, evidence)
-    if not scores.has("missing-cuda-runtime"):
-        scores.add("missing-cuda-runtime", 64 if unnamed else 58, evidence,
-                   unnamed=bool(unnamed) or None)
-    scores.add("no-nvidia-driver", 55 if ctx.lines_matching("cuda drivers", 1) else 42, evidence)
+        scores.add("tf-windows-gpu-unsupported", 80 if facts.cpu_build and new_tf else 50,
+                   evidence)
 
 
-def _cpu_only_context(ctx: TextContext, scores: _Scores, evidence: list[str]) -> bool:
+def _cpu_only_context(ctx: TextContext, facts: Facts, scores: Scores, evidence: list[str], *,
+                      cuda_build: bool) -> bool:
     """No GPU listed, and the platform or the package says why: no CUDA on macOS, a
-    ``tensorflow-cpu`` install, TF before 2.1 whose ``tensorflow`` package was CPU-only."""
+    ``tensorflow-cpu`` install, TF before 2.1 whose ``tensorflow`` package was CPU-only (unless
+    TF said it could not open its GPU libraries: ``cuda_build``)."""
     lower = ctx.text.lower()
     if ctx.platform == "macos":
         scores.add("cpu-only-build", 90, evidence, title=finding_title("cpu-only-build.macos"))
@@ -595,29 +680,24 @@ def _cpu_only_context(ctx: TextContext, scores: _Scores, evidence: list[str]) ->
         scores.add("cpu-only-build", 88, evidence + ctx.lines_matching(r"tensorflow[-_]cpu", 1),
                    title=finding_title("cpu-only-build.tensorflow-cpu"))
         return True
-    if ctx.tf_at_least((2, 1)) is False and ctx.platform != "windows" and not re.search(
-            r"tensorflow[-_]gpu|cudart|libcuda|cuda_", lower):
+    if ctx.tf_at_least((2, 1)) is False and ctx.platform != "windows" and not cuda_build and (
+            not re.search(
+            r"tensorflow[-_]gpu|cudart|libcuda|cuda_", lower)):
         scores.add("cpu-only-build", 80, evidence,
                    title=finding_title("cpu-only-build.before-2.1"))
         return True
-    if ctx.platform in ("linux", "wsl") and _matched_lines(ctx, _CPU_BUILD):
+    if ctx.platform in ("linux", "wsl") and facts.cpu_build:
         scores.add("cpu-only-build", 86, evidence, title=finding_title("cpu-only-build.not-cuda"))
         return True
     return False
 
 
-def _matched_lines(ctx: TextContext, rx: re.Pattern) -> list[str]:
-    """Lines a pattern that may span lines (a prompt and its printed answer) matched."""
-    return [ln.strip() for m in ctx.whole().finditer(rx) for ln in m.group(0).splitlines()
-            if ln.strip()][:4]
-
-
 # --- driver versions -----------------------------------------------------------------------
 
-def _driver_version_rules(ctx: TextContext, scores: _Scores) -> None:
-    row = ctx.tf_version and kb.find_build(ctx.tf_version, ctx.platform, "gpu")
+def _driver_version_rules(ctx: TextContext, scores: Scores) -> None:
+    row = kb.find_build(ctx.tf_version, ctx.platform, "gpu") if ctx.tf_version else None
     need = kb.parse_version(row.cuda) if row and row.cuda else None
-    if not need:
+    if not row or not need:
         return
     lines = ctx.lines_matching(r"Driver Version|CUDA Version|kernel reported version")
     if ctx.driver_cuda and kb.minor_of(ctx.driver_cuda) < kb.minor_of(need):
@@ -630,7 +710,7 @@ def _driver_version_rules(ctx: TextContext, scores: _Scores) -> None:
 
 # --- Python and packages -------------------------------------------------------------------
 
-def _python_rules(ctx: TextContext, scores: _Scores) -> None:
+def _python_rules(ctx: TextContext, scores: Scores) -> None:
     if not ctx.python:
         return
     row = ctx.tf_version and kb.python_range_for(ctx.tf_version, ctx.platform)
@@ -648,12 +728,14 @@ _PIP_REQUIRES = re.compile(r"^((?:tensorflow|tf-nightly)[\w-]*) (\d[\w.]*) requi
 _PIP_LIST = re.compile(r"^((?:tensorflow|tf-nightly)(?:-gpu|-cpu|-intel)?|tf_nightly)\s+(\d\S*)$",
                        re.I)
 _PIP_LINE = re.compile(f"(?:{_PIP_REQUIRES.pattern})|(?:{_PIP_LIST.pattern})", re.I)
-_NUMPY_API = re.compile(r"compiled against API version (0x\w+) but this version of numpy is "
-                        r"(0x\w+)")
+# NumPy's own words, and a person's ("compiled with API 0x10 installed 0xf").
+_NUMPY_API = re.compile(r"compiled (?:against|with) API(?: version)? (0x[0-9a-f]+)\b"
+                        r"(?:,| but)? (?:this version of numpy is|installed) (0x[0-9a-f]+)",
+                        re.IGNORECASE)
 _TF_DISTS = re.compile(r"^(tensorflow(?:-gpu|-cpu|-intel)?|tf-nightly(?:-gpu|-cpu)?)$", re.I)
 
 
-def _pip_conflict_rules(ctx: TextContext, scores: _Scores) -> None:
+def _pip_conflict_rules(ctx: TextContext, scores: Scores) -> None:
     found: dict[str, set[str]] = {}
     lines = []
     for line in ctx.lines_matching(_PIP_LINE, len(ctx.lines)):
@@ -670,7 +752,7 @@ def _pip_conflict_rules(ctx: TextContext, scores: _Scores) -> None:
     m = ctx.whole().search(_NUMPY_API)
     if m:
         newer = int(m.group(1), 16) > int(m.group(2), 16)
-        scores.add("mixed-tf-packages", 90, ctx.lines_matching(r"compiled against API version"),
+        scores.add("mixed-tf-packages", 90, ctx.lines_matching(_NUMPY_API),
                    title=finding_title("mixed-tf-packages.numpy-api"),
                    numpy="upgrade" if newer else "downgrade")
 
@@ -679,7 +761,7 @@ _REMOVED_MODULE = re.compile(r"No module named '(tensorflow\.(?:contrib|examples
                              r"module 'tensorflow' has no attribute '(contrib|examples)'")
 
 
-def _tf1_rules(ctx: TextContext, scores: _Scores) -> None:
+def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
     for line in ctx.lines_matching(_REMOVED_MODULE, len(ctx.lines)):
         m = _REMOVED_MODULE.search(line)
         if m:
@@ -706,8 +788,8 @@ _PIP_FAILURES: tuple[tuple[str, str], ...] = (
                 r"ProxyError|getaddrinfo failed"),
     ("wheel", r"is not a supported wheel on this platform"),
     ("conflict", r"ResolutionImpossible|conflicting dependencies|"
-                 + _then("Cannot install ", " because") + "|"
-                 + _then("has requirement ", ", but you(?:'ll| will) have")),
+                 + then("Cannot install ", " because") + "|"
+                 + then("has requirement ", ", but you(?:'ll| will) have")),
     ("long-path", r"\[WinError 206\]|[Ll]ong [Pp]ath|filename or extension is too long"),
     ("access", r"\[WinError 5\]|\[Errno 13\] Permission denied|Access is denied"),
     ("build", r"Failed building wheel for|subprocess-exited-with-error|"
@@ -719,7 +801,7 @@ _PIP_FAILURES: tuple[tuple[str, str], ...] = (
 _PIP_ERROR = re.compile(r"^ERROR: |^error: |Could not install packages", re.MULTILINE)
 
 
-def _install_rules(ctx: TextContext, scores: _Scores) -> None:
+def _install_rules(ctx: TextContext, scores: Scores) -> None:
     """pip refusing or failing an install, for any package (TensorFlow's own "no version for
     this Python" is python-unsupported, a signature above)."""
     pip_said = bool(_PIP_ERROR.search(ctx.text))
@@ -769,7 +851,7 @@ def _distribution(module: str) -> str:
     return _MODULE_DISTRIBUTION.get(module, _MODULE_DISTRIBUTION.get(top, top.replace("_", "-")))
 
 
-def _dependency_rules(ctx: TextContext, scores: _Scores) -> None:
+def _dependency_rules(ctx: TextContext, scores: Scores) -> None:
     """An error raised by (or naming) a package TensorFlow depends on: its version does not
     fit this TensorFlow. Known mismatches (numpy ABI, protobuf descriptors) are signatures."""
     mixed = scores.by_id.get("mixed-tf-packages")
@@ -785,23 +867,34 @@ def _dependency_rules(ctx: TextContext, scores: _Scores) -> None:
                    package=package)
         return
     for line in reversed(ctx.lines_matching(_ANY_DEP_MESSAGE, len(ctx.lines))):
-        for rx in _DEP_MESSAGES:
-            m = rx.search(line)
-            top = m.group(1).split(".")[0] if m else ""
-            if not m or top in _NOT_DEPENDENCIES or not (
-                    top in _KNOWN_DEPENDENCIES or top in frames or "site-packages" in line):
-                continue
-            package = _distribution(m.group(1))
-            detail = {"package": package}
-            if _NUMPY_ALIASES.search(line):
-                detail["numpy"] = "aliases"
-            near_tf = "tensorflow" in ctx.text.lower() or any(
-                f.startswith("tensorflow") for f in frames)
-            scores.add("dependency-version-conflict", 82 if near_tf else 70, line,
-                       title=finding_title("dependency-version-conflict.package",
-                                           package=package),
-                       **detail)
+        module = _dependency_named(line, frames)
+        if module is not None:
+            _dependency_message_rule(ctx, scores, line, _distribution(module), frames)
             return
+
+
+def _dependency_named(line: str, frames: list[str]) -> str | None:
+    """The module a dependency's message names, when it is a dependency: not TensorFlow, and
+    not the user's own code (a known dependency, a site-packages frame, a site-packages path)."""
+    for rx in _DEP_MESSAGES:
+        m = rx.search(line)
+        top = m.group(1).split(".")[0] if m else ""
+        if m and top not in _NOT_DEPENDENCIES and (
+                top in _KNOWN_DEPENDENCIES or top in frames or "site-packages" in line):
+            return m.group(1)
+    return None
+
+
+def _dependency_message_rule(ctx: TextContext, scores: Scores, line: str, package: str,
+                             frames: list[str]) -> None:
+    """The message's package conflicts with TF; surer when TF is in the text at all."""
+    detail = {"package": package}
+    if _NUMPY_ALIASES.search(line):
+        detail["numpy"] = "aliases"
+    near_tf = "tensorflow" in ctx.text.lower() or any(f.startswith("tensorflow") for f in frames)
+    scores.add("dependency-version-conflict", 82 if near_tf else 70, line,
+               title=finding_title("dependency-version-conflict.package", package=package),
+               **detail)
 
 
 # --- nothing known ------------------------------------------------------------------------
@@ -815,7 +908,7 @@ _DECISIVE = re.compile(
     re.IGNORECASE)
 
 
-def _last_resort(ctx: TextContext, scores: _Scores) -> None:
+def _last_resort(ctx: TextContext, scores: Scores) -> None:
     """No rule matched: quote the lines that matter, or say that there is no error."""
     decisive = ctx.lines_matching(_DECISIVE, len(ctx.lines))
     exceptions = [ln for ln in decisive if re.match(r"[\w.]+(?:Error|Exception)\b", ln)]
@@ -827,7 +920,7 @@ def _last_resort(ctx: TextContext, scores: _Scores) -> None:
         scores.add("no-error-found", 0, ctx.lines[-2:] or ["(empty output)"])
 
 
-def _drop_consequences(scores: _Scores) -> None:
+def _drop_consequences(scores: Scores) -> None:
     """Without the driver library, cuInit fails and TF adds "kernel driver does not appear to
     be running": those follow from the missing driver, not from a driver that failed to load."""
     loaded = scores.by_id.get("driver-not-loaded")
@@ -840,7 +933,7 @@ def _drop_consequences(scores: _Scores) -> None:
 _PORT = re.compile(r"target_address\"?:\s*\"[^\"]*:(\d+)\"|(?:port|:)\s?(\d{4,5})\b")
 
 
-def _detail_rules(ctx: TextContext, scores: _Scores) -> None:
+def _detail_rules(ctx: TextContext, scores: Scores) -> None:
     """Facts the fix text needs: the script, the port, the task waited for."""
     if scores.has("tf1-api-on-tf2"):
         scripts = [s for s in ctx.whole().findall(_SCRIPT) if "site-packages" not in s]

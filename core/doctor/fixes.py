@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from core.doctor import kb
@@ -76,6 +76,7 @@ _CATALOG: dict[str, Severity] = {
     "keras3-strategy-unsupported": "error",
     "nccl-unavailable": "error",
     "gpu-out-of-memory": "error",
+    "host-out-of-memory": "error",
     "port-in-use": "error",
     "conda-env-not-activated": "error",
     "tf1-api-on-tf2": "error",
@@ -238,7 +239,7 @@ def _families(ctx: FixContext) -> list[tuple[str, str]]:
     return [(family, "9") for family in _LINUX_DRIVER_INSTALL]
 
 
-def _linux_steps(ctx: FixContext, text: Text, commands: dict[str, str | tuple[Text, str]],
+def _linux_steps(ctx: FixContext, text: Text, commands: Mapping[str, str | tuple[Text, str]],
                  then: str = "") -> list[FixStep]:
     """One step per Linux family (only this machine's when known), admin and reboot marked."""
     steps = []
@@ -277,7 +278,8 @@ def _driver_not_loaded(ctx: FixContext) -> list[FixStep]:
 
 
 def _driver_too_old(ctx: FixContext) -> list[FixStep]:
-    need = ctx.detail.get("cuda") or (ctx.gpu_build().cuda if ctx.gpu_build() else None)
+    row = ctx.gpu_build()
+    need = ctx.detail.get("cuda") or (row.cuda if row else None)
     steps = []
     minimum = kb.min_driver(need) if need else None
     if minimum:
@@ -452,6 +454,8 @@ def _mixed(ctx: FixContext) -> list[FixStep]:
     if numpy == "upgrade":
         return [_program(ctx, _said("numpy-upgrade"),
                          _pip(ctx, "install", "--upgrade", "numpy"))]
+    if ctx.detail.get("companion"):
+        return [_program(ctx, _said("companion-match"), _pip(ctx, "check"))]
     if ctx.detail.get("protobuf"):
         return [_program(ctx, _said("protobuf-downgrade"),
                          _pip(ctx, "install", "protobuf<3.21"))]
@@ -505,6 +509,14 @@ def _oom(ctx: FixContext) -> list[FixStep]:
     return [_step(_said("oom-batch")),
             _set_env(ctx, "TF_FORCE_GPU_ALLOW_GROWTH", "true"),
             _nvidia_smi(ctx, _said("oom-who"), _here(ctx))]
+
+
+def _host_oom(ctx: FixContext) -> list[FixStep]:
+    check = ("systeminfo | findstr /C:\"Available Physical Memory\"" if ctx.windows
+             else "free -h")
+    return [_step(_said("oom-batch")),
+            _step(_said("host-memory-check"), check, _here(ctx)),
+            _program(ctx, _said("host-memory-gpu"), ["tensordeck", "doctor", "--python", ctx.exe])]
 
 
 def _port(ctx: FixContext) -> list[FixStep]:
@@ -611,10 +623,11 @@ def _gpu_arch(ctx: FixContext) -> list[FixStep]:
         tf = ".".join(map(str, releases[0]))
         return [_program(ctx, _said("arch-release", tf=tf, gpu=cc),
                          _pip(ctx, "install", f"tensorflow[and-cuda]=={tf}.*"), shell="bash")]
-    tf = ".".join(map(str, minor_of(ctx.tf_version))) if ctx.tf_version else None
+    cpu = (f"tensorflow-cpu=={'.'.join(map(str, minor_of(ctx.tf_version)))}.*"
+           if ctx.tf_version else "tensorflow-cpu")
     return [_program(ctx, _said("arch-none", gpu=cc),
                      _pip(ctx, "uninstall", "-y", "tensorflow"),
-                     _pip(ctx, "install", f"tensorflow-cpu=={tf}.*" if tf else "tensorflow-cpu"))]
+                     _pip(ctx, "install", cpu))]
 
 
 def _pip_check(ctx: FixContext) -> FixStep:
@@ -676,6 +689,10 @@ def _dependency(ctx: FixContext) -> list[FixStep]:
     return steps
 
 
+def _install_tf(ctx: FixContext) -> list[FixStep]:
+    return [_program(ctx, _said("install-tf"), _pip(ctx, "install", "tensorflow"))]
+
+
 def _unrecognized(ctx: FixContext) -> list[FixStep]:
     return [_step(_said("unrecognized-read")),
             _step(_said("unrecognized-walk"),
@@ -708,6 +725,8 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "keras3-strategy-unsupported": _keras3,
     "nccl-unavailable": _nccl,
     "gpu-out-of-memory": _oom,
+    "host-out-of-memory": _host_oom,
+    "tf-not-installed": _install_tf,
     "port-in-use": _port,
     "conda-env-not-activated": _conda_env,
     "tf1-api-on-tf2": _tf1,

@@ -220,7 +220,8 @@ def _library_table() -> dict[str, LibraryInfo]:
     for r in _rows("windows_runtime_dlls.csv"):
         dll = r["dll"]
         if dll.startswith("cudnn"):
-            add(dll, "cudnn", cudnn=int(re.search(r"_(\d+)\.dll", dll).group(1)))
+            major = re.search(r"_(\d+)\.dll", dll)
+            add(dll, "cudnn", cudnn=int(major.group(1)) if major else None)
         elif dll.startswith(("msvcp", "vcruntime")):
             add(dll, "msvc")
         elif dll.startswith("zlib"):
@@ -271,3 +272,35 @@ def tf_versions_for_cuda_label(label: str, platform: str) -> tuple[Version, ...]
     return tuple(sorted({minor_of(r.tf_version) for r in build_configs()
                          if r.os == kb_os(platform) and r.variant == "gpu"
                          and r.status == "listed" and cuda_label_matches(label, r.cuda)}))
+
+
+@cache
+def _cuda_toolkits() -> tuple[Version, ...]:
+    """Every CUDA toolkit release (major.minor) the driver table lists."""
+    return tuple(sorted(d.cuda for d in driver_minimums()))
+
+
+@cache
+def minor_pinned_and_superseded(label: str) -> bool:
+    """Whether a CUDA library-row label names a toolkit whose every library carries its minor
+    version (before CUDA 10.1: ``libcublas.so.9.0``, ``cublas64_90.dll``) and that a later minor
+    of the same major followed (9.0 by 9.1). Such a build's libraries are missing under any
+    other minor: the usual cause is the newer toolkit installed in its place, not none."""
+    version = parse_version(label)
+    if not version or label.endswith(".x"):
+        return False
+    want = minor_of(version)
+    pinned = any(r["cuda"] == label and label in r["cublas"]
+                 for r in _rows("linux_cuda_lib_names.csv"))
+    return pinned and any(v[0] == want[0] and v > want for v in _cuda_toolkits())
+
+
+def windows_cuda_has_build(cuda: str) -> bool:
+    """Whether any native-Windows TensorFlow GPU build uses a CUDA of this major version
+    (none uses CUDA 12: GPU on native Windows ended at 2.10, CUDA 11.2)."""
+    version = parse_version(cuda)
+    if not version:
+        return False
+    return any(
+        (parse_version(r.cuda) or (0,))[0] == version[0] for r in build_configs()
+        if r.os == "windows" and r.variant == "gpu" and r.status == "listed" and r.cuda)

@@ -17,8 +17,8 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 
 try:  # Python 3.11+
-    from re import _constants as _sre
-    from re import _parser as _sre_parse
+    from re import _constants as _sre  # type: ignore[attr-defined]
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
 except ImportError:  # Python 3.10
     import sre_constants as _sre  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]

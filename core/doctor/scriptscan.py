@@ -129,6 +129,29 @@ def legacy_keras_active(env: Mapping[str, str], packages: Mapping[str, str] | No
     return flag and (packages is None or "tf-keras" in packages)
 
 
+@dataclass(frozen=True)
+class _Scan:
+    """One scan's inputs, shared by the rule helpers below (each reads a few of them)."""
+
+    script: Path
+    version: Version | None
+    env: Mapping[str, str]
+    packages: Mapping[str, str] | None
+    strategy: str | None
+    platform: str | None
+    python_exe: str | None
+
+    @property
+    def tf(self) -> Version:
+        """The TF minor the rules compare with; a current TF 2 when the version is unknown."""
+        return minor_of(self.version) if self.version else (2, 99)
+
+    def fix(self, detail: dict) -> FixContext:
+        """What a finding's fix text may use: this scan's TF, platform, Python and ``detail``."""
+        return FixContext(platform=self.platform, tf_version=self.version,
+                          python_exe=self.python_exe, detail=detail)
+
+
 def scan_script(script: Path, *, tf_version: str | Version | None = None,
                 env: Mapping[str, str] | None = None, packages: Mapping[str, str] | None = None,
                 strategy: str | None = None, platform: str | None = None,
@@ -138,54 +161,92 @@ def scan_script(script: Path, *, tf_version: str | Version | None = None,
     ``strategy`` is the launcher's strategy name; a parameter-server or multi-worker job
     counts as using that strategy even when the script builds it from TF_CONFIG indirectly.
     """
-    script = Path(script)
-    env = {} if env is None else env
-    version = parse_version(tf_version) if isinstance(tf_version, str) else tf_version
-    tf = minor_of(version) if version else (2, 99)
-    ctx = FixContext(platform=platform, tf_version=version, python_exe=python_exe,
-                     detail={"script": script.name})
+    scan = _Scan(Path(script), parse_version(tf_version) if isinstance(tf_version, str)
+                 else tf_version, {} if env is None else env, packages, strategy, platform,
+                 python_exe)
+    use = _read_use(scan)
+    if isinstance(use, Finding):
+        return [use]
+    found = (_tf1_finding(scan, use), _estimator_finding(scan, use), _keras3_fit_finding(scan, use))
+    return [f for f in found if f is not None]
+
+
+def _read_use(scan: _Scan) -> ScriptUse | Finding:
+    """What the script uses, or the finding that says it cannot be read (it is never run)."""
+    name = scan.script.name
     try:
-        use = read_script_use(script.read_text(encoding="utf-8", errors="replace"), str(script))
+        return read_script_use(scan.script.read_text(encoding="utf-8", errors="replace"),
+                               str(scan.script))
     except SyntaxError as exc:
-        return [make_finding("script-not-parsed", f"{script.name}:{exc.lineno}: {exc.msg}", ctx)]
+        return make_finding("script-not-parsed", f"{name}:{exc.lineno}: {exc.msg}",
+                            scan.fix({"script": name}))
     except (RecursionError, MemoryError):  # an expression too deep for the parser
-        return [make_finding("script-not-parsed", f"{script.name}: too deeply nested to read",
-                             ctx)]
-    findings = []
-    if tf >= (2, 0) and (use.tf1 or use.removed):
-        hits = [(line, name) for line, name, _ in use.removed] + use.tf1
-        modules = list(dict.fromkeys(module for _, _, module in use.removed))
-        ctx.detail["removed"] = modules
-        title = (finding_title("tf1-api-on-tf2.script-modules", script=script.name,
-                               modules=", ".join(modules), tf=_label(version)) if modules else
-                 finding_title("tf1-api-on-tf2.script", script=script.name, tf=_label(version)))
-        findings.append(make_finding("tf1-api-on-tf2", _evidence(script, hits), ctx,
-                                     title=title))
-    keras3 = tf >= (2, 16) and not legacy_keras_active(env, packages)
-    if tf >= (2, 16) and use.estimator:
-        findings.append(make_finding(
-            "keras3-strategy-unsupported", _evidence(script, use.estimator),
-            FixContext(platform, version, python_exe=python_exe, detail={"estimator": True}),
-            title=finding_title("keras3-strategy-unsupported.script-estimator",
-                                script=script.name)))
+        return make_finding("script-not-parsed", f"{name}: too deeply nested to read",
+                            scan.fix({"script": name}))
+
+
+def _tf1_finding(scan: _Scan, use: ScriptUse) -> Finding | None:
+    """TF1 APIs or modules TF 2 removed, on TF 2; the title names the removed modules, whose
+    fix is not ``tf_upgrade_v2``."""
+    if scan.tf < (2, 0) or not (use.tf1 or use.removed):
+        return None
+    name, label = scan.script.name, _label(scan.version)
+    hits = [(line, shown) for line, shown, _ in use.removed] + use.tf1
+    modules = list(dict.fromkeys(module for _, _, module in use.removed))
+    title = (finding_title("tf1-api-on-tf2.script-modules", script=name,
+                           modules=", ".join(modules), tf=label) if modules else
+             finding_title("tf1-api-on-tf2.script", script=name, tf=label))
+    return make_finding("tf1-api-on-tf2", _evidence(scan.script, hits),
+                        scan.fix({"script": name, "removed": modules}), title=title)
+
+
+def _estimator_finding(scan: _Scan, use: ScriptUse) -> Finding | None:
+    """tf.estimator, which TF 2.16 removed."""
+    if scan.tf < (2, 16) or not use.estimator:
+        return None
+    return make_finding("keras3-strategy-unsupported", _evidence(scan.script, use.estimator),
+                        scan.fix({"estimator": True}),
+                        title=finding_title("keras3-strategy-unsupported.script-estimator",
+                                            script=scan.script.name))
+
+
+def _keras3_fit_finding(scan: _Scan, use: ScriptUse) -> Finding | None:
+    """Keras 3's ``model.fit`` under a strategy it cannot run (TF 2.16+ without legacy Keras)."""
+    strategies = _strategies(scan, use)
+    if scan.tf < (2, 16) or legacy_keras_active(scan.env, scan.packages) or not (
+            strategies and use.fit_calls):
+        return None
+    line, first = strategies[0]
+    shown = first if line else Text.of("doctor.launcher_strategy", strategy=scan.strategy)
+    return make_finding(
+        "keras3-strategy-unsupported", _fit_evidence(scan, strategies, use.fit_calls),
+        scan.fix({"tf_keras": (scan.packages or {}).get("tf-keras")}),
+        title=finding_title("keras3-strategy-unsupported.script-fit", strategy=shown,
+                            tf=_label(scan.version)))
+
+
+def _strategies(scan: _Scan, use: ScriptUse) -> list[tuple[int, str]]:
+    """The strategies the script names, and the launcher's when it runs several processes
+    (the script may build that one from TF_CONFIG, out of the scan's sight); line 0: the
+    launcher's."""
     strategies = list(use.strategies)
-    if strategy and _MULTI_PROCESS_STRATEGY.search(strategy.lower().replace("-", "_")):
-        strategies.append((0, f"launcher strategy '{strategy}'"))
-    if keras3 and strategies and use.fit_calls:
-        lines = [f"{script.name}:{ln}: {name}" if ln else name for ln, name in strategies[:2]]
-        lines += [f"{script.name}:{ln}: model.fit(...)" for ln in use.fit_calls[:1]]
-        lines.append("TF_USE_LEGACY_KERAS=" + env.get("TF_USE_LEGACY_KERAS", "(unset)")
-                     + ("" if packages is None else
-                        f", tf-keras {'installed' if 'tf-keras' in packages else 'not installed'}"))
-        keras_ctx = FixContext(platform, version, python_exe=python_exe,
-                               detail={"tf_keras": (packages or {}).get("tf-keras")})
-        findings.append(make_finding(
-            "keras3-strategy-unsupported", lines, keras_ctx,
-            title=finding_title("keras3-strategy-unsupported.script-fit",
-                                strategy=strategies[0][1] if strategies[0][0] else Text.of(
-                                    "doctor.launcher_strategy", strategy=strategy),
-                                tf=_label(version))))
-    return findings
+    if scan.strategy and _MULTI_PROCESS_STRATEGY.search(
+            scan.strategy.lower().replace("-", "_")):
+        strategies.append((0, f"launcher strategy '{scan.strategy}'"))
+    return strategies
+
+
+def _fit_evidence(scan: _Scan, strategies: list[tuple[int, str]],
+                  fit_calls: list[int]) -> list[str]:
+    """The strategy, the fit call, and the legacy-Keras switch that would make it work."""
+    name = scan.script.name
+    lines = [f"{name}:{ln}: {shown}" if ln else shown for ln, shown in strategies[:2]]
+    lines += [f"{name}:{ln}: model.fit(...)" for ln in fit_calls[:1]]
+    tf_keras = "" if scan.packages is None else (
+        f", tf-keras {'installed' if 'tf-keras' in scan.packages else 'not installed'}")
+    lines.append("TF_USE_LEGACY_KERAS=" + scan.env.get("TF_USE_LEGACY_KERAS", "(unset)")
+                 + tf_keras)
+    return lines
 
 
 def _label(version: Version | None) -> str:

@@ -1,0 +1,202 @@
+"""Facts an output states, read once, for the rules that reason from them rather than from
+one sentence: the libraries it names as missing (in any wording), the CUDA toolkits it says are
+there, the GPU's compute capability, the driver's two version reports, the package whose code
+raised, a TensorFlow companion package whose native ops failed to load, and every way of saying
+that TensorFlow sees no GPU (a printed device list, a ``# []`` comment, a sentence).
+
+Each fact is one search with a pattern whose needles :mod:`core.doctor.linesearch` finds (so a
+20,000-line log costs a few ``str.find`` passes), no pattern with nested quantifiers, and every
+gap between two words is a :func:`then` (linear on a line of repeats).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.doctor import kb
+from core.doctor.context import TextContext
+from core.doctor.kb import Version, parse_version
+
+#: Library names read from an output (an import error names a handful).
+MAX_LIBRARIES = 64
+#: Lines kept as evidence that no GPU is seen.
+MAX_NO_GPU_LINES = 4
+
+
+def then(first: str, after: str, gap: str = r"[^\n]") -> str:
+    """A pattern for ``first``, then characters of ``gap`` (by default: the rest of its line),
+    then ``after``. The gap may not hold ``first`` again: ``first[^\\n]*after`` would read the
+    rest of the line again from each ``first`` (quadratic on a line of repeats); from the last
+    ``first`` before ``after`` this finds the same lines."""
+    return rf"(?:{first})(?:(?!{first}){gap})*(?:{after})"
+
+
+# A library file name, from its first character (a start inside a word would read it again).
+_LIBRARY = re.compile(r"(?<![\w.\-])([A-Za-z][\w\-]*(?:\.so(?:\.\d+)*|\.dll))\b")
+# Words that say a library named on the same line is not there, in any tool's or person's words.
+_MISSING_WORDS = re.compile(
+    r"not found|cannot open|can'?t (?:open|find|load)|could ?n[o']?t (?:open|find|load|locate)|"
+    r"do(?:es)?n'?t load|not load|no such file|missing|\brequires?\b", re.IGNORECASE)
+_LIBRARY_KINDS = frozenset({"cuda", "cudnn", "driver", "msvc", "zlib"})
+# "CUDA 10.0", "cuda-9.2", "CUDA8.0", "CUDA v11.2", "the cuda version of my laptop is 12.1".
+_CUDA_STATED = re.compile(
+    r"\bcuda[ _\-]?(?:toolkit[ _\-]?)?v?(\d{1,2}\.\d)(?![\d.])|"
+    r"\bcuda version (?:of (?:my|the) \w+ )?is (\d{1,2}\.\d)(?![\d.])|"
+    # nvcc --version: "Cuda compilation tools, release 10.2, V10.2.89".
+    r"\brelease (\d{1,2}\.\d), V\d", re.IGNORECASE)
+# A CUDA version the text says is wanted, not had ("Download and install CUDA 9.0").
+_WANTED_BEFORE = re.compile(r"(?:requires?|needs?|wants?|built (?:with|against|for)|"
+                            r"compiled (?:with|against|for)|install|supports?|for)\s*$",
+                            re.IGNORECASE)
+_WANTED_AFTER = re.compile(r"\W{0,3}(?:\w{1,12} ){0,2}(?:(?:is|are) )?(?:needed|required)",
+                           re.IGNORECASE)
+_CAPABILITY = re.compile(r"compute capability:?\s*(\d{1,2})\.(\d)|\bmajor: (\d{1,2}) minor: (\d)",
+                         re.IGNORECASE)
+_LIBCUDA_VERSION = re.compile(r"libcuda reported version is:?\s*(\d+(?:\.\d+)*)")
+_KERNEL_VERSION = re.compile(r"kernel reported version is:?\s*(\d+(?:\.\d+)*)")
+# A traceback frame in an installed package ("File ...site-packages/keras/...py", or IPython's
+# "...site-packages/keras/backend/x.py in f()").
+_PACKAGE_FRAME = re.compile(r"(?:site|dist)-packages[\\/](\w+)[\\/][^\s\"']*\.py\b")
+_COMPANIONS = (r"tensorflow[_-](?:text|addons|io|probability|hub|decision[_-]forests|"
+               r"recommenders|quantum|model[_-]optimization|federated|ranking|graphics)\b")
+_COMPANION = re.compile(_COMPANIONS, re.IGNORECASE)
+# A custom-op library that does not fit the TensorFlow it is loaded into.
+_OP_LOAD_FAILED = re.compile(r"undefined symbol|symbol not found|TF_LoadLibrary|"
+                             r"Invalid name: \w+>|_ops\.so\b")
+# A printed answer that lists no GPU; it may follow its prompt on the next line.
+_NO_GPU_PRINTED = re.compile(
+    then("physical_device:CPU:0'", r"\]\s*$") + r"|Num GPUs Available:?\s*0\b|"
+    # \s spans the line break too: \s*\n?\s* would split a blank run in n ways.
+    r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*(?:#\s*)?\[\]|"
+    r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse|"
+    r"is_gpu_available\(\)\)?\s*(?:#\s*)?[Ff]alse", re.MULTILINE)
+# The same in TensorFlow's log lines or a person's words.
+_NO_GPU_SAID = re.compile(
+    r"Skipping registering GPU devices|GPU will not be used|"
+    + then(r"\bGPU", r"Available:?\s*0\b|[:=]\s*(?:\[\]|False\b)") + "|"
+    + then(r"\bGPU", r"\bnot (?:found|detected|available|visible|used|recogni[sz]ed|"
+                     r"being used|utili[sz]ed)|(?:could|can)(?:not|'t| not) (?:be )?"
+                     r"(?:found|detected|utili[sz]ed?|used?|seen?|find)|"
+                     r"isn'?t (?:found|detected|used|available)") + "|"
+    r"\bno GPUs?\b|can'?t (?:utili[sz]e|use|see|find) (?:the |my |a )?GPU|"
+    r"only (?:on|uses?|runs? on) (?:the )?CPU|runs? only on (?:the )?CPU", re.IGNORECASE)
+_CPU_BUILD = re.compile(r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What an output states, each fact optional."""
+
+    #: Library name (lower case) -> the line that says it is missing, in any wording.
+    libraries_missing: dict[str, str]
+    #: Every CUDA / cuDNN library the text names (found, listed, missing), lower case.
+    libraries_named: frozenset[str]
+    #: CUDA toolkit versions the text says are there ("9.1"), not the ones it says are wanted.
+    cuda_stated: frozenset[str]
+    #: The GPU's compute capability, as TensorFlow prints it.
+    capability: tuple[int, int] | None
+    #: The driver's user-space library version and its kernel module's, as TF reports them.
+    libcuda_version: Version | None
+    kernel_version: Version | None
+    #: The installed package whose code the traceback's last frame is in ("keras").
+    raising_package: str | None
+    #: Lines where a companion package's native ops failed to load into this TensorFlow.
+    companion_failures: list[str]
+    #: Lines that show or say that TensorFlow lists or uses no GPU.
+    no_gpu: list[str]
+    #: A line that shows a CPU-only build (``is_built_with_cuda() False``).
+    cpu_build: list[str]
+
+
+def read_facts(ctx: TextContext) -> Facts:
+    """The facts of ``ctx``'s text (linear in its size: see the module's docstring)."""
+    whole = ctx.whole()
+    frames = whole.findall(_PACKAGE_FRAME)
+    libcuda, kernel = whole.search(_LIBCUDA_VERSION), whole.search(_KERNEL_VERSION)
+    missing, named = _libraries(ctx)
+    return Facts(
+        libraries_missing=missing,
+        libraries_named=frozenset(named),
+        cuda_stated=frozenset(_cuda_stated(ctx)),
+        capability=_capability(ctx),
+        libcuda_version=parse_version(libcuda.group(1)) if libcuda else None,
+        kernel_version=parse_version(kernel.group(1)) if kernel else None,
+        raising_package=frames[-1] if frames else None,
+        companion_failures=_companion_failures(ctx),
+        no_gpu=_no_gpu_lines(ctx),
+        cpu_build=_spanning_lines(ctx, _CPU_BUILD, 2),
+    )
+
+
+def _libraries(ctx: TextContext) -> tuple[dict[str, str], set[str]]:
+    """The CUDA / cuDNN / driver / runtime libraries named on a line that says they are
+    missing (name -> that line), and every CUDA / cuDNN library the text names."""
+    missing: dict[str, str] = {}
+    named: set[str] = set()
+    for line in ctx.lines_matching(_LIBRARY, MAX_LIBRARIES):
+        says_missing = bool(_MISSING_WORDS.search(line))
+        for name in _LIBRARY.findall(line)[:MAX_LIBRARIES]:
+            kind = kb.library_info(name).kind
+            if kind in ("cuda", "cudnn"):
+                named.add(name.lower())
+            if says_missing and kind in _LIBRARY_KINDS:
+                missing.setdefault(name.lower(), line)
+    return missing, named
+
+
+def library_stem(name: str) -> str:
+    """A library's name without its version: ``libcusolver.so.10`` -> ``libcusolver.so``,
+    ``cusolver64_10.dll`` -> ``cusolver64_.dll``."""
+    name = name.lower()
+    if name.endswith(".dll"):
+        return name[:-4].rstrip("0123456789") + ".dll"
+    stem, dot, _ = name.partition(".so")
+    return stem + dot
+
+
+def _cuda_stated(ctx: TextContext) -> set[str]:
+    """CUDA versions the text says are installed or in use: not those after "requires",
+    "install", "built with" (what a build wants), nor nvidia-smi's "CUDA Version" (what the
+    driver supports)."""
+    stated = set()
+    for line in ctx.lines_matching(_CUDA_STATED, MAX_LIBRARIES):
+        for m in _CUDA_STATED.finditer(line):
+            before, after = line[max(0, m.start() - 40):m.start()], line[m.end():m.end() + 24]
+            if not (_WANTED_BEFORE.search(before) or _WANTED_AFTER.match(after)):
+                stated.add(m.group(1) or m.group(2) or m.group(3))
+    return stated
+
+
+def _capability(ctx: TextContext) -> tuple[int, int] | None:
+    m = ctx.whole().search(_CAPABILITY)
+    if not m:
+        return None
+    major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return int(major), int(minor)
+
+
+def _companion_failures(ctx: TextContext) -> list[str]:
+    lines = ctx.lines_matching(_OP_LOAD_FAILED)
+    if not lines or not (ctx.whole().search(_COMPANION) or any("_ops.so" in ln or ">" in ln
+                                                                for ln in lines)):
+        return []
+    return lines
+
+
+def _spanning_lines(ctx: TextContext, rx: re.Pattern, limit: int) -> list[str]:
+    """The lines of the first matches of a pattern that may span lines (a prompt, then the
+    answer printed on the next line)."""
+    return [ln.strip() for m in ctx.whole().finditer(rx) for ln in m.group(0).splitlines()
+            if ln.strip()][:limit]
+
+
+def _no_gpu_lines(ctx: TextContext) -> list[str]:
+    """Lines that show no GPU: a pattern that may span lines (a prompt and its answer), or a
+    device list that holds only the CPU (``device_lib.list_local_devices()`` too)."""
+    lines = _spanning_lines(ctx, _NO_GPU_PRINTED, MAX_NO_GPU_LINES)
+    lines += ctx.lines_matching(_NO_GPU_SAID, MAX_NO_GPU_LINES - len(lines))
+    if lines or "device:GPU" in ctx.text:
+        return lines
+    return [ln for ln in ctx.lines if ("physical_device:CPU" in ln or 'name: "/device:CPU' in ln)
+            and "GPU" not in ln][:1]

@@ -1,0 +1,146 @@
+"""Family rules that reason from facts (:mod:`core.doctor.facts`), so that any phrasing of the
+same facts gets the same answer: a CUDA version the text says is installed against the one the
+TensorFlow build wants (the knowledge base), a companion package whose ops do not fit this
+TensorFlow, standalone Keras failing inside TensorFlow's internals, the driver's two version
+reports, a GPU that TensorFlow says it skips for its compute capability, no GPU on native
+Windows where no TensorFlow GPU build exists, an out-of-memory on the host's RAM.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.doctor import kb
+from core.doctor.context import TextContext
+from core.doctor.facts import Facts, then
+from core.doctor.fixes import finding_title
+from core.doctor.scores import Scores
+
+# TensorFlow's internal modules: a name missing there is code written for another TF (standalone
+# keras, a library reaching into tensorflow.python), not TF 1.x code (tensorflow._api.v2.*).
+_INTERNAL_ATTRIBUTE = re.compile(
+    r"module '(tensorflow(?:\.python|\._api\.v1|\.compat\.v2\.__internal__|\.__internal__)"
+    r"[\w.]*)' has no attribute '\w+'")
+_TF_ATTRIBUTE = re.compile(r"module 'tensorflow[\w.]*' has no attribute '\w+'")
+# A name missing from TensorFlow or Keras at import: files of two installs mixed, or a Keras of
+# another release ("cannot import name 'abs'", "... 'tf_utils'").
+_CANNOT_IMPORT = re.compile(r"cannot import name '?(\w+)'?(?: from '([\w.]+)')?")
+_TF_OR_KERAS = ("tensorflow", "tensorflow_core", "keras", "tf_keras")
+_REQUIRES_TF = re.compile(r"requires TensorFlow(?: version)?\s*[<>=~]=?\s*\d", re.IGNORECASE)
+# The placeholder "tensorflow-gpu" releases (2.11+) that only fail to install.
+_GPU_PLACEHOLDER = re.compile(r"tensorflow[-_]gpu[-=]=?(\d+\.\d+)[\w.]*(?:\.tar\.gz)?",
+                              re.IGNORECASE)
+# An out-of-memory whose device is the host: TensorFlow's CPU allocator.
+_HOST_OOM = re.compile(then(r"\bOOM\b|out of memory|ResourceExhausted",
+                            r"device:CPU:\d|allocator cpu\b"), re.IGNORECASE)
+# TF's Windows self-check (python/platform/self_check.py) loading a DLL its build names.
+_SELF_CHECK = re.compile(r"build_info\.(msvcp|cudnn|cudart|nvcuda)_dll_names?\b")
+_SELF_CHECK_CAUSE = {"msvcp": "missing-msvc-runtime", "cudnn": "missing-cudnn",
+                     "cudart": "missing-cuda-runtime", "nvcuda": "no-nvidia-driver"}
+_NO_TF_MODULE = re.compile(r"No module named '?tensorflow'?(?![\w.])")
+
+
+def fact_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """Score every family the facts support."""
+    _stated_cuda_rules(ctx, facts, scores)
+    _package_rules(ctx, facts, scores)
+    _driver_report_rules(facts, scores)
+    _gpu_arch_rules(facts, scores)
+    _windows_rules(ctx, facts, scores)
+    _memory_rules(ctx, scores)
+    _module_rules(ctx, scores)
+    _self_check_rules(ctx, scores)
+
+
+def _stated_cuda_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """The text says which CUDA is installed, and the build (its TF version, the knowledge
+    base) wants another. Not for TF 2.14+ on Linux, whose pip wheel brings its own CUDA."""
+    row = kb.find_build(ctx.tf_version, ctx.platform, "gpu") if ctx.tf_version else None
+    if not row or not row.cuda or not facts.cuda_stated:
+        return
+    if ctx.platform != "windows" and ctx.tf_at_least((2, 14)):
+        return
+    if any(kb.cuda_label_matches(row.cuda, v) for v in facts.cuda_stated):
+        return
+    installed = ", ".join(sorted(facts.cuda_stated))
+    scores.add("cuda-version-mismatch", 82,
+               [f"CUDA {installed} in the text; TensorFlow {row.label} was built for CUDA "
+                f"{row.cuda}"], cuda=row.cuda, cudnn=row.cudnn, installed=installed)
+
+
+def _package_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """Packages that do not fit the TensorFlow they are loaded into."""
+    if facts.companion_failures:
+        scores.add("mixed-tf-packages", 92, facts.companion_failures,
+                   title=finding_title("mixed-tf-packages.companion"), companion=True)
+    if lines := ctx.lines_matching(_REQUIRES_TF):
+        scores.add("mixed-tf-packages", 92, lines,
+                   title=finding_title("mixed-tf-packages.companion"), companion=True)
+    keras_frame = facts.raising_package in ("keras", "tf_keras")
+    for line in ctx.lines_matching(_TF_ATTRIBUTE, 2):
+        if keras_frame or _INTERNAL_ATTRIBUTE.search(line):
+            scores.add("mixed-tf-packages", 95, line,
+                       title=finding_title("mixed-tf-packages.keras") if keras_frame else None)
+    for line in ctx.lines_matching(_CANNOT_IMPORT, 2):
+        m = _CANNOT_IMPORT.search(line)
+        module = (m.group(2) or "") if m else "-"
+        if module.split(".")[0] in ("", *_TF_OR_KERAS):
+            scores.add("mixed-tf-packages", 84, line)
+
+
+def _driver_report_rules(facts: Facts, scores: Scores) -> None:
+    """TensorFlow reports the driver library's version and the kernel module's: when they
+    differ, the driver was updated and its new module is not loaded (no reboot)."""
+    if facts.libcuda_version and facts.kernel_version and (
+            facts.libcuda_version[:2] != facts.kernel_version[:2]):
+        scores.add("driver-not-loaded", 93, [
+            "libcuda " + ".".join(map(str, facts.libcuda_version)) + ", kernel module "
+            + ".".join(map(str, facts.kernel_version))])
+
+
+def _gpu_arch_rules(facts: Facts, scores: Scores) -> None:
+    """The GPU's capability, for the fix (which release runs on it)."""
+    arch = scores.by_id.get("gpu-arch-unsupported")
+    if arch and facts.capability:
+        arch.detail.setdefault("capability", facts.capability)
+
+
+def _windows_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """Native Windows has no TensorFlow GPU build after 2.10 (CUDA 11.2): the retired
+    ``tensorflow-gpu`` placeholder, or a CUDA 12 no Windows build uses."""
+    last = kb.last_windows_gpu_release()
+    for line in ctx.lines_matching(_GPU_PLACEHOLDER, 4):
+        m = _GPU_PLACEHOLDER.search(line)
+        version = kb.parse_version(m.group(1)) if m else None
+        if version and kb.minor_of(version) > last:
+            scores.add("tf-windows-gpu-unsupported", 93, line,
+                       title=finding_title("tf-windows-gpu-unsupported.package-removed"))
+            return
+    if ctx.platform == "windows" and any(
+            not kb.windows_cuda_has_build(v) for v in facts.cuda_stated):
+        scores.add("tf-windows-gpu-unsupported", 78,
+                   [f"CUDA {', '.join(sorted(facts.cuda_stated))} on native Windows"])
+
+
+def _memory_rules(ctx: TextContext, scores: Scores) -> None:
+    if lines := ctx.lines_matching(_HOST_OOM, 2):
+        scores.add("host-out-of-memory", 97, lines)
+
+
+def _module_rules(ctx: TextContext, scores: Scores) -> None:
+    """``No module named 'tensorflow'``: installed in an env this Python is not (a conda env
+    not activated, the usual case in real reports), or not installed at all."""
+    if lines := ctx.lines_matching(_NO_TF_MODULE, 1):
+        scores.add("conda-env-not-activated", 70, lines,
+                   title=finding_title("conda-env-not-activated.no-module"))
+        scores.add("tf-not-installed", 62, lines)
+
+
+def _self_check_rules(ctx: TextContext, scores: Scores) -> None:
+    """TF's self-check failed to load the DLL its build info names (``preload_check``, with
+    WinError 126 in any language): that DLL's component is missing."""
+    for line in ctx.lines_matching(_SELF_CHECK, 1):
+        m = _SELF_CHECK.search(line)
+        if m:
+            scores.add(_SELF_CHECK_CAUSE[m.group(1)], 92,
+                       [line, *ctx.lines_matching(r"WinError|OSError", 1)])
