@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from core.output import plain
 from gui.background import run_in_background
 from gui.style import monospace_font
+from gui.widgets.screen_fit import within_screen
 
 if TYPE_CHECKING:
     from core.envcreate.build import BuildResult
@@ -37,7 +38,7 @@ class EnvCreateDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, *, nvml: object = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Make a TensorFlow environment"))
-        self.resize(760, 520)
+        self.resize(within_screen(self, 760, 520))
         self.plan: Plan | None = None
         self.result: BuildResult | None = None
         self.building = False

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from core.cmdline import join_args
 from gui.background import start_process
 from gui.style import monospace_font
+from gui.widgets.screen_fit import within_screen
 
 _URL = re.compile(r"(https?://[^\s]+:\d+/?)")
 
@@ -164,7 +165,7 @@ class InstallDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Install TensorBoard"))
-        self.resize(760, 420)
+        self.resize(within_screen(self, 760, 420))
         command = QLabel(join_args(tensorboard.install_command(python)))
         command.setFont(monospace_font())
         command.setWordWrap(True)

@@ -34,6 +34,7 @@ from core.output import plain
 from gui.background import run_in_background, start_process
 from gui.i18n import kind_label
 from gui.style import monospace_font, status_color
+from gui.widgets.elided_label import ElidedLabel
 
 if TYPE_CHECKING:  # the doctor's modules load when a check runs, not with the window
     from core.doctor.machine import InterpreterStatus
@@ -198,7 +199,10 @@ class InterpreterCard(QFrame):
         head = QHBoxLayout()
         self.state = status.state if status else "pending"
         head.addWidget(_dot(self.state))
-        head.addWidget(_label(path, "cardTitle"), 1)
+        # A path does not wrap (no spaces): cut in its middle, not widening the page.
+        title = ElidedLabel(path, mode=Qt.TextElideMode.ElideMiddle)
+        title.setObjectName("cardTitle")
+        head.addWidget(title, 1)
         head.addWidget(_label(kind_label(kind), "muted", wrap=False))
         self.use_button = QPushButton(self.tr("Use for this job"))
         self.use_button.setToolTip(self.tr("Train the job in the Cluster view with this "
@@ -239,7 +243,8 @@ class MachineView(QWidget):
         self.refresh_button = QPushButton(self.tr("Check again"))
         #: When the last check ran and how long it took (a check answered from the probe cache
         #: takes a moment: without this, "Check again" looks as if it did nothing).
-        self.checked_label = _label(self.tr("Not checked yet"), "muted", wrap=False)
+        self.checked_label = ElidedLabel(self.tr("Not checked yet"))
+        self.checked_label.setObjectName("muted")
         self._started = 0.0
         head = QHBoxLayout()
         head.addWidget(title)

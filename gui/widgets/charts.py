@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.style import SERIES_COLORS, task_color_index
+from gui.widgets.elided_label import ElidedLabel
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -318,9 +319,9 @@ class MetricCharts(QWidget):
         self.smoothing.setFixedWidth(160)
         self.smoothing_label = QLabel()
         self.reset_zoom = QPushButton(QCoreApplication.translate("Charts", "Reset zoom"))
-        self.hover = QLabel()
+        # Every curve's value: cut to the room left, never widening the window (Compare).
+        self.hover = ElidedLabel()
         self.hover.setObjectName("muted")
-        self.hover.setTextFormat(Qt.TextFormat.PlainText)
         bar = QHBoxLayout()
         bar.addWidget(self.log_scale)
         bar.addWidget(QLabel(QCoreApplication.translate("Charts", "Smoothing")))

@@ -3,30 +3,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QPushButton,
     QTableWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from gui.widgets.columns import stretch_readably
+
 
 class RowTable(QWidget):
     """Subclasses name the columns and the add button, add rows in :meth:`add_clicked`, and
-    may clean up in :meth:`row_removed`."""
+    may clean up in :meth:`row_removed`. The columns ``stretch`` (default: all) share the
+    table's width, none narrower than its header's text or its ``minimum``."""
 
     changed = Signal()
 
-    def __init__(self, columns: int, min_height: int, parent: QWidget | None = None) -> None:
+    def __init__(self, columns: int, min_height: int, parent: QWidget | None = None, *,
+                 stretch: Iterable[int] | None = None,
+                 minimum: Mapping[int, int] | None = None) -> None:
         super().__init__(parent)
         self.table = QTableWidget(0, columns)
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        stretch_readably(self.table, range(columns) if stretch is None else stretch, minimum)
         self.table.setMinimumHeight(min_height)
         self.add_button = QPushButton()
         self.remove_button = QPushButton(self.tr("Remove selected"))

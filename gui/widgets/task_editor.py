@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QFontMetrics
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -23,6 +24,7 @@ from core.config import PS_WORKER_RESTARTS, RestartPolicy, TaskGroup
 from core.jobfile import RESTART_POLICIES, ROLES, bounds, default, keys
 from gui.widgets.row_table import RowTable
 
+HOST_COLUMN = 2
 NODE_COLUMN = 5
 RESTART_COLUMN = 6
 DEFAULT_HOST = str(default(TaskGroup, "host"))
@@ -184,7 +186,9 @@ class TaskEditor(RowTable):
     another row) is saved as it was until the user edits that cell."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(7, 130, parent)
+        # A host as long as an IPv4 address stays readable in its cell.
+        host = QFontMetrics(QApplication.font()).horizontalAdvance("255.255.255.255") + 16
+        super().__init__(7, 130, parent, stretch=[HOST_COLUMN], minimum={HOST_COLUMN: host})
         self.gpus: list[tuple[int, str]] = []
         self.nodes: list[str] = []
         self._entries: list[dict] = []
@@ -193,13 +197,13 @@ class TaskEditor(RowTable):
                                               self.tr("Restart")])
         header = self.table.horizontalHeader()
         header.setMinimumSectionSize(0)
-        # The host takes the room left; numbers get what 5 digits need, the rest their text.
+        # The host takes the room left (never less than its header: see RowTable); numbers get
+        # what 5 digits need, the rest their text.
         digits = self.fontMetrics().horizontalAdvance("65535") + 24
         for col in range(self.table.columnCount()):
-            mode = (QHeaderView.ResizeMode.Stretch if col == 2 else
-                    QHeaderView.ResizeMode.Fixed if col in (1, 3) else
-                    QHeaderView.ResizeMode.ResizeToContents)
-            header.setSectionResizeMode(col, mode)
+            if col != HOST_COLUMN:
+                header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed if col in (1, 3)
+                                            else QHeaderView.ResizeMode.ResizeToContents)
         for col in (1, 3):
             self.table.setColumnWidth(col, digits)
         self.add_button.setText(self.tr("Add task"))
