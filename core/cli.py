@@ -151,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help=tr("cli.env.dry_run"))
     p.set_defaults(handler="core.envcreate.command:env_command")
 
+    p = sub.add_parser("cache", help=tr("cli.cache"))
+    p.add_argument("action", nargs="?", choices=["clear"], help=tr("cli.cache.clear"))
+    p.set_defaults(handler="core.cache_command:cache_command")
+
     p = sub.add_parser("gui", help=tr("cli.gui"))
     p.add_argument("file", metavar="FILE", nargs="?", type=_checked("FILE"),
                    help=tr("cli.gui.file"))

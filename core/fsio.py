@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import time
 from contextlib import suppress
 from pathlib import Path
@@ -62,7 +63,7 @@ def control_character_problem(path: str, *, relative_to_cwd: bool = True) -> str
     line-based text the path reaches: the watchdog's frames, logs, shell lines), or, being
     relative, the current folder does (its name becomes part of the path). None: it is taken.
     ``relative_to_cwd``: False for a name that is no path."""
-    from core.output import control_character
+    from core.output import control_character, show
 
     if (shown := control_character(path)) is not None:
         fix = "rename it, or choose another path" if relative_to_cwd else "remove it"
@@ -74,8 +75,6 @@ def control_character_problem(path: str, *, relative_to_cwd: bool = True) -> str
     except OSError:  # the current folder was removed: the path itself is checked
         return None
     if (shown := control_character(here)) is not None:
-        from core.config import show
-
         return (f"is in the current folder {show(here, None)}, whose name contains the control "
                 f"character {shown}; give an absolute path, or run TensorDeck from another "
                 "folder")
@@ -168,7 +167,7 @@ def _write_all(fd: int, data: bytes) -> None:
 def _copy_mode(path: Path, fd: int) -> None:
     """Give the file ``fd`` the permissions of the regular file at ``path``, if there is one
     (POSIX; on Windows a replaced file's access list comes from its folder)."""
-    if os.name == "nt":
+    if sys.platform == "win32":
         return
     try:
         info = os.stat(path)

@@ -79,6 +79,9 @@ def _rules(kind: object) -> list[Rule]:
     return []
 
 
+_KINDS: dict[object, str] = {str: "text", int: "integer", float: "number"}
+
+
 def kind(model: type, field: str) -> str:
     """How an editor shows ``field`` of ``model``: "text", "integer", "number" or "lines" (a
     list of texts, one a line); null aside."""
@@ -92,7 +95,7 @@ def kind(model: type, field: str) -> str:
             return {k for arg in get_args(annotation) for k in kinds(arg)}
         if annotation is type(None):
             return set()
-        return {{str: "text", int: "integer", float: "number"}.get(annotation, "other")}
+        return {_KINDS.get(annotation, "other")}
 
     found = kinds(field_types(model)[field])
     if len(found) != 1 or not found <= {"text", "integer", "number", "lines"}:

@@ -238,7 +238,10 @@ class MetricsTail:
         *lines, rest = data.split(b"\n")
         carried = self._partial.pop(path, b"")
         if lines:
-            lines[0] = None if carried is None else carried + lines[0]
+            if carried is None:  # the end of a line too long: skipped (counted already)
+                del lines[0]
+            else:
+                lines[0] = carried + lines[0]
             carried = b""
         carried = None if carried is None else carried + rest
         if carried is not None and len(carried) > MAX_REPORT_BYTES:
@@ -249,7 +252,7 @@ class MetricsTail:
         task = path.stem.replace("-", ":", 1) if "-" in path.stem else path.stem
         points = []
         for line in lines:
-            if line is None or not line.strip():
+            if not line.strip():
                 continue
             point = _point(line, task) if len(line) <= MAX_REPORT_BYTES else None
             if point is None:

@@ -19,20 +19,30 @@ import dataclasses
 import enum
 import functools
 import json
+import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+
+if sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # typing_extensions: a dependency on 3.10 only (pyproject.toml)
+    from typing_extensions import dataclass_transform
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 T = TypeVar("T")
+Extra = Literal["forbid", "ignore"]
 
 
 class Rule:
     """Constraints of the value's own schema: ``ge``/``le`` (numbers), ``pattern`` (strings),
     ``max_length`` (lists); JSON Schema shows them (minimum, maximum, pattern, maxItems)."""
 
-    def __init__(self, **constraints: object) -> None:
-        self.constraints = constraints
+    def __init__(self, **constraints: Any) -> None:
+        self.constraints: dict[str, Any] = constraints
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         return {**handler(source), **self.constraints}
@@ -61,7 +71,17 @@ class Doc:
         return {**handler(schema), "description": self.text}
 
 
-def record(cls: type[T] | None = None, *, extra: str = "forbid", strict: bool = True) -> Any:
+@overload
+def record(cls: type[T], /) -> type[T]: ...
+@overload
+def record(*, extra: Extra = "forbid", strict: bool = True) -> Callable[[type[T]], type[T]]: ...
+
+
+# dataclass_transform: type checkers see a record as the keyword-only dataclass it is.
+@dataclass_transform(kw_only_default=True, field_specifiers=(dataclasses.field,))
+def record(
+    cls: type[T] | None = None, *, extra: Extra = "forbid", strict: bool = True
+) -> type[T] | Callable[[type[T]], type[T]]:
     """A dataclass validated as a record: ``extra="forbid"`` (a typo is an error, not a
     no-op) or ``"ignore"`` (a newer TensorDeck's fields do not make a file unreadable);
     ``strict``: "2" is not a count and 1 is not a string."""
@@ -84,7 +104,7 @@ def validate(cls: type[T], data: object) -> T:
     """Parsed JSON ``data`` as a ``cls`` record, every rule checked; pydantic's ValidationError
     if not. A strict record is checked as JSON text: strict Python mode takes only instances
     of a dataclass, JSON mode takes objects."""
-    adapter = _adapter(cls)
+    adapter = _adapter(cls)  # type: ignore[arg-type]  # a class is hashable: mypy#11470
     if cls.__pydantic_config__["strict"]:  # type: ignore[attr-defined]
         return adapter.validate_json(json.dumps(data))
     return adapter.validate_python(data)
@@ -94,7 +114,7 @@ def json_schema(cls: type) -> dict:
     return _adapter(cls).json_schema()
 
 
-def validation_error() -> type[Exception]:
+def validation_error() -> type[ValidationError]:
     from pydantic import ValidationError
 
     return ValidationError
@@ -139,7 +159,7 @@ def _is_default(f: dataclasses.Field, value: object) -> bool:
 def from_data(cls: type[T], data: dict) -> T:
     """A record from data that was checked as one before (a cache, another TensorDeck's
     message): nested records are rebuilt from their field types; nothing is checked again."""
-    hints = _hints(cls)
+    hints = _hints(cls)  # type: ignore[arg-type]  # a class is hashable: mypy#11470
     return cls(**{k: _build(hints[k], v) for k, v in data.items()})
 
 
@@ -155,13 +175,20 @@ def _build(kind: Any, value: object) -> Any:
     if origin in (typing.Union, types.UnionType):
         real = [a for a in args if a is not type(None)]
         return _build(real[0], value) if len(real) == 1 else value
-    if origin is list:
-        return [_build(args[0], v) for v in value]  # type: ignore[union-attr]
-    if origin is dict:
-        return {k: _build(args[1], v) for k, v in value.items()}  # type: ignore[union-attr]
-    if dataclasses.is_dataclass(kind):
-        return from_data(kind, value)  # type: ignore[arg-type]
-    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+    if origin is list and isinstance(value, list):
+        return [_build(args[0], v) for v in value]
+    if origin is dict and isinstance(value, dict):
+        return {k: _build(args[1], v) for k, v in value.items()}
+    return _build_class(kind, value)
+
+
+def _build_class(kind: Any, value: object) -> Any:
+    """A record or an enum member from its data: the only field types stored as other types."""
+    if not isinstance(kind, type):
+        return value
+    if dataclasses.is_dataclass(kind) and isinstance(value, dict):
+        return from_data(kind, value)
+    if issubclass(kind, enum.Enum):
         return kind(value)
     return value
 

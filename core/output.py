@@ -49,6 +49,14 @@ def control_character(text: str) -> str | None:
     return _SHOWN[match.group()] if match else None
 
 
+def show(text: str, limit: int | None = 60) -> str:
+    """``text`` fit for a one-line message: control characters and lone surrogates escaped
+    (a message never moves the cursor or fails to print), cut after ``limit`` characters."""
+    cut = text if limit is None or len(text) <= limit else text[:limit]
+    shown = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in cut)
+    return shown + "..." if cut is not text else shown
+
+
 def visible(text: str) -> str:
     """``text`` for a terminal: SGR kept (and reset at the end, so a colour or "conceal" left
     on cannot spill over the lines after it, another task's or TensorDeck's own), every other

@@ -27,6 +27,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
+from typing import Any
 
 IS_WINDOWS = sys.platform.startswith("win")
 if IS_WINDOWS:  # ctypes structures and uuid: not worth importing where they are never used
@@ -66,7 +67,7 @@ def pdeathsig_preexec() -> Callable[[], None] | None:
 def _undo_frozen_dll_directory() -> None:
     """A PyInstaller-frozen app on Windows calls SetDllDirectory(bundle), which children
     inherit and which no environment variable can undo: reset it before starting tasks."""
-    if IS_WINDOWS and getattr(sys, "frozen", False):
+    if sys.platform == "win32" and getattr(sys, "frozen", False):
         import ctypes
 
         ctypes.WinDLL("kernel32").SetDllDirectoryW(None)
@@ -101,7 +102,7 @@ class TaskProcess:
     ) -> None:
         self._tree: WindowsTree | None = None
         self._watchdog = watchdog
-        common = dict(
+        common: dict[str, Any] = dict(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -122,10 +123,13 @@ class TaskProcess:
         assert self.popen.stdout is not None
         self.stdout = self.popen.stdout
         self._abandoned = False
-        self._poll = None
-        if not IS_WINDOWS:
-            self._poll = select.poll()
-            self._poll.register(self.stdout.fileno(), select.POLLIN | select.POLLHUP)
+        # POSIX: waits (ms) until the pipe is readable; a bound method, as select.poll is no
+        # name on Windows.
+        self._poll: Callable[[float], list[tuple[int, int]]] | None = None
+        if sys.platform != "win32":
+            poller = select.poll()
+            poller.register(self.stdout.fileno(), select.POLLIN | select.POLLHUP)
+            self._poll = poller.poll
 
     def read(self, size: int) -> bytes:
         """The task's next output; b"" at its end, or once :meth:`abandon_output` was called.
@@ -135,7 +139,7 @@ class TaskProcess:
         if self._poll is None:
             return os.read(fd, size)
         while not self._abandoned:
-            if self._poll.poll(250):
+            if self._poll(250):
                 return os.read(fd, size)
         return b""
 
@@ -145,19 +149,23 @@ class TaskProcess:
 
     def terminate_tree(self) -> None:
         """Ask the task and its children to exit (SIGTERM; on Windows the stop event)."""
-        if self._tree:
-            self._tree.stop()
+        if sys.platform == "win32":
+            self._windows_tree().stop()
             return
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGTERM)
 
     def kill_tree(self) -> None:
         """Kill the task and every process it started."""
-        if self._tree:
-            self._tree.kill()
+        if sys.platform == "win32":
+            self._windows_tree().kill()
             return
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
+
+    def _windows_tree(self) -> WindowsTree:
+        assert self._tree is not None, "every Windows task starts in a WindowsTree"
+        return self._tree
 
     def poll(self) -> int | None:
         return self.popen.poll()
@@ -180,7 +188,7 @@ def kill_escaped(run_dir: str, task: str | None = None) -> int:
     double-forked into a session of its own (so no process-group kill reaches it), e.g. one that
     points its output at /dev/null. ``task`` limits it to one task's descendants. Returns how
     many. Windows needs none of this: nothing leaves a Job Object."""
-    if IS_WINDOWS:
+    if sys.platform == "win32":
         return 0
     if os.path.isdir("/proc"):
         return _kill_escaped_proc(run_dir, task)
@@ -203,6 +211,8 @@ def kill_escaped(run_dir: str, task: str | None = None) -> int:
 def _kill_escaped_proc(run_dir: str, task: str | None) -> int:
     """kill_escaped from /proc's environ files: at the end of every run, so without the cost
     of importing psutil and of its per-process objects."""
+    if sys.platform == "win32":  # no /proc (nor SIGKILL) there: said for type checkers
+        return 0
     # fsencode: as the task's environment was encoded (a file name may hold lone surrogates).
     wanted = {os.fsencode(f"TENSORDECK_RUN_DIR={run_dir}")}
     if task is not None:
@@ -303,7 +313,7 @@ class Watchdog:
 
 def make_watchdog() -> Watchdog | None:
     """The watchdog where one is needed (POSIX; Windows has Job Objects)."""
-    if IS_WINDOWS:
+    if sys.platform == "win32":
         return None
     if getattr(sys, "frozen", False):
         # A frozen app has no plain interpreter: its executables run the same code as the

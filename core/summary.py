@@ -22,6 +22,7 @@ from pathlib import Path
 from core.bounded import TooDeep, loads, read_file
 from core.events import RunStatus, TaskState
 from core.exitcodes import describe
+from core.messages import recognise
 from core.model import record, to_data, validate, validation_error
 
 SCHEMA_VERSION = 1
@@ -37,15 +38,13 @@ class SummaryError(ValueError):
     """A summary.json that cannot be read; the message names the file and the problem."""
 
 
-#: Records of summary.json: a newer TensorDeck's extra fields do not make a file unreadable.
-summary_record = record(extra="ignore", strict=False)
-
-
 def _description(code: int | None) -> str | None:
     return None if code is None else describe(code)
 
 
-@summary_record
+# Records of summary.json: extra="ignore", a newer TensorDeck's extra fields do not make a file
+# unreadable; written in full at each record, as type checkers see only a direct @record(...).
+@record(extra="ignore", strict=False)
 class LauncherSummary:
     """The process that runs (or ran) the run: the CLI's or the window's."""
 
@@ -56,7 +55,7 @@ class LauncherSummary:
     host: str | None = None
 
 
-@summary_record
+@record(extra="ignore", strict=False)
 class TaskSummary:
     task: str
     role: str
@@ -78,7 +77,7 @@ class TaskSummary:
         self.exit_description = _description(self.exit_code)
 
 
-@summary_record
+@record(extra="ignore", strict=False)
 class RunSummary:
     schema_version: int = SCHEMA_VERSION
     name: str | None = None
@@ -89,6 +88,10 @@ class RunSummary:
     exit_code: int | None = None
     exit_description: str | None = None
     reason: str | None = None
+    #: Derived from ``reason`` when it is one of TensorDeck's messages (core.messages): its id
+    #: and parameters, by which a reader says it in another language.
+    reason_id: str | None = None
+    reason_params: dict[str, str] | None = None
     started_at: float | None = None
     ended_at: float | None = None
     duration_seconds: float | None = None
@@ -97,6 +100,8 @@ class RunSummary:
 
     def __post_init__(self) -> None:
         self.exit_description = _description(self.exit_code)
+        found = recognise(self.reason) if self.reason else None
+        self.reason_id, self.reason_params = found or (None, None)
         if self.started_at is not None and self.ended_at is not None:
             self.duration_seconds = round(max(0.0, self.ended_at - self.started_at), 3)
 
@@ -106,7 +111,10 @@ class RunSummary:
 
 def _start_time_from_proc() -> float | None:
     """This process's start as psutil's create_time() computes it on Linux (boot time plus the
-    start in clock ticks), for the cost of two small reads instead of importing psutil."""
+    start in clock ticks), for the cost of two small reads instead of importing psutil. None
+    elsewhere, or when /proc does not tell it."""
+    if not sys.platform.startswith("linux"):
+        return None
     try:
         with open("/proc/self/stat", "rb") as file:
             # After "(comm)", which may hold spaces: field 3 onwards; starttime is field 22.
@@ -121,9 +129,7 @@ def _start_time_from_proc() -> float | None:
 def this_launcher(with_start_time: bool) -> LauncherSummary:
     """This process as a launcher. ``with_start_time`` imports psutil where /proc does not tell
     it: not before the tasks started (launch overhead)."""
-    started = None
-    if sys.platform.startswith("linux"):
-        started = _start_time_from_proc()
+    started = _start_time_from_proc()
     if started is None and with_start_time:
         import psutil
 

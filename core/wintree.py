@@ -153,7 +153,8 @@ class StopEvent:
 
 
 def _resume(process_handle: int) -> None:
-    ntdll = ctypes.WinDLL("ntdll")
+    # Windows only (never called elsewhere): a checker run for another platform lacks WinDLL.
+    ntdll = ctypes.WinDLL("ntdll")  # type: ignore[attr-defined]
     ntdll.NtResumeProcess.argtypes = (ctypes.c_void_p,)
     status = ntdll.NtResumeProcess(ctypes.c_void_p(process_handle)) & 0xFFFFFFFF
     if status >= 0x80000000:  # an NTSTATUS warning or error

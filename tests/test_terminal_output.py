@@ -79,6 +79,7 @@ def _cases(tmp: Path) -> dict[str, list[str]]:
                               "--cpu"],
         "env create --python": ["env", "create", "--python", str(tmp / NAME / "python"),
                                 "--dry-run"],
+        "cache: unknown action": ["cache", HOSTILE],
         "gui: unknown option": ["gui", str(plain), f"--{HOSTILE}"],
         "a file that is no command": [str(tmp / NAME)],
         "unknown command": [HOSTILE],

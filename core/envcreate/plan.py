@@ -28,7 +28,7 @@ from pathlib import Path
 
 from core.doctor import kb
 from core.doctor.kb import Version, minor_of
-from core.gpu.capability import build_minimum, build_runs_on, capability_text
+from core.gpu.capability import Capability, build_minimum, build_runs_on, capability_text
 from core.gpu.info import GpuInfo
 
 WINDOWS_GPU_TF = (2, 10)
@@ -151,14 +151,15 @@ def _check_gpus(facts: MachineFacts, tf: Version) -> tuple[str | None, str | Non
         return None, (f"Which GPUs TensorFlow {label}'s build has code for is unknown (TensorDeck "
                       "has not read that release's build_info): your GPUs' compute capability "
                       "was not checked against it.")
-    missing: list[GpuInfo] = [g for g in facts.gpus if g.compute_capability
-                              and not build_runs_on(archs, g.compute_capability)]
+    missing: list[tuple[GpuInfo, Capability]] = [
+        (g, cap) for g in facts.gpus
+        if (cap := g.compute_capability) and not build_runs_on(archs, cap)]
     if not missing:
         return None, None
     minimum = build_minimum(archs)
     text = (f"TensorFlow {label}'s GPU build has no code for the "
             + ", ".join(f"{g.name or f'GPU {g.index}'} (compute capability "
-                        f"{capability_text(g.compute_capability)})" for g in missing)
+                        f"{capability_text(cap)})" for g, cap in missing)
             + (f"; it runs on compute capability {capability_text(minimum)} and up"
                if minimum else ""))
     if len(missing) == len(facts.gpus):
@@ -262,6 +263,7 @@ def _windows_gpu(facts: MachineFacts, target: Path | None) -> Plan:
         return _cpu(facts, target, False, lacks)
     notes = (note,) if note else ()
     row = kb.find_build(WINDOWS_GPU_TF, "windows", "gpu")
+    assert row is not None, "resources/kb lists WINDOWS_GPU_TF: shipped data, not input"
     tf = _label(WINDOWS_GPU_TF)
     target = target or default_target(f"tf{tf}-gpu")
     pins = (f"tensorflow=={tf}.*", "numpy<2")
@@ -269,7 +271,7 @@ def _windows_gpu(facts: MachineFacts, target: Path | None) -> Plan:
            f"{row.cuda}, cuDNN {row.cudnn})")
     if facts.conda:
         python = env_python(target, "conda", True)
-        steps = (
+        steps: tuple[Step, ...] = (
             Step("Create the conda env with Python 3.10",
                  (facts.conda, "create", "-y", "-p", str(target), "python=3.10")),
             Step(f"Install CUDA {row.cuda} and cuDNN {row.cudnn} into it (conda-forge)",

@@ -93,11 +93,11 @@ async def run_remote(spec: dict) -> int:
             out.flush()
         await process.wait_closed()
         status = process.exit_status
-        if status is None:  # the agent itself was killed by a signal on the node
-            return EXIT_UNREACHABLE
-        # A Windows node's status code (0xC000013A after a stop) does not fit a POSIX exit
-        # status: sys.exit would wrap it (to 58). Map it as the launcher maps its own.
-        return status if os.name == "nt" else launcher_exit_code(status)
+    if status is None:  # the agent itself was killed by a signal on the node
+        return EXIT_UNREACHABLE
+    # A Windows node's status code (0xC000013A after a stop) does not fit a POSIX exit
+    # status: sys.exit would wrap it (to 58). Map it as the launcher maps its own.
+    return status if os.name == "nt" else launcher_exit_code(status)
 
 
 def run_task_cli(args) -> int:

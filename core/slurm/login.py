@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import suppress
 
@@ -45,7 +46,7 @@ from core.remote.run_task import (
     runtime_files,
 )
 from core.remote.shell import bootstrap_line, command_line, python_command
-from core.slurm.stand_in import LOGIN_VARIABLE
+from core.slurm.login_variable import LOGIN_VARIABLE
 from core.topology import ClusterPlace, RunPlan, planned_place
 
 _HOST_RE = re.compile(r"(?:(?P<user>[^@\s]+)@)?(?P<host>[^@:\s]+)(?::(?P<port>\d{1,5}))?")
@@ -142,7 +143,7 @@ class _Remote:
             out.flush()
 
     @property
-    def stderr(self):
+    def stderr(self) -> Iterator[str]:
         """Its stderr, line by line (salloc's "Granted job allocation N")."""
         while line := self._loop.call(self._process.stderr.readline()):
             yield line

@@ -3,8 +3,9 @@
 The supervisor starts this like any local task (logs, prefixes, stop rules, restarts). It runs
 ``srun`` for the task and exits with srun's status, which is the task's. srun itself answers a
 SIGTERM by killing its step (SIGKILL, no grace), so srun runs in a session of its own, out of
-reach of the supervisor's signals to this process group, and a stop (SIGTERM, SIGINT, SIGHUP)
-becomes ``scancel --signal=TERM JOB.STEP``: the task's own SIGTERM, its handlers run. If this
+reach of the supervisor's signals to this process group, and a stop (SIGTERM, SIGINT, SIGHUP;
+on Windows, where a launcher uses ``--slurm-login``, the task's stop event) becomes
+``scancel --signal=TERM JOB.STEP``: the task's own SIGTERM, its handlers run. If this
 process is killed, srun dies with it (parent-death signal) and the run's end cancels the job.
 
 With TENSORDECK_SLURM_LOGIN set (``--slurm-login``: the login node, the task's environment and
@@ -19,13 +20,12 @@ import signal
 import sys
 import time
 
-from core.proctree import exit_status
+from core.proctree import exit_status, listen_for_windows_stop
+from core.slurm.login_variable import LOGIN_VARIABLE
 from core.slurm.where import LocalSlurm, SlurmHost
 
 #: How long a stop waits for Slurm to list the step (a stop right after the start).
 STEP_SECONDS = 5.0
-#: The spec of a step run through the login node (core.slurm.login sets it).
-LOGIN_VARIABLE = "TENSORDECK_SLURM_LOGIN"
 #: Exit status when the login node cannot be reached (as ssh uses).
 EXIT_UNREACHABLE = 255
 
@@ -66,8 +66,12 @@ def run_step(argv: list[str], where: SlurmHost | None = None,
         if step is not None:
             where.run(["scancel", "--signal=TERM", step], timeout=30)
 
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signals: list[int] = [signal.SIGTERM, signal.SIGINT]
+    if sys.platform != "win32":  # no SIGHUP there (a Windows launcher uses --slurm-login)
+        signals.append(signal.SIGHUP)
+    for signum in signals:
         signal.signal(signum, stop)
+    listen_for_windows_stop()  # Windows: the supervisor's graceful stop -> stop() above
     try:
         return exit_status(srun.wait())
     finally:

@@ -13,32 +13,44 @@ path:
 
 The processes :meth:`hold` and :meth:`step` return answer the part of ``subprocess.Popen`` the
 launcher uses: ``stderr`` (lines; hold only), ``communicate``, ``poll``, ``wait``,
-``terminate``, ``kill``.
+``terminate``, ``kill`` (:class:`SlurmProcess`, :class:`SlurmHolder`).
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from core.proctree import pdeathsig_preexec
 
 if TYPE_CHECKING:
-    from core.topology import NodePlace, RunPlan
+    from core.topology import ClusterPlace, RunPlan
 
 CLIENT_SECONDS = 60.0
 
 
 class SlurmProcess(Protocol):
-    returncode: int | None
+    """A client process (subprocess.Popen here, or one over SSH: core.slurm.login)."""
 
-    def communicate(self, timeout: float | None = None) -> object: ...
+    @property
+    def returncode(self) -> int | None: ...
+
+    # timeout by keyword only: Popen's first parameter is the input.
+    def communicate(self, *, timeout: float | None = None) -> object: ...
     def poll(self) -> int | None: ...
     def wait(self) -> int: ...
     def send_signal(self, signum: int) -> None: ...
     def terminate(self) -> None: ...
     def kill(self) -> None: ...
+
+
+class SlurmHolder(SlurmProcess, Protocol):
+    """salloc, whose stderr (text lines) says when the job is granted."""
+
+    @property
+    def stderr(self) -> Iterable[str] | None: ...
 
 
 class SlurmHost(Protocol):
@@ -53,12 +65,12 @@ class SlurmHost(Protocol):
             ) -> subprocess.CompletedProcess: ...
     def missing(self, tools: tuple[str, ...]) -> list[str]: ...
     def missing_fix(self) -> str: ...
-    def hold(self, argv: list[str]) -> SlurmProcess: ...
+    def hold(self, argv: list[str]) -> SlurmHolder: ...
     def step(self, argv: list[str], env: dict[str, str] | None = None,
              cwd: str | None = None) -> SlurmProcess: ...
     def srun(self) -> str: ...
     def python(self, plan: RunPlan) -> str: ...
-    def place_run(self, plan: RunPlan) -> NodePlace | None: ...
+    def place_run(self, plan: RunPlan) -> ClusterPlace | None: ...
     def stand_in_env(self, env: dict[str, str], cwd: str) -> dict[str, str]: ...
     def close(self) -> None: ...
 
@@ -81,13 +93,13 @@ class LocalSlurm:
         return ("on PATH: run on a machine with Slurm's client commands (a login node; Debian: "
                 "apt-get install slurm-client) or put them on PATH")
 
-    def hold(self, argv: list[str]) -> subprocess.Popen:
+    def hold(self, argv: list[str]) -> subprocess.Popen[str]:
         """salloc in a session of its own (a Ctrl+C is the launcher's to handle)."""
         return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
 
     def step(self, argv: list[str], env: dict[str, str] | None = None,
-             cwd: str | None = None) -> subprocess.Popen:
+             cwd: str | None = None) -> subprocess.Popen[bytes]:
         """srun in a session of its own, dying with this process (parent-death signal);
         ``env`` None: this process's environment, which is the task's."""
         return subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True,
@@ -99,7 +111,7 @@ class LocalSlurm:
     def python(self, plan: RunPlan) -> str:
         return plan.python
 
-    def place_run(self, plan: RunPlan) -> NodePlace | None:
+    def place_run(self, plan: RunPlan) -> ClusterPlace | None:
         return None
 
     def stand_in_env(self, env: dict[str, str], cwd: str) -> dict[str, str]:
