@@ -71,18 +71,7 @@ def _split_windows(text: str) -> list[str]:
             continue
         in_arg = True
         if char == "\\":
-            run = i
-            while i < n and text[i] == "\\":
-                i += 1
-            slashes = i - run
-            if i < n and text[i] == '"':
-                current.append("\\" * (slashes // 2))
-                if slashes % 2:
-                    current.append('"')
-                    i += 1
-                # an even run leaves the quote to the next turn, which toggles quoting
-            else:
-                current.append("\\" * slashes)
+            i = _backslashes(text, i, current)
             continue
         if char == '"':
             if quoted and i + 1 < n and text[i + 1] == '"':
@@ -98,3 +87,21 @@ def _split_windows(text: str) -> list[str]:
     if in_arg:
         args.append("".join(current))
     return args
+
+
+def _backslashes(text: str, i: int, current: list[str]) -> int:
+    """Append what the run of backslashes at ``text[i]`` stands for to ``current``; return the
+    index after it. Backslashes are literal unless a double quote follows them: then 2N give N
+    (the quote is left to the caller: it opens or closes quoting), 2N+1 give N and the quote."""
+    run, n = i, len(text)
+    while i < n and text[i] == "\\":
+        i += 1
+    slashes = i - run
+    if i < n and text[i] == '"':
+        current.append("\\" * (slashes // 2))
+        if slashes % 2:
+            current.append('"')
+            i += 1
+    else:
+        current.append("\\" * slashes)
+    return i

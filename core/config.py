@@ -18,13 +18,14 @@ import math
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from core.bounded import MAX_INT_DIGITS, BadNumber, TooDeep
 from core.bounded import loads as loads_json
+from core.messages import tr
 from core.model import (
     Check,
     Doc,
@@ -36,6 +37,7 @@ from core.model import (
     validate,
     validation_error,
 )
+from core.output import show  # message text; re-exported: callers import it from here
 
 Role = Literal["chief", "worker", "ps", "evaluator"]
 Strategy = Literal[
@@ -67,14 +69,6 @@ _UNPASSABLE_RE = re.compile("[\x00\ud800-\udfff]")
 #: A variable name every shell can set and WSLENV can pass (Windows itself takes more).
 ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _USER_RE = re.compile(r"^[^-\s;|&$`<>'\"():/\x00-\x1f\x7f][^\s;|&$`<>'\"():/\x00-\x1f\x7f]*$")
-
-
-def show(text: str, limit: int | None = 60) -> str:
-    """``text`` fit for a one-line message: control characters and lone surrogates escaped
-    (a message never moves the cursor or fails to print), cut after ``limit`` characters."""
-    cut = text if limit is None or len(text) <= limit else text[:limit]
-    shown = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in cut)
-    return shown + "..." if cut is not text else shown
 
 
 def _control_problem(text: str, allowed: str = "") -> str | None:
@@ -476,48 +470,55 @@ def _size_problems(cfg: JobConfig) -> list[ConfigProblem]:
     return []
 
 
+#: A config's count of tasks per role (``JobConfig.role_count``): ``n("ps")``: how many ps.
+_RoleCounts = Callable[[str], int]
+
+#: Per strategy of several processes, the task mixes it cannot run (TF's rules, plus
+#: TensorDeck's completion rules): (a test of the role counts that finds the mix wrong, the
+#: message), in the order the messages are listed.
+_MIX_RULES: dict[str, tuple[tuple[Callable[[_RoleCounts], bool], str], ...]] = {
+    "multi_worker_mirrored": (
+        (lambda n: n("worker") + n("chief") < 1, "multi_worker_mirrored needs at least one worker"),
+        (lambda n: n("ps") != 0,
+         "multi_worker_mirrored has no ps tasks; use strategy 'parameter_server'"),
+    ),
+    "parameter_server": (
+        (lambda n: n("chief") != 1, "parameter_server needs exactly one chief (the coordinator)"),
+        (lambda n: n("worker") < 1, "parameter_server needs at least one worker"),
+        (lambda n: n("ps") < 1, "parameter_server needs at least one ps"),
+    ),
+    "between_graph": (
+        (lambda n: n("ps") < 1, "between_graph needs at least one ps"),
+        (lambda n: n("worker") < 1, "between_graph needs at least one worker"),
+        (lambda n: n("chief") != 0 or n("evaluator") != 0,
+         "between_graph uses only ps and worker tasks (worker 0 acts as chief)"),
+    ),
+}
+
+
 def _task_mix_problems(cfg: JobConfig) -> list[ConfigProblem]:
     """Which task mixes each strategy can run (TF's rules, plus TensorDeck's completion rules)."""
-    problems: list[ConfigProblem] = []
-    n = cfg.role_count
+    problems = [
+        ConfigProblem(where=f"tasks[{i}].count",
+                      message=f"a cluster has at most one {group.role}; use count 1")
+        for i, group in enumerate(cfg.tasks)
+        if group.role in ("chief", "evaluator") and group.count != 1
+    ]
+    messages = [f"a cluster has at most one {role}; list it once" for role in ("chief", "evaluator")
+                if sum(1 for t in cfg.tasks if t.role == role) > 1]
+    return problems + [ConfigProblem(where="tasks", message=m)
+                       for m in messages + _strategy_mix_messages(cfg)]
 
-    def add(message: str, where: str = "tasks") -> None:
-        problems.append(ConfigProblem(where=where, message=message))
 
-    for i, group in enumerate(cfg.tasks):
-        if group.role in ("chief", "evaluator") and group.count != 1:
-            add(f"a cluster has at most one {group.role}; use count 1", f"tasks[{i}].count")
-    for role in ("chief", "evaluator"):
-        if sum(1 for t in cfg.tasks if t.role == role) > 1:
-            add(f"a cluster has at most one {role}; list it once")
+def _strategy_mix_messages(cfg: JobConfig) -> list[str]:
+    """What the strategy says of the mix of roles: one process, or the counts of _MIX_RULES."""
     s = cfg.strategy
-    if s in SINGLE_PROCESS:
-        if (
-            len(cfg.tasks) != 1
-            or cfg.tasks[0].count != 1
-            or cfg.tasks[0].role not in ("worker", "chief")
-        ):
-            add(f'strategy \'{s}\' runs one process: use a single task {{"role": "worker"}}')
-    elif s == "multi_worker_mirrored":
-        if n("worker") + n("chief") < 1:
-            add("multi_worker_mirrored needs at least one worker")
-        if n("ps"):
-            add("multi_worker_mirrored has no ps tasks; use strategy 'parameter_server'")
-    elif s == "parameter_server":
-        if n("chief") != 1:
-            add("parameter_server needs exactly one chief (the coordinator)")
-        if n("worker") < 1:
-            add("parameter_server needs at least one worker")
-        if n("ps") < 1:
-            add("parameter_server needs at least one ps")
-    elif s == "between_graph":
-        if n("ps") < 1:
-            add("between_graph needs at least one ps")
-        if n("worker") < 1:
-            add("between_graph needs at least one worker")
-        if n("chief") or n("evaluator"):
-            add("between_graph uses only ps and worker tasks (worker 0 acts as chief)")
-    return problems
+    if s not in SINGLE_PROCESS:
+        return [message for wrong, message in _MIX_RULES.get(s, ()) if wrong(cfg.role_count)]
+    first = cfg.tasks[0] if len(cfg.tasks) == 1 else None
+    if first is None or first.count != 1 or first.role not in ("worker", "chief"):
+        return [f'strategy \'{s}\' runs one process: use a single task {{"role": "worker"}}']
+    return []
 
 
 def _node_problems(cfg: JobConfig) -> list[ConfigProblem]:
@@ -612,20 +613,22 @@ _TYPE_WORDS = {
 }
 
 
-def _message(err: dict, model_fields: dict[tuple, list[str]]) -> str:
+def _message(err: Mapping[str, Any], model_fields: dict[tuple, list[str]]) -> str:
     kind, ctx = err["type"], err.get("ctx") or {}
     if kind in ("missing", "missing_argument"):
-        return "is required"
+        return tr("config.required", "en")
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         parent = tuple(p for p in err["loc"][:-1] if not isinstance(p, int))
         if parent[:1] == ("nodes",):
             parent = ("nodes",)  # nodes.<name>.<key>: the key of a Node
         allowed = model_fields.get(parent, [])
         close = difflib.get_close_matches(str(err["loc"][-1]), allowed, n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
-        return f"unknown key{hint} (allowed: {', '.join(allowed)})"
+        if close:
+            return tr("config.unknown_key_close", "en", close=close[0],
+                      allowed=", ".join(allowed))
+        return tr("config.unknown_key", "en", allowed=", ".join(allowed))
     if kind == "literal_error":
-        return f"must be one of: {ctx.get('expected', '')}".replace("'", "")
+        return tr("config.one_of", "en", choices=str(ctx.get("expected", "")).replace("'", ""))
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
         op = {
             "greater_than_equal": ">=",
@@ -633,8 +636,7 @@ def _message(err: dict, model_fields: dict[tuple, list[str]]) -> str:
             "less_than_equal": "<=",
             "less_than": "<",
         }[kind]
-        bound = next(iter(ctx.values()))
-        return f"must be {op} {bound}"
+        return tr("config.bound", "en", op=op, bound=next(iter(ctx.values())))
     if kind in _TYPE_WORDS:
         return (
             f"must be {_TYPE_WORDS[kind]}, not {type(err.get('input')).__name__}".replace(
@@ -646,7 +648,7 @@ def _message(err: dict, model_fields: dict[tuple, list[str]]) -> str:
     if kind == "value_error":
         return str(ctx.get("error", err["msg"]))
     if kind == "too_long":
-        return f"at most {ctx.get('max_length')} entries"
+        return tr("config.at_most", "en", n=ctx.get("max_length"))
     return err["msg"]
 
 
@@ -689,31 +691,47 @@ def _checked(value: object, where: str, problems: list[ConfigProblem], depth: in
     if isinstance(value, (list, dict)) and len(value) > MAX_ENTRIES:
         add(f"{len(value)} entries; at most {MAX_ENTRIES}")
         return None
-    if isinstance(value, BadNumber):
-        add(value.message)
-    elif isinstance(value, str):
-        if problem := _text_problem(value):
-            add(problem)
-    elif isinstance(value, float) and not math.isfinite(value):
-        add(f"{value} is not a JSON number; write a finite number")
-    elif isinstance(value, int) and value.bit_length() > MAX_INT_DIGITS * 3:
-        add(f"a number of about {value.bit_length() * 3 // 10} digits; write at most "
-            f"{MAX_INT_DIGITS} digits")
-    elif isinstance(value, list):
+    if isinstance(value, list):
         return [_checked(v, f"{where}[{i}]", problems, depth + 1) for i, v in enumerate(value)]
-    elif isinstance(value, dict):
-        def at(key: object) -> str:
-            return _where((where, key) if where else (key,))
-
-        out = {}
-        for key, item in value.items():
-            if isinstance(key, str) and (problem := _text_problem(key)):
-                add(f"key {problem}", at(key))
-            out[key] = _checked(item, at(key), problems, depth + 1)
-        for key in getattr(value, "duplicates", ()):
-            add(f"duplicate key '{show(key)}': the file gives it twice; keep one", at(key))
-        return out
+    if isinstance(value, dict):
+        return _checked_object(value, where, problems, depth)
+    if problem := _scalar_problem(value):
+        add(problem)
     return value
+
+
+def _scalar_problem(value: object) -> str | None:
+    """What no field may hold in a string or a number (None: nothing)."""
+    if isinstance(value, BadNumber):
+        return value.message
+    if isinstance(value, str):
+        return _text_problem(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value} is not a JSON number; write a finite number"
+    if isinstance(value, int) and value.bit_length() > MAX_INT_DIGITS * 3:
+        return (f"a number of about {value.bit_length() * 3 // 10} digits; write at most "
+                f"{MAX_INT_DIGITS} digits")
+    return None
+
+
+def _checked_object(value: dict, where: str, problems: list[ConfigProblem],
+                    depth: int) -> dict:
+    """A JSON object checked as :func:`_checked` checks values, its keys too (bad characters,
+    keys the file gives twice)."""
+
+    def at(key: object) -> str:
+        return _where((where, key) if where else (key,))
+
+    out = {}
+    for key, item in value.items():
+        if isinstance(key, str) and (problem := _text_problem(key)):
+            problems.append(ConfigProblem(where=at(key), message=f"key {problem}"))
+        out[key] = _checked(item, at(key), problems, depth + 1)
+    for key in getattr(value, "duplicates", ()):
+        problems.append(ConfigProblem(
+            where=at(key),
+            message=f"duplicate key '{show(key)}': the file gives it twice; keep one"))
+    return out
 
 
 def parse_config(data: object, source: str = "config") -> JobConfig:
@@ -721,9 +739,11 @@ def parse_config(data: object, source: str = "config") -> JobConfig:
     if not isinstance(data, dict):
         raise ConfigError(source, [ConfigProblem(where="", message="must be a JSON object {...}")])
     problems: list[ConfigProblem] = []
-    data = _checked(data, "", problems)
+    checked = _checked(data, "", problems)
     if problems:  # the file itself is broken: field checks on it would only add noise
         raise ConfigError(source, problems)
+    assert isinstance(checked, dict)  # an object stays one
+    data = checked
     link = data.pop(SCHEMA_KEY, None)
     if link is not None and not isinstance(link, str):
         raise ConfigError(source, [ConfigProblem(where=SCHEMA_KEY, message="must be a string")])
@@ -858,7 +878,7 @@ def check_config(data: dict) -> JobConfig:
 # A config's checks depend on its text alone (nothing here reads files or the network), so a
 # text checked once is not checked again: the launcher rebuilds it from the user's cache
 # without importing pydantic. An entry is named by the hash of the text and of the checking
-# code (its version and files), holds the checked config as data, and is only ever a miss when
+# code (core.paths.code_stamp), holds the checked config as data, and is only ever a miss when
 # anything about it is off.
 
 CHECKED_CONFIGS = 256  # entries kept: one per config text a user runs
@@ -870,10 +890,9 @@ def _checked_once(text: str, check: Callable[[], JobConfig], folder: str, keep: 
     """The config of ``text``: from the cache's ``folder`` when it was checked before, else
     ``check()``'s, which is then remembered there (a config with problems raises, and is
     checked every time)."""
-    from core import bounded, model
     from core.paths import cache_entry, code_stamp, write_cache_entry
 
-    entry = cache_entry(folder, code_stamp(__file__, model.__file__, bounded.__file__), text)
+    entry = cache_entry(folder, code_stamp(), text)
     remembered = _remembered(entry)
     if remembered is not None:
         return remembered

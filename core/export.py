@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
 
 from core.cluster_rule import CLUSTER_PLACEHOLDERS
-from core.config import ENV_NAME_RE, JobConfig
+from core.config import ENV_NAME_RE, JobConfig, RestartPolicy
 from core.output import control_character, plain
 from core.shellwords import comment, quote
 from core.topology import RunPlan, TaskPlan, resolve_cross_device_ops
@@ -101,69 +101,22 @@ def tfjob(cfg: JobConfig, *, image: str = DEFAULT_IMAGE) -> TfJobExport:
         f"The image must hold TensorFlow and {script} in its working directory (image: {image}).",
     ]
     args, dropped = _pod_args(cfg.args)
-    if cfg.effective_cluster_spec != "tf_config" or dropped:
-        notes.append(
-            "This script takes the cluster as flags (--job_name, --task_index, --ps_hosts, "
-            "--worker_hosts); a TFJob gives it TF_CONFIG only. Make the script read TF_CONFIG, "
-            "or start it through a wrapper that turns TF_CONFIG into those flags."
-            + (f" Left out of args: {' '.join(dropped)}." if dropped else "")
-        )
-    if any("{run_dir}" in a for a in cfg.args):
-        notes.append(f"{{run_dir}} is {POD_RUN_DIR} in the pods; mount a volume there to keep it.")
-    # Per replica type, as TensorDeck decides per task (tasks[].restart, the ps-worker default).
-    policies = {
-        role: [cfg.restart_for(role, i) for i in range(cfg.role_count(role))]
-        for role in REPLICA_TYPES
-    }
-    chosen = {role: p[0] for role, p in policies.items() if p}
-    for role, each in policies.items():
-        if len({p.policy for p in each}) > 1:
-            notes.append(
-                f"{REPLICA_TYPES[role]}: its tasks have different restart policies; a TFJob has "
-                f"one per replica type: {_RESTART_POLICIES[chosen[role].policy]} is used."
-            )
+    notes += _cluster_notes(cfg, dropped)
+    chosen = _restart_policies(cfg, notes)
     restarting = [p for p in chosen.values() if p.policy == "on_failure"]
     if restarting:
         notes.append(
             "restart.backoff_seconds has no TFJob field: Kubernetes applies its own restart "
             "back-off."
         )
-    replica_specs: dict[str, dict] = {}
-    no_gpus: list[str] = []
-    for role, replica_type in REPLICA_TYPES.items():
-        count = cfg.role_count(role)
-        if not count:
-            continue
-        container: dict = {
-            "name": "tensorflow",  # the operator's default container name
-            "image": image,
-            "command": ["python", script],
-        }
-        if args:
-            container["args"] = args
-        container["env"] = _pod_env(cfg)
-        container["ports"] = [{"name": "tfjob-port", "containerPort": TFJOB_PORT}]
-        gpus = _gpu_count(cfg, role, notes)
-        if gpus:
-            container["resources"] = {"limits": {"nvidia.com/gpu": gpus}}
-        elif role != "ps" and any(g.gpus is None for g in cfg.tasks if g.role == role):
-            no_gpus.append(replica_type)
-        replica_specs[replica_type] = {
-            "replicas": count,
-            "restartPolicy": _RESTART_POLICIES[chosen[role].policy],
-            "template": {
-                "spec": {
-                    "containers": [container],
-                    "terminationGracePeriodSeconds": math.ceil(cfg.stop_grace_seconds),
-                }
-            },
-        }
-    if no_gpus:
-        notes.append(
-            f"{', '.join(no_gpus)}: the config lets these tasks use every GPU of the machine; a "
-            "pod gets none unless it asks: give 'gpus' in the config or add "
-            "resources.limits nvidia.com/gpu."
-        )
+    roles = [role for role in REPLICA_TYPES if cfg.role_count(role)]
+    gpus = {role: _gpu_count(cfg, role, notes) for role in roles}
+    replica_specs = {
+        REPLICA_TYPES[role]: _replica_spec(
+            cfg, role, _container(cfg, image, script, args, gpus[role]), chosen[role])
+        for role in roles
+    }
+    notes += _no_gpu_notes(cfg, gpus)
     manifest = {
         "apiVersion": "kubeflow.org/v1",
         "kind": "TFJob",
@@ -181,29 +134,123 @@ def tfjob(cfg: JobConfig, *, image: str = DEFAULT_IMAGE) -> TfJobExport:
     return TfJobExport(manifest, notes)
 
 
+def _cluster_notes(cfg: JobConfig, dropped: list[str]) -> list[str]:
+    """What a pod cannot give the script as TensorDeck does: the cluster as flags, a run
+    folder."""
+    notes = []
+    if cfg.effective_cluster_spec != "tf_config" or dropped:
+        notes.append(
+            "This script takes the cluster as flags (--job_name, --task_index, --ps_hosts, "
+            "--worker_hosts); a TFJob gives it TF_CONFIG only. Make the script read TF_CONFIG, "
+            "or start it through a wrapper that turns TF_CONFIG into those flags."
+            + (f" Left out of args: {' '.join(dropped)}." if dropped else "")
+        )
+    if any("{run_dir}" in a for a in cfg.args):
+        notes.append(f"{{run_dir}} is {POD_RUN_DIR} in the pods; mount a volume there to keep it.")
+    return notes
+
+
+def _restart_policies(cfg: JobConfig, notes: list[str]) -> dict[str, RestartPolicy]:
+    """One restart policy per role that has tasks (a TFJob has one per replica type), with a
+    note where TensorDeck would decide per task (tasks[].restart, the ps-worker default)."""
+    policies = {
+        role: [cfg.restart_for(role, i) for i in range(cfg.role_count(role))]
+        for role in REPLICA_TYPES
+    }
+    chosen = {role: p[0] for role, p in policies.items() if p}
+    for role, each in policies.items():
+        if len({p.policy for p in each}) > 1:
+            notes.append(
+                f"{REPLICA_TYPES[role]}: its tasks have different restart policies; a TFJob has "
+                f"one per replica type: {_RESTART_POLICIES[chosen[role].policy]} is used."
+            )
+    return chosen
+
+
+def _container(cfg: JobConfig, image: str, script: str, args: list[str], gpus: int) -> dict:
+    """A replica's container: ``python <script>`` with the config's args and env, the port the
+    operator gives it, and ``gpus`` GPUs when it asks for any."""
+    container: dict = {
+        "name": "tensorflow",  # the operator's default container name
+        "image": image,
+        "command": ["python", script],
+    }
+    if args:
+        container["args"] = args
+    container["env"] = _pod_env(cfg)
+    container["ports"] = [{"name": "tfjob-port", "containerPort": TFJOB_PORT}]
+    if gpus:
+        container["resources"] = {"limits": {"nvidia.com/gpu": gpus}}
+    return container
+
+
+def _replica_spec(cfg: JobConfig, role: str, container: dict, policy: RestartPolicy) -> dict:
+    """The replica spec of ``role``: its count, its restart policy, its one container."""
+    return {
+        "replicas": cfg.role_count(role),
+        "restartPolicy": _RESTART_POLICIES[policy.policy],
+        "template": {
+            "spec": {
+                "containers": [container],
+                "terminationGracePeriodSeconds": math.ceil(cfg.stop_grace_seconds),
+            }
+        },
+    }
+
+
+def _no_gpu_notes(cfg: JobConfig, gpus: dict[str, int]) -> list[str]:
+    """A note naming the replica types that ask for no GPU although their tasks may use every
+    GPU here (a pod gets none unless it asks; ps tasks need none). ``gpus``: per role run."""
+    no_gpus = [
+        REPLICA_TYPES[role] for role, count in gpus.items()
+        if not count and role != "ps" and any(g.gpus is None for g in cfg.tasks if g.role == role)
+    ]
+    if not no_gpus:
+        return []
+    return [
+        f"{', '.join(no_gpus)}: the config lets these tasks use every GPU of the machine; a "
+        "pod gets none unless it asks: give 'gpus' in the config or add "
+        "resources.limits nvidia.com/gpu."
+    ]
+
+
 def _replica_problems(replica_type: str, spec: object) -> list[str]:
+    """What the schema and the webhook reject in the replica spec of ``replica_type``."""
     where = f"spec.tfReplicaSpecs.{replica_type}"
     if replica_type not in _TFJOB_REPLICA_TYPES:
         return [f"{where}: unknown replica type (use {', '.join(_TFJOB_REPLICA_TYPES)})"]
     if not isinstance(spec, dict):
         return [f"{where}: must be a mapping"]
-    problems = []
-    replicas = spec.get("replicas", 1)
-    if type(replicas) is not int or replicas < 0:
-        problems.append(f"{where}.replicas: must be an integer >= 0")
-    elif replica_type in ("Chief", "Master", "Evaluator") and replicas > 1:
-        problems.append(f"{where}.replicas: a TFJob has at most one {replica_type}")
+    problems = _replica_count_problems(where, replica_type, spec)
     policy = spec.get("restartPolicy")
     if policy is not None and policy not in _TFJOB_RESTART_POLICIES:
         problems.append(
             f"{where}.restartPolicy: {policy!r} is not one of {', '.join(_TFJOB_RESTART_POLICIES)}"
         )
+    return problems + _container_problems(where, spec)
+
+
+def _replica_count_problems(where: str, replica_type: str, spec: dict) -> list[str]:
+    """``replicas``: a count, and one at most for the types a cluster has one of."""
+    replicas = spec.get("replicas", 1)
+    if type(replicas) is not int or replicas < 0:
+        return [f"{where}.replicas: must be an integer >= 0"]
+    if replica_type in ("Chief", "Master", "Evaluator") and replicas > 1:
+        return [f"{where}.replicas: a TFJob has at most one {replica_type}"]
+    return []
+
+
+def _container_problems(where: str, spec: dict) -> list[str]:
+    """The pod template's containers: at least one, each with an image, one named
+    ``tensorflow`` (the one the operator configures)."""
     containers = (((spec.get("template") or {}).get("spec")) or {}).get("containers")
     if not isinstance(containers, list) or not containers:
-        return [*problems, f"{where}.template.spec.containers: at least one container is required"]
-    for i, container in enumerate(containers):
-        if not isinstance(container, dict) or not container.get("image"):
-            problems.append(f"{where}.template.spec.containers[{i}].image: is required")
+        return [f"{where}.template.spec.containers: at least one container is required"]
+    problems = [
+        f"{where}.template.spec.containers[{i}].image: is required"
+        for i, container in enumerate(containers)
+        if not isinstance(container, dict) or not container.get("image")
+    ]
     if not any(isinstance(c, dict) and c.get("name") == "tensorflow" for c in containers):
         problems.append(
             f"{where}.template.spec.containers: none is named 'tensorflow' (the operator "
@@ -216,6 +263,20 @@ def validate_tfjob(doc: object) -> list[str]:
     """What the TFJob schema and the training operator's webhook would reject, one line each."""
     if not isinstance(doc, dict):
         return ["the document must be a mapping"]
+    problems = _header_problems(doc)
+    spec = doc.get("spec") or {}
+    replica_specs = spec.get("tfReplicaSpecs")
+    if not isinstance(replica_specs, dict) or not replica_specs:
+        return [*problems, "spec.tfReplicaSpecs: at least one replica spec is required"]
+    for replica_type, replica in replica_specs.items():
+        problems += _replica_problems(replica_type, replica)
+    if "Chief" in replica_specs and "Master" in replica_specs:
+        problems.append("spec.tfReplicaSpecs: a TFJob has at most one Chief or Master")
+    return problems + _run_policy_problems(spec.get("runPolicy") or {})
+
+
+def _header_problems(doc: dict) -> list[str]:
+    """The document's kind, its API version and the job's name (a DNS-1035 label)."""
     problems = []
     if doc.get("apiVersion") != "kubeflow.org/v1":
         problems.append("apiVersion: must be kubeflow.org/v1")
@@ -226,15 +287,12 @@ def validate_tfjob(doc: object) -> list[str]:
         problems.append(
             "metadata.name: must be 1-63 lowercase letters, digits or '-', starting with a letter"
         )
-    spec = doc.get("spec") or {}
-    replica_specs = spec.get("tfReplicaSpecs")
-    if not isinstance(replica_specs, dict) or not replica_specs:
-        return [*problems, "spec.tfReplicaSpecs: at least one replica spec is required"]
-    for replica_type, replica in replica_specs.items():
-        problems += _replica_problems(replica_type, replica)
-    if "Chief" in replica_specs and "Master" in replica_specs:
-        problems.append("spec.tfReplicaSpecs: a TFJob has at most one Chief or Master")
-    run_policy = spec.get("runPolicy") or {}
+    return problems
+
+
+def _run_policy_problems(run_policy: dict) -> list[str]:
+    """The job's back-off limit and what happens to its pods once it ends."""
+    problems = []
     backoff = run_policy.get("backoffLimit", 0)
     if type(backoff) is not int or backoff < 0:
         problems.append("spec.runPolicy.backoffLimit: must be an integer >= 0")

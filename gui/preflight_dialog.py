@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from core.remote.preflight import PreflightReport
 from gui.style import monospace_font
 from gui.trust_dialog import TrustDialog
+from gui.widgets.screen_fit import within_screen
 
 PASS, FAIL = "✓", "✗"
 
@@ -34,7 +35,7 @@ class PreflightDialog(QDialog):
         self.report = report
         self.trust_dialog: TrustDialog | None = None
         self.setWindowTitle(self.tr("Preflight"))
-        self.resize(760, 520)
+        self.resize(within_screen(self, 760, 520))
         failed = [c for c in report.checks if not c.ok]
         self.summary = QLabel(
             self.tr("All {n} checks passed: the job can start.").format(n=len(report.checks))
@@ -43,14 +44,33 @@ class PreflightDialog(QDialog):
                                                                  n=len(report.checks)))
         self.summary.setObjectName("muted" if report.ok else "problem")
         self.summary.setWordWrap(True)
-        self.tree = QTreeWidget()
-        self.tree.setHeaderLabels([self.tr("Check"), self.tr("Result")])
-        self.tree.setColumnWidth(0, 220)
+        self.tree = self._checks_tree(report)
+        self.fixes = QPlainTextEdit()
+        self.fixes.setReadOnly(True)
+        self.fixes.setFont(monospace_font())
+        self.fixes.setPlainText("\n\n".join(
+            f"{c.node} / {c.check}: {c.detail}" + (f"\n  {c.fix}" if c.fix else "")
+            for c in failed))
+        self.fixes.setVisible(bool(failed))
+        buttons = self._buttons(failed)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.tree, 2)
+        if failed:
+            layout.addWidget(QLabel(self.tr("What to do (select and copy):")))
+        layout.addWidget(self.fixes, 1)
+        layout.addWidget(buttons)
+
+    def _checks_tree(self, report: PreflightReport) -> QTreeWidget:
+        """The checks by node, each node marked with whether all of its checks passed."""
+        tree = QTreeWidget()
+        tree.setHeaderLabels([self.tr("Check"), self.tr("Result")])
+        tree.setColumnWidth(0, 220)
         groups: dict[str, QTreeWidgetItem] = {}
         for check in report.checks:
             group = groups.get(check.node)
             if group is None:
-                group = groups[check.node] = QTreeWidgetItem(self.tree, [check.node])
+                group = groups[check.node] = QTreeWidgetItem(tree, [check.node])
                 group.setExpanded(True)
             item = QTreeWidgetItem(group, [f"{PASS if check.ok else FAIL} {check.check}",
                                            check.detail])
@@ -59,13 +79,10 @@ class PreflightDialog(QDialog):
                 group.setText(1, FAIL)
         for group in groups.values():
             group.setText(1, group.text(1) or PASS)
-        self.fixes = QPlainTextEdit()
-        self.fixes.setReadOnly(True)
-        self.fixes.setFont(monospace_font())
-        self.fixes.setPlainText("\n\n".join(
-            f"{c.node} / {c.check}: {c.detail}" + (f"\n  {c.fix}" if c.fix else "")
-            for c in failed))
-        self.fixes.setVisible(bool(failed))
+        return tree
+
+    def _buttons(self, failed: list) -> QDialogButtonBox:
+        """Close; with failures, "Copy fixes" and a "Trust HOST…" for each unknown host key."""
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         if failed:
@@ -81,13 +98,7 @@ class PreflightDialog(QDialog):
             button.clicked.connect(lambda _=False, h=host, p=port: self.ask_trust(h, p))
             buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
             self.trust_buttons.append(button)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.tree, 2)
-        if failed:
-            layout.addWidget(QLabel(self.tr("What to do (select and copy):")))
-        layout.addWidget(self.fixes, 1)
-        layout.addWidget(buttons)
+        return buttons
 
     def ask_trust(self, host: str, port: int) -> TrustDialog:
         """Open the trust dialog for ``host:port`` (window-modal, not blocking)."""

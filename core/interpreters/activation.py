@@ -128,27 +128,37 @@ def clean_base_env(
     frozen = getattr(sys, "frozen", False) if frozen is None else frozen
     if not frozen:
         return env
+    _restore_library_paths(env)
+    bundle = bundle_dir if bundle_dir is not None else getattr(sys, "_MEIPASS", None)
+    if bundle:
+        _drop_bundle_entries(env, bundle)
+    for key in [k for k in env if k.startswith("_PYI_") or k == "_MEIPASS2"]:
+        del env[key]
+    return env
+
+
+def _restore_library_paths(env: dict[str, str]) -> None:
+    """Undo the bootloader's library path in ``env``: the value it saved as ``*_ORIG``, or no
+    variable when there was none."""
     for name in ("LD_LIBRARY_PATH", "LIBPATH"):
         original = env.pop(name + "_ORIG", None)
         if original is not None:
             env[name] = original
         else:
             env.pop(name, None)
-    bundle = bundle_dir if bundle_dir is not None else getattr(sys, "_MEIPASS", None)
-    if bundle:
-        # Entries inside the bundle go from every variable: PATH, and those the window's Qt
-        # runtime hook sets (QT_PLUGIN_PATH, QML2_IMPORT_PATH): a task's own Qt must not load
-        # the app's plugins.
-        root = os.path.normcase(os.path.abspath(bundle))
-        for key, value in list(env.items()):
-            entries = value.split(os.pathsep)
-            if not any(_inside(p, root) for p in entries):
-                continue
-            kept = [p for p in entries if p and not _inside(p, root)]
-            if kept:
-                env[key] = os.pathsep.join(kept)
-            else:
-                del env[key]
-    for key in [k for k in env if k.startswith("_PYI_") or k == "_MEIPASS2"]:
-        del env[key]
-    return env
+
+
+def _drop_bundle_entries(env: dict[str, str], bundle: str) -> None:
+    """Remove the entries inside ``bundle`` from every path list in ``env``: PATH, and those
+    the window's Qt runtime hook sets (QT_PLUGIN_PATH, QML2_IMPORT_PATH): a task's own Qt must
+    not load the app's plugins. A variable left with no entry goes."""
+    root = os.path.normcase(os.path.abspath(bundle))
+    for key, value in list(env.items()):
+        entries = value.split(os.pathsep)
+        if not any(_inside(p, root) for p in entries):
+            continue
+        kept = [p for p in entries if p and not _inside(p, root)]
+        if kept:
+            env[key] = os.pathsep.join(kept)
+        else:
+            del env[key]

@@ -124,14 +124,32 @@ def conda_env_prefixes(conda: str) -> list[str]:
 
 def _conda_prefixes(env: Mapping[str, str], home: Path, platform: str,
                     use_conda: bool) -> Iterator[Path]:
+    """Every conda environment known: conda's own list (when ``use_conda``), the user's
+    ``environments.txt``, then the usual install folders and their ``envs``."""
     conda = conda_executable(env) if use_conda else None
     if conda:
         yield from map(Path, conda_env_prefixes(conda))
+    yield from _listed_environments(home)
+    for root in _conda_roots(env, home, platform):
+        if (root / "conda-meta").is_dir():
+            yield root
+            envs = root / "envs"
+            if envs.is_dir():
+                yield from sorted(p for p in envs.iterdir() if (p / "conda-meta").is_dir())
+
+
+def _listed_environments(home: Path) -> list[Path]:
+    """The environments conda recorded for this user (``~/.conda/environments.txt``)."""
     try:
         listed = (home / ".conda" / "environments.txt").read_text(encoding="utf-8")
-        yield from (Path(line.strip()) for line in listed.splitlines() if line.strip())
     except OSError:
-        pass  # no such file: conda never ran for this user
+        return []  # no such file: conda never ran for this user
+    return [Path(line.strip()) for line in listed.splitlines() if line.strip()]
+
+
+def _conda_roots(env: Mapping[str, str], home: Path, platform: str) -> list[Path]:
+    """Where conda installs itself on ``platform``: the home folder, and on Windows the
+    machine-wide and per-user program folders, elsewhere /opt."""
     roots = [home / name for name in _CONDA_ROOTS]
     if platform == "win32":
         for var in ("ProgramData", "LOCALAPPDATA"):
@@ -139,12 +157,7 @@ def _conda_prefixes(env: Mapping[str, str], home: Path, platform: str,
                 roots += [Path(env[var]) / name for name in _CONDA_ROOTS]
     else:
         roots += [Path("/opt/conda"), *(Path("/opt") / name for name in _CONDA_ROOTS)]
-    for root in roots:
-        if (root / "conda-meta").is_dir():
-            yield root
-            envs = root / "envs"
-            if envs.is_dir():
-                yield from sorted(p for p in envs.iterdir() if (p / "conda-meta").is_dir())
+    return roots
 
 
 _PY_LAUNCHER_LINE = re.compile(r"^\s*-\S+(?:\s+\*)?\s+(?P<path>\S.*?)\s*$")

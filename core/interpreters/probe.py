@@ -146,11 +146,11 @@ def _kill_tree(pid: int) -> None:
 def _run_child(python: str, source: str, env: dict[str, str], timeout: float) -> _Run:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tensordeck-probe-") as cwd:
-        popen_extra: dict[str, Any] = (
-            {"creationflags": subprocess.CREATE_NO_WINDOW}
-            if sys.platform == "win32"
-            else {"start_new_session": True}  # no Ctrl+C from the terminal into the probe
-        )
+        popen_extra: dict[str, Any]
+        if sys.platform == "win32":
+            popen_extra = {"creationflags": subprocess.CREATE_NO_WINDOW}
+        else:  # no Ctrl+C from the terminal into the probe
+            popen_extra = {"start_new_session": True}
         proc = subprocess.Popen(
             [python, "-c", source],
             cwd=cwd,
@@ -170,7 +170,8 @@ def _run_child(python: str, source: str, env: dict[str, str], timeout: float) ->
                 out, err = proc.communicate(timeout=10)
             except subprocess.TimeoutExpired:  # a grandchild left the tree and holds the pipes
                 for pipe in (proc.stdout, proc.stderr):
-                    pipe.close()
+                    if pipe is not None:  # both are: PIPE above
+                        pipe.close()
                 out, err = b"", b"(output lost: a process outside the probe kept its pipes open)"
     return _Run(
         returncode=None if timed_out else proc.returncode,
@@ -221,18 +222,9 @@ def probe_interpreter(
         result.error = f"cannot run {python}: {exc}"
         return result
     result.metadata_seconds = meta.seconds
-    try:
-        data = meta.payload() if not meta.timed_out else None
-    except ValueError:  # a marked line that is not JSON: not our child's output
-        data = None
+    data = _metadata(meta)
     if data is None:
-        result.timed_out = meta.timed_out
-        if meta.timed_out:
-            result.run_error = f"did not answer in {meta_timeout:g} s (killed)"
-        else:
-            result.run_error = describe_exit(meta.returncode or 0)
-        tail = meta.stderr.strip().splitlines()[-1:] or [""]
-        result.error = f"{python} {result.run_error} while reading its packages. {tail[0]}".strip()
+        _metadata_failed(result, meta, meta_timeout)
         return result
     for key, value in data.items():
         if hasattr(result, key):
@@ -244,6 +236,29 @@ def probe_interpreter(
         _import_tensorflow(result, python, env, timeout)
     result.ok = result.error is None
     return result
+
+
+def _metadata(meta: _Run) -> dict | None:
+    """The metadata child's payload; None when it timed out or printed none (or a marked
+    line that is not JSON: not our child's output)."""
+    try:
+        return meta.payload() if not meta.timed_out else None
+    except ValueError:
+        return None
+
+
+def _metadata_failed(result: ProbeResult, meta: _Run, timeout: float) -> None:
+    """Say in ``result`` why the metadata child gave no answer: killed after ``timeout``, or
+    how it exited, with the last line of its stderr."""
+    result.timed_out = meta.timed_out
+    if meta.timed_out:
+        result.run_error = f"did not answer in {timeout:g} s (killed)"
+    else:
+        result.run_error = describe_exit(meta.returncode or 0)
+    tail = meta.stderr.strip().splitlines()[-1:] or [""]
+    result.error = (
+        f"{result.python} {result.run_error} while reading its packages. {tail[0]}".strip()
+    )
 
 
 def _import_tensorflow(
@@ -292,13 +307,16 @@ def cache_file(python: str) -> Path:
 
 
 def fingerprint(python: str, site_packages: list[str]) -> str:
-    """Changes when the interpreter, its installed packages or the library search path change.
+    """Changes when the interpreter, its installed packages or the library search path change,
+    or TensorDeck's code (its probe programs and their reading: core.paths.code_stamp).
 
     A site-packages folder's mtime moves whenever a distribution is installed or removed (its
     ``*.dist-info`` folder comes or goes); the TF dist-info folders' own mtimes catch
     reinstalls in place; PATH/LD_LIBRARY_PATH/CUDA_PATH decide which DLLs TF finds.
     """
-    parts = []
+    from core.paths import code_stamp
+
+    parts = [code_stamp()]
     for path in [python, *site_packages]:
         try:
             st = os.stat(path)

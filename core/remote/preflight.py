@@ -290,9 +290,8 @@ async def _inspect_python(
             f"Python {meta['python_version']} ({meta['bits']}-bit), {m.python}",
         )
     )
-    packages = meta.get("packages") or {}
-    installed = next((packages[d] for d in TF_DISTRIBUTIONS if d in packages), None)
-    if not installed or not meta.get("tf_package_dir"):
+    installed = _installed_tf(meta)
+    if installed is None:
         checks.append(
             Check(
                 m.name,
@@ -308,27 +307,38 @@ async def _inspect_python(
         m.tf_version = installed
         checks.append(Check(m.name, "tensorflow", True, f"{installed} installed (not imported)"))
         return
+    checks.append(await _import_check(m, read_import))
+
+
+def _installed_tf(meta: dict) -> str | None:
+    """The version of the TensorFlow distribution the metadata probe found installed, None
+    when there is none (or no package folder of it)."""
+    packages = meta.get("packages") or {}
+    installed = next((packages[d] for d in TF_DISTRIBUTIONS if d in packages), None)
+    if not installed or not meta.get("tf_package_dir"):
+        return None
+    return installed
+
+
+async def _import_check(m: _Machine, read_import: Callable[[], Awaitable[dict]]) -> Check:
+    """Whether ``import tensorflow`` works on ``m`` (its version is kept when it does), and
+    how many GPUs TensorFlow sees there."""
     try:
         result = await read_import()
     except (RemoteError, asyncssh.Error, OSError, asyncio.TimeoutError, ValueError) as exc:
         result = {"import_error": str(exc) or "did not finish in time"}
     if result.get("import_error") or not result.get("tf_version"):
         error = result.get("import_error") or result.get("error") or "failed"
-        checks.append(
-            Check(
-                m.name,
-                "tensorflow",
-                False,
-                f"import tensorflow failed: {error}",
-                f"run 'tensordeck doctor --python {m.python}' on {m.label}",
-            )
+        return Check(
+            m.name,
+            "tensorflow",
+            False,
+            f"import tensorflow failed: {error}",
+            f"run 'tensordeck doctor --python {m.python}' on {m.label}",
         )
-        return
     m.tf_version = result["tf_version"]
     seen = len(result.get("gpus") or [])
-    checks.append(
-        Check(m.name, "tensorflow", True, f"{m.tf_version} imports; it sees {seen} GPU(s)")
-    )
+    return Check(m.name, "tensorflow", True, f"{m.tf_version} imports; it sees {seen} GPU(s)")
 
 
 def _gpu_check(m: _Machine, report: GpuReport) -> Check:
@@ -468,62 +478,94 @@ async def _connect_errors(m: _Machine, targets: list[tuple[str, int]]) -> list[s
 
 async def _check_paths(cfg: JobConfig, machines: list[_Machine], checks: list[Check]) -> None:
     """Each task port free on its machine and reachable from the machines that talk to it."""
-    hosts = [m for m in machines if m.runs and any(t.role != "evaluator" for t, _ in m.tasks)]
-    if cfg.strategy in SINGLE_PROCESS or not hosts:
+    listeners = _listeners(cfg, machines)
+    if not listeners:
         return
-    for m in hosts:
-        m.listen_ports = [t.port for t, _ in m.tasks if t.role != "evaluator"]
-    listeners = [_Listener(m) for m in hosts]
     opened = await asyncio.gather(*(lis.open() for lis in listeners), return_exceptions=True)
     try:
-        # (source machine, target machine, port slot) for every pair that must connect
-        wanted: dict[str, list[tuple[_Listener, int]]] = {}
-        for lis, error in zip(listeners, opened, strict=True):
-            if isinstance(error, BaseException):
-                why = str(error) or type(error).__name__
-                checks.append(Check(lis.machine.name, "ports", False, f"port test failed: {why}"))
-                continue
-            _port_checks(lis, checks)
-            servers = [t for t, _ in lis.machine.tasks if t.role != "evaluator"]
-            for slot, task in enumerate(servers):
-                if lis.answer[slot]["problem"]:
-                    continue
-                for source in machines:
-                    if source is lis.machine or not source.runs:
-                        continue
-                    if any(talks_to(cfg.strategy, t.role, task.role) for t, _ in source.tasks):
-                        wanted.setdefault(source.name, []).append((lis, slot))
+        wanted = _wanted_connections(cfg, machines, listeners, opened, checks)
         by_name = {m.name: m for m in machines}
-
-        async def from_source(name: str, found: list[Check]) -> None:
-            pairs = wanted[name]
-            targets = [(lis.machine.address, lis.answer[slot]["port"]) for lis, slot in pairs]
-            try:
-                errors = await _connect_errors(by_name[name], targets)
-            except (RemoteError, asyncssh.Error, OSError, asyncio.TimeoutError) as exc:
-                errors = [f"the connection test did not run: {exc}"] * len(targets)
-            for (lis, slot), (address, port), error in zip(pairs, targets, errors, strict=True):
-                named = lis.machine.listen_ports[slot] is not None
-                check = f"port {port} from {name}" if named else f"test port {port} from {name}"
-                detail = f"{name} -> {address}:{port}: " + (error or "connects")
-                fix = None
-                if error:
-                    fix = firewall_fix(port, windows=lis.machine.windows, where=lis.machine.label)
-                    if not named:
-                        fix = (
-                            "name the task ports in the config (tasks[].port) so that they "
-                            "can be opened, then " + fix
-                        )
-                found.append(Check(lis.machine.name, check, error is None, detail, fix))
-
         found: list[Check] = []
-        await asyncio.gather(*(from_source(name, found) for name in wanted))
+        await asyncio.gather(*(_connection_checks(by_name[name], pairs, found)
+                               for name, pairs in wanted.items()))
         checks += sorted(found, key=lambda c: (c.node, c.check))
     finally:
         await asyncio.gather(
             *(lis.close() for lis, e in zip(listeners, opened, strict=True) if e is None),
             return_exceptions=True,
         )
+
+
+def _listeners(cfg: JobConfig, machines: list[_Machine]) -> list[_Listener]:
+    """One listener per machine whose interpreter runs and that runs a task serving on a port
+    (each gets its ports to hold); none for a job of one process, which serves nothing."""
+    if cfg.strategy in SINGLE_PROCESS:
+        return []
+    hosts = [m for m in machines if m.runs and any(t.role != "evaluator" for t, _ in m.tasks)]
+    for m in hosts:
+        m.listen_ports = [t.port for t, _ in m.tasks if t.role != "evaluator"]
+    return [_Listener(m) for m in hosts]
+
+
+def _wanted_connections(
+    cfg: JobConfig,
+    machines: list[_Machine],
+    listeners: list[_Listener],
+    opened: list[BaseException | None],
+    checks: list[Check],
+) -> dict[str, list[tuple[_Listener, int]]]:
+    """Per source machine, the (listener, port slot) pairs it must connect to: each port held
+    open for a task it talks to. The ports' own checks go to ``checks`` (a failed open too)."""
+    wanted: dict[str, list[tuple[_Listener, int]]] = {}
+    for lis, error in zip(listeners, opened, strict=True):
+        if isinstance(error, BaseException):
+            why = str(error) or type(error).__name__
+            checks.append(Check(lis.machine.name, "ports", False, f"port test failed: {why}"))
+            continue
+        _port_checks(lis, checks)
+        servers = [t for t, _ in lis.machine.tasks if t.role != "evaluator"]
+        for slot, task in enumerate(servers):
+            if lis.answer[slot]["problem"]:
+                continue
+            for source in _talkers(cfg, machines, lis.machine, task.role):
+                wanted.setdefault(source.name, []).append((lis, slot))
+    return wanted
+
+
+def _talkers(cfg: JobConfig, machines: list[_Machine], target: _Machine,
+             role: str) -> list[_Machine]:
+    """The other machines (those whose interpreter runs) with a task that talks to a task of
+    ``role`` on ``target``."""
+    return [
+        source for source in machines
+        if source is not target and source.runs
+        and any(talks_to(cfg.strategy, t.role, role) for t, _ in source.tasks)
+    ]
+
+
+async def _connection_checks(source: _Machine, pairs: list[tuple[_Listener, int]],
+                             found: list[Check]) -> None:
+    """From ``source``, a connection to each port of ``pairs``: one check each in ``found``,
+    with the firewall fix when it fails."""
+    name = source.name
+    targets = [(lis.machine.address, lis.answer[slot]["port"]) for lis, slot in pairs]
+    try:
+        errors = await _connect_errors(source, targets)
+    except (RemoteError, asyncssh.Error, OSError, asyncio.TimeoutError) as exc:
+        errors = [f"the connection test did not run: {exc}"] * len(targets)
+    for (lis, slot), (address, port), error in zip(pairs, targets, errors, strict=True):
+        named = lis.machine.listen_ports[slot] is not None
+        check = f"port {port} from {name}" if named else f"test port {port} from {name}"
+        detail = f"{name} -> {address}:{port}: " + (error or "connects")
+        fix = None
+        if error:
+            fix = firewall_fix(port, windows=lis.machine.windows, where=lis.machine.label)
+            if not named:
+                fix = (
+                    "name the task ports in the config (tasks[].port) so that they "
+                    "can be opened, then " + fix
+                )
+        found.append(Check(lis.machine.name, check, error is None, detail, fix))
 
 
 def _port_checks(lis: _Listener, checks: list[Check]) -> None:

@@ -79,22 +79,31 @@ def sbatch_script(plan: RunPlan, source: str) -> str:
         raise ConfigError(str(plan.config_path), [
             ConfigProblem(where="", message=f"{p}: a batch script cannot carry it; remove it")
             for p in problems])
-    cfg = plan.config
-    named = {t.key: t.port for t, _ in expand_tasks(cfg)}
-    n = len(plan.tasks)
-    lines = ["#!/bin/bash", *(f"#SBATCH {o}" for o in submit_options(plan)),
-             comment(f"Made by `tensordeck export --slurm` from {quote(source)}: submit with "
-                     "sbatch."),
-             "set -u", f"cd {quote(str(plan.script.parent))}",
-             'run_dir="${SLURM_SUBMIT_DIR:-$PWD}/runs/slurm-${SLURM_JOB_ID}"',
-             'mkdir -p "$run_dir"',
-             'mapfile -t hosts < <(scontrol show hostnames "$SLURM_JOB_NODELIST")',
-             f'per=$(( ({n} + ${{#hosts[@]}} - 1) / ${{#hosts[@]}} ))',
-             "declare -a host port pid",
-             "declare -A wanted pool"]
+    lines = [*_head_lines(plan, source), *_port_lines(plan), *_step_lines(plan),
+             *_wait_lines(plan)]
+    return "\n".join(lines) + "\n"
+
+
+def _head_lines(plan: RunPlan, source: str) -> list[str]:
+    """The job's #SBATCH options, then its run folder, its nodes and the tasks per node."""
+    return ["#!/bin/bash", *(f"#SBATCH {o}" for o in submit_options(plan)),
+            comment(f"Made by `tensordeck export --slurm` from {quote(source)}: submit with "
+                    "sbatch."),
+            "set -u", f"cd {quote(str(plan.script.parent))}",
+            'run_dir="${SLURM_SUBMIT_DIR:-$PWD}/runs/slurm-${SLURM_JOB_ID}"',
+            'mkdir -p "$run_dir"',
+            'mapfile -t hosts < <(scontrol show hostnames "$SLURM_JOB_NODELIST")',
+            f'per=$(( ({len(plan.tasks)} + ${{#hosts[@]}} - 1) / ${{#hosts[@]}} ))',
+            "declare -a host port pid",
+            "declare -A wanted pool"]
+
+
+def _port_lines(plan: RunPlan) -> list[str]:
+    """Each task's host (tasks in blocks over the nodes) and the port of each task that serves:
+    the config's, or one picked on its node by a short step (one per node)."""
+    named = {t.key: t.port for t, _ in expand_tasks(plan.config)}
     serves = [i for i, t in enumerate(plan.tasks) if plan.cluster and t.role != "evaluator"]
-    for i in range(n):
-        lines.append(f'host[{i}]="${{hosts[$(( {i} / per ))]}}"')
+    lines = [f'host[{i}]="${{hosts[$(( {i} / per ))]}}"' for i in range(len(plan.tasks))]
     picked = [i for i in serves if named[plan.tasks[i].key] is None]
     for i in picked:
         lines.append(f'wanted[${{host[{i}]}}]=$(( ${{wanted[${{host[{i}]}}]:-0}} + 1 ))')
@@ -109,9 +118,16 @@ def sbatch_script(plan: RunPlan, source: str) -> str:
                       f'pool[${{host[{i}]}}]="${{p[*]:1}}"']
         else:
             lines.append(f"port[{i}]={named[plan.tasks[i].key]}")
+    return lines
+
+
+def _step_lines(plan: RunPlan) -> list[str]:
+    """One srun step per task, in the background, its output prefixed by the task's name."""
+    cfg = plan.config
     env = {"PYTHONUNBUFFERED": "1", **cfg.env}
     cluster = _cluster(plan)
     gpus = cfg.slurm.gpus_per_task if cfg.slurm else None
+    lines = []
     for i, task in enumerate(plan.tasks):
         step = task_step("$SLURM_JOB_ID", f"${{host[{i}]}}", task.name)
         if gpus and task.role != "ps":
@@ -124,10 +140,16 @@ def sbatch_script(plan: RunPlan, source: str) -> str:
         lines += [f"{' '.join(words)} \\",
                   f"  > >(sed -u 's/^/[{task.name}] /') 2>&1 &",
                   f"pid[{i}]=$!"]
+    return lines
+
+
+def _wait_lines(plan: RunPlan) -> list[str]:
+    """The end of the script: it waits as a run does (the chief, else every worker), stops at
+    once with the exit code of a chief, worker or ps that fails, then stops the others."""
     chief = [i for i, t in enumerate(plan.tasks) if t.role == "chief"]
     ends = chief or [i for i, t in enumerate(plan.tasks) if t.role == "worker"]
     critical = [i for i, t in enumerate(plan.tasks) if t.role in ("chief", "worker", "ps")]
-    lines += [
+    return [
         f"name=({' '.join(t.name for t in plan.tasks)})",
         f"ends=({' '.join(map(str, ends))})",
         f"critical=' {' '.join(map(str, critical))} '",
@@ -151,4 +173,3 @@ def sbatch_script(plan: RunPlan, source: str) -> str:
         f"  sleep {POLL_SECONDS}",
         "done",
     ]
-    return "\n".join(lines) + "\n"

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -133,6 +133,30 @@ def _select(combo: QComboBox, value: object) -> None:
 def _set_bounds(spin: QSpinBox | QDoubleSpinBox, model: type, field: str) -> None:
     low, high = bounds(model, field)
     spin.setRange(low or 0, _SPIN_MAX if high is None else high)
+
+
+#: The config file's pane may be this narrow before the page scrolls sideways.
+PREVIEW_MIN_WIDTH = 160
+
+
+class _FormsArea(QScrollArea):
+    """The forms scroll up and down only, and are never narrower than their widest row: the
+    splitter gives the config file's pane less room instead, then the page scrolls (a
+    sideways-scrolled form hid its Browse buttons behind its right edge at 1024x700)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        forms = self.widget()
+        if forms is None:
+            return hint
+        width = forms.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
+        return QSize(max(hint.width(), width), hint.height())
 
 
 class ClusterView(QWidget):
@@ -303,10 +327,8 @@ class ClusterView(QWidget):
         for box in (job, tasks_box, machines, slurm_box, env_box, behaviour, advanced):
             forms_layout.addWidget(box)
         forms_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
+        scroll = _FormsArea()
         scroll.setWidget(forms)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
 
         self.preview = QPlainTextEdit()
         self.preview.setReadOnly(True)
@@ -326,6 +348,8 @@ class ClusterView(QWidget):
         preview_layout.addWidget(self.remove_unknown, 0, Qt.AlignmentFlag.AlignLeft)
         preview_layout.addWidget(self.preview, 1)
 
+        # The file's pane gives way first (its text scrolls): the forms keep their width.
+        preview_box.setMinimumWidth(PREVIEW_MIN_WIDTH)
         splitter = QSplitter()
         splitter.addWidget(scroll)
         splitter.addWidget(preview_box)
@@ -410,23 +434,25 @@ class ClusterView(QWidget):
         raw = self._raw.get("slurm")
         data = dict(raw) if isinstance(raw, dict) else {}
         for key in self._slurm_edited:
-            widget = self.slurm_fields[key]
-            value: object
-            if isinstance(widget, QPlainTextEdit):
-                value = [line.strip() for line in widget.toPlainText().splitlines()
-                         if line.strip()]
-            elif isinstance(widget, QSpinBox):
-                value = widget.value()
-                if widget.specialValueText() and value == widget.minimum():
-                    value = default(SlurmOptions, key)
-            else:
-                value = widget.text().strip() or None
+            value = self._slurm_form_value(key)
             if value == default(SlurmOptions, key):
                 data.pop(key, None)
             else:
                 data[key] = value
         known = {key: data[key] for key in SLURM_KEYS if key in data}
         return {**known, **{k: v for k, v in data.items() if k not in known}} or None
+
+    def _slurm_form_value(self, key: str) -> object:
+        """What the form of ``slurm.KEY`` says: lines, a number (its special value: the
+        default) or a text (empty: None)."""
+        widget = self.slurm_fields[key]
+        if isinstance(widget, QPlainTextEdit):
+            return [line.strip() for line in widget.toPlainText().splitlines() if line.strip()]
+        if isinstance(widget, QSpinBox):
+            if widget.specialValueText() and widget.value() == widget.minimum():
+                return default(SlurmOptions, key)
+            return widget.value()
+        return widget.text().strip() or None
 
     def _load_slurm(self, slurm: object) -> None:
         values = slurm if isinstance(slurm, dict) else {}
@@ -740,13 +766,14 @@ class ClusterView(QWidget):
             field = where.split("]", 1)[1].lstrip(".")
             row = int(index) + 1 if index.isdigit() else index
             prefix = self.tr("Row {row}").format(row=row) + (f" ({field})" if field else "")
-            return "tasks", f"{prefix}: {problem.message}"
+            return "tasks", f"{prefix}: {core_text(problem.message)}"
         if where.startswith("nodes."):
             _, name, *field = where.split(".", 2)
-            return "nodes", f"{name}{f' ({field[0]})' if field else ''}: {problem.message}"
+            place = f"{name} ({field[0]})" if field else name
+            return "nodes", f"{place}: {core_text(problem.message)}"
         head = where.split(".")[0].split("[")[0]
         if head in ("cluster_spec", "cross_device_ops", "run_dir"):
-            return "advanced", f"{head}: {problem.message}"
+            return "advanced", f"{head}: {core_text(problem.message)}"
         if head == "slurm":
             field = where.removeprefix("slurm").lstrip(".")
             return "slurm", f"{field}: {core_text(problem.message)}" if field else core_text(
