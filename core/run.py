@@ -21,6 +21,7 @@ import threading
 from contextlib import suppress
 from pathlib import Path
 
+from core.describe import event_message
 from core.events import Event, EventSink, RunFinished, RunStatus, RunWarning, TaskOutput
 from core.fsio import (
     PRIVATE_FOLDER,
@@ -30,6 +31,7 @@ from core.fsio import (
     make_private,
     write_private,
 )
+from core.messages import tr
 from core.proctree import Watchdog, make_watchdog
 from core.summary import SUMMARY_FILE, RunSummary
 from core.supervisor import RunResult, Supervisor
@@ -142,7 +144,9 @@ class EventLog:
         run: the warning to show instead is returned, once."""
         if isinstance(event, TaskOutput):
             return None
-        line = json.dumps(event.to_json(), default=str)
+        message_id, params = event_message(event, "en")
+        shown = {"id": message_id, "params": params, "text": tr(message_id, "en", **params)}
+        line = json.dumps({**event.to_json(), "shown": shown}, default=str)
         with self._lock:
             if self._stopped:
                 return None
@@ -165,10 +169,9 @@ class Run:
     def __init__(self, plan: RunPlan, sink: EventSink, watchdog: Watchdog | None = None) -> None:
         """``watchdog``: an already started orphan watchdog (default: one starts with the run).
         RunFolderError when the run folder cannot be made: then nothing was written."""
-        self.plan = plan
         self.dir, made = claim_run_folder(plan.run_dir, rename_if_taken=plan.run_dir_default)
-        if self.dir != plan.run_dir:
-            plan.relocate(self.dir)
+        # Another launcher took the planned name meanwhile: the tasks follow the folder taken.
+        plan = self.plan = plan if self.dir == plan.run_dir else plan.relocated(self.dir)
         try:
             os.mkdir(self.dir / "logs", PRIVATE_FOLDER)
             _write_json(self.dir / "config.json", plan.resolved_json())
@@ -240,8 +243,10 @@ class Run:
         (the summary on the disk still says running), and says why."""
         if self._on_disk is finished.status:
             return finished
+        # None only before the first summary, which a Run cannot be without (it says running).
+        on_disk = self._on_disk or RunStatus.RUNNING
         reason = (f"{finished.reason}; but {self.dir / SUMMARY_FILE} could not be written "
-                  f"({self._unwritten}), so it still says {self._on_disk.value}")
+                  f"({self._unwritten}), so it still says {on_disk.value}")
         failed = finished.status is RunStatus.SUCCEEDED
         return dataclasses.replace(
             finished,

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported when used: the watchdog starts before them (see run_command)
     from core.config import ConfigError
     from core.findings import Finding
+    from core.run import Run
     from core.session import DoctorRefused, RunSession
+    from core.supervisor import RunResult
     from core.topology import RunPlan
 
 EXIT_CONFIG = 2
@@ -117,19 +119,13 @@ def describe_plan(plan: RunPlan) -> str:
     return "\n".join(visible(line) for line in out)
 
 
-def _withdraw_on_stop(session: RunSession, signals: list[int]) -> Callable[[], None]:
-    """While a Slurm run waits for its job (``session.open``), Ctrl+C, SIGTERM and SIGHUP
-    withdraw the job (open then raises RunCancelled; nothing is left in the queue), each
-    recorded in ``signals``; returns a function that restores the previous handlers."""
-    if not session.slurm:
-        return lambda: None
+def _stop_on_signals(session: RunSession) -> Callable[[], None]:
+    """Ctrl+C, SIGTERM, SIGBREAK and SIGHUP stop the run (exit 128 + the signal's number),
+    in whatever phase it is (a Slurm job waiting in the queue is withdrawn); returns a function
+    that restores the previous handlers."""
     from core.supervisor import install_stop_handlers
 
-    def stop(signum: int) -> None:
-        signals.append(signum)
-        session.cancel()
-
-    return install_stop_handlers(stop)
+    return install_stop_handlers(lambda signum: session.stop("interrupted", 128 + signum))
 
 
 def _quiet_if_gone(stream) -> None:
@@ -175,38 +171,63 @@ def _run(
     file: str, run_dir: str | None, dry_run: bool, check: bool, watchdog, slurm: bool,
     slurm_login: str | None = None,
 ) -> int:
-    from core.config import ConfigError, ConfigProblem
-    from core.console import ConsoleSink
-    from core.exitcodes import describe, launcher_exit_code
     from core.proctree import listen_for_windows_stop
-    from core.run import RunFolderError
-    from core.session import DoctorRefused, RunCancelled, RunSession
-    from core.supervisor import install_signal_handlers
-    from core.terminal import raw
+    from core.session import RunSession
 
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")  # task output may not fit a cp1252 console
     session = RunSession(file, run_dir=run_dir, doctor=check, slurm=slurm,
                          slurm_login=slurm_login)
+    opened = _open(session, run_dir, dry_run, watchdog)
+    if isinstance(opened, int):
+        return opened
+    run, restore = opened
+    # What the launcher has imported and built so far lives until it exits: out of the garbage
+    # collector's sight, no collection during the run walks it, nor the one at exit (40-80 ms
+    # with pydantic's schemas, after the last task ended).
+    gc.freeze()
+    restore = restore or _stop_on_signals(session)
+    listen_for_windows_stop()  # started by a program that stops it as TensorDeck stops tasks
+    try:
+        result = session.execute()
+    finally:
+        restore()
+    return _last_report(result, run)
+
+
+def _open(session: RunSession, run_dir: str | None, dry_run: bool,
+          watchdog) -> int | tuple[Run, Callable[[], None] | None]:
+    """The open run and the signal handlers already installed for it; or the exit code of a
+    dry run, a refusal or a stop that came first (said on stderr)."""
+    from core.config import ConfigError, ConfigProblem
+    from core.console import ConsoleSink
+    from core.run import RunFolderError
+    from core.session import DoctorRefused, RunCancelled
+    from core.terminal import raw
+
     try:
         plan = session.load()
         _print_findings(session.check())
         if dry_run:
-            session.check_nodes()
-            print(describe_plan(plan))
+            print(describe_plan(session.check_nodes()))
             return 0
         sink = ConsoleSink(raw(sys.stdout), [t.key for t in plan.tasks],
-                           gpus_expected=any(t.gpus for t in plan.tasks))
-        signals: list[int] = []  # stops asked for while a Slurm job waits for its allocation
-        unhook = _withdraw_on_stop(session, signals)
+                           gpus_expected=any(t.gpus for t in plan.tasks),
+                           task_envs=[{**plan.base_env, **t.env} for t in plan.tasks])
+        # A Slurm job may wait long in the queue: a stop meanwhile withdraws it. A run on this
+        # machine or its nodes opens at once; a Ctrl+C there ends the launcher (core.entry).
+        restore = _stop_on_signals(session) if session.slurm else None
         try:
-            run = session.open(sink, watchdog=watchdog)
-        finally:
-            unhook()
+            return session.open(sink, watchdog=watchdog), restore
+        except BaseException:
+            if restore:
+                restore()
+            raise
     except RunCancelled:
-        print(WITHDRAWN, file=sys.stderr)
-        return 128 + signals[0]
+        print(WITHDRAWN, file=sys.stderr)  # only a Slurm run's open waits for a stop
+        assert session.stopped is not None
+        return session.stopped[1]
     except ConfigError as exc:
         return _report_config_error(exc, session)
     except DoctorRefused as exc:
@@ -217,22 +238,16 @@ def _run(
         return _report_config_error(ConfigError(str(plan.config_path), [problem]))
     finally:
         session.close()  # releases the ports unless a run holds them
-    # What the launcher has imported and built so far lives until it exits: out of the garbage
-    # collector's sight, no collection during the run walks it, nor the one at exit (40-80 ms
-    # with pydantic's schemas, after the last task ended).
-    gc.freeze()
-    restore = install_signal_handlers(run.supervisor)
-    if signals:  # asked for as Slurm granted the job
-        run.supervisor.request_stop("interrupted", 128 + signals[-1])
-    listen_for_windows_stop()  # started by a program that stops it as TensorDeck stops tasks
-    try:
-        result = session.execute()
-    finally:
-        restore()
+
+
+def _last_report(result: RunResult, run: Run) -> int:
+    """The run's result line; the launcher's exit code."""
+    from core.exitcodes import describe, launcher_exit_code
+
     seconds = result.ended_at - result.started_at
     _quiet_if_gone(sys.stdout)
     _last_words(
-        f"tensordeck: {plan.config.name} {result.status.value} in {seconds:.1f} s "
+        f"tensordeck: {run.plan.config.name} {result.status.value} in {seconds:.1f} s "
         f"({result.reason}); run folder: {run.dir}"
     )
     code = launcher_exit_code(result.exit_code)

@@ -14,9 +14,10 @@ Imports are lazy: the launcher imports this module before its first task starts.
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from core.slurm.launch import Allocation
     from core.slurm.where import SlurmHost
     from core.supervisor import RunResult
-    from core.topology import RunPlan
+    from core.topology import NodePlace, RunPlan
 
 
 class DoctorRefused(Exception):
@@ -41,8 +42,8 @@ class DoctorRefused(Exception):
 
 
 class RunCancelled(Exception):
-    """:meth:`RunSession.cancel` withdrew the run while it waited for its Slurm job: nothing
-    was started, and nothing is left submitted."""
+    """:meth:`RunSession.stop` came before the run was open: no task was started, and no Slurm
+    job is left submitted."""
 
 
 def doctor_findings(plan: RunPlan) -> list[Finding]:
@@ -50,7 +51,7 @@ def doctor_findings(plan: RunPlan) -> list[Finding]:
     GPUs when the config asks for them): its warnings and errors."""
     from core.doctor.clean import found_clean, remember_clean, verdict_entry
 
-    inputs = dict(strategy=plan.config.strategy, script=plan.script,
+    inputs: dict[str, Any] = dict(strategy=plan.config.strategy, script=plan.script,
                   wants_gpus=any(t.gpus for t in plan.tasks), env=plan.task_env(plan.tasks[0]))
     entry = verdict_entry(plan.python, **inputs)
     if found_clean(entry):
@@ -66,8 +67,9 @@ def doctor_findings(plan: RunPlan) -> list[Finding]:
 class RunSession:
     """One run of ``config_path``. Each step runs once and the next ones call it when it has
     not run yet: :meth:`load`, :meth:`check`, then :meth:`open` and :meth:`execute`. Until a run
-    is open the session holds the plan's reserved ports: :meth:`close` releases them (every
-    failing step does so itself). :meth:`cancel` withdraws a Slurm job that still waits.
+    is open the session holds the plan's reserved ports: :meth:`close` (or leaving a ``with``
+    block) releases them, and every failing step does so itself. :meth:`stop` stops the run in
+    any phase, from any thread or a signal handler.
 
     ``doctor=False`` (``--no-doctor``) skips the doctor's gate; the window always checks.
     ``slurm=True`` (``--slurm``): the tasks run as steps of one Slurm job (core.slurm), held
@@ -93,9 +95,20 @@ class RunSession:
         #: The doctor's warnings: the run may start; show them.
         self.warnings: list[Finding] = []
         self.run: Run | None = None
+        #: What :meth:`stop` asked for (reason, exit code); None: no stop.
+        self.stopped: tuple[str, int] | None = None
         self._checked = False
-        self._cancelled = False
         self._withdraw: Callable[[], None] | None = None
+        #: What prepare made on the nodes (node -> its run folder), until the run is open.
+        self._made_on_nodes: dict[str, NodePlace] = {}
+        # Reentrant: a signal handler (stop) runs in the thread that may hold it.
+        self._lock = threading.RLock()
+
+    def __enter__(self) -> RunSession:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     def load(self) -> RunPlan:
         """Read and plan the config (pure: nothing is made on any machine); the interpreter
@@ -121,17 +134,19 @@ class RunSession:
         self._checked = True
         return self.warnings
 
-    def check_nodes(self) -> None:
+    def check_nodes(self) -> RunPlan:
         """Log in to the nodes, prove their interpreters and check or pick their tasks' ports,
-        changing nothing there (validate, --dry-run); with ``slurm``, ask the Slurm cluster
-        whether it can take the job, submitting nothing. Raises ConfigError."""
+        changing nothing there (validate, --dry-run): the plan with those ports. With
+        ``slurm``, ask the Slurm cluster whether it can take the job, submitting nothing.
+        Raises ConfigError."""
         plan = self.load()
         if self.slurm:
             self._checked_cluster(plan).close()
         elif plan.node_tasks:
             from core.remote.prepare import check_nodes
 
-            check_nodes(plan)
+            plan = self.plan = check_nodes(plan)
+        return plan
 
     def open(self, sink: EventSink, *, watchdog: Watchdog | None = None) -> Run:
         """The run, ready to :meth:`execute`: after the gate, the nodes are prepared (their run
@@ -142,23 +157,50 @@ class RunSession:
             return self.run
         self.check()
         plan = self.load()
+        self._cancel_if_stopped()
         if self.slurm:
-            self._allocate(plan, sink)
+            plan = self.plan = self._allocate(plan, sink)
         elif plan.node_tasks:
             from core.remote.prepare import prepare_nodes
 
-            prepare_nodes(plan)
+            plan = self.plan = prepare_nodes(plan)
+            self._made_on_nodes = dict(plan.node_places)
+        self._cancel_if_stopped()
         from core.run import Run
 
         try:
-            self.run = Run(plan, sink, watchdog=watchdog)
-        except OSError:
-            plan.release_ports()
-            self._release_allocation()
+            run = Run(plan, sink, watchdog=watchdog)
+        except BaseException:  # the run folder could not be made, or Ctrl+C meanwhile
+            self.close()
             raise
-        return self.run
+        with self._lock:
+            self.run, stopped = run, self.stopped
+        if stopped is not None:  # came while the run folder was made
+            run.supervisor.request_stop(*stopped)
+        return run
 
-    def _allocate(self, plan: RunPlan, sink: EventSink) -> None:
+    def stop(self, reason: str, exit_code: int) -> None:
+        """Stop the run whatever its phase, from any thread or a signal handler. Before the run
+        is open, :meth:`open` raises :class:`RunCancelled` at its next step (a Slurm job
+        waiting in the queue is withdrawn at once) and nothing is left started or submitted;
+        once open, every task stops (gracefully, then by force), and a second stop kills at
+        once. The run ends with ``exit_code`` (130: Ctrl+C; 143: a requested stop)."""
+        with self._lock:
+            run, withdraw = self.run, self._withdraw
+            if run is None and self.stopped is None:
+                self.stopped = (reason, exit_code)
+        if run is not None:
+            run.supervisor.request_stop(reason, exit_code)
+        elif withdraw is not None:
+            withdraw()
+
+    def _cancel_if_stopped(self) -> None:
+        if self.stopped is not None:
+            self.close()
+            raise RunCancelled
+
+    def _allocate(self, plan: RunPlan, sink: EventSink) -> RunPlan:
+        """The plan placed in a granted Slurm job (held in :attr:`allocation`)."""
         from core.config import ConfigError
         from core.events import SlurmQueued
         from core.slurm.launch import allocate
@@ -168,30 +210,26 @@ class RunSession:
 
         try:
             host = self._checked_cluster(plan)  # before anything is submitted
-            if self._cancelled:
+            if self.stopped is not None:
                 host.close()
                 raise RunCancelled
             self.allocation = allocate(plan, host, self._submitted, queued)
+            assert self.allocation.plan is not None
+            return self.allocation.plan
         except (ConfigError, RunCancelled):
             plan.release_ports()
-            if self._cancelled:  # withdrawn: salloc's "Job aborted due to signal"
+            if self.stopped is not None:  # withdrawn: salloc's "Job aborted due to signal"
                 raise RunCancelled from None
             raise
         finally:
-            self._withdraw = None
+            with self._lock:
+                self._withdraw = None
 
     def _submitted(self, withdraw: Callable[[], None]) -> None:
-        self._withdraw = withdraw
-        if self._cancelled:  # cancel() came before salloc started
-            withdraw()
-
-    def cancel(self) -> None:
-        """From another thread, while :meth:`open` waits for Slurm to grant the job: withdraw
-        it; open then raises :class:`RunCancelled`. Once the run is open, stop its supervisor
-        instead (a granted job runs to the end of :meth:`execute`)."""
-        self._cancelled = True
-        withdraw = self._withdraw
-        if withdraw is not None:
+        with self._lock:
+            self._withdraw = withdraw
+            stopped = self.stopped
+        if stopped is not None:  # stop() came before salloc started
             withdraw()
 
     def execute(self) -> RunResult:
@@ -204,10 +242,17 @@ class RunSession:
             self._release_allocation()
 
     def close(self) -> None:
-        """Release what a session that will not run holds (its plan's reserved ports)."""
+        """Release what a session that will not run holds: its plan's reserved ports, its
+        Slurm job, and the run folders made on its nodes (a node gone meanwhile keeps its
+        empty folder: nothing runs there)."""
         if self.plan is not None and self.run is None:
             self.plan.release_ports()
             self._release_allocation()
+            made, self._made_on_nodes = self._made_on_nodes, {}
+            if made:
+                from core.remote.prepare import remove_node_folders
+
+                remove_node_folders(self.plan, made)
 
     def _checked_cluster(self, plan: RunPlan) -> SlurmHost:
         """Where this run's Slurm commands run (this machine, or the login node: connected),

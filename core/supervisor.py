@@ -203,7 +203,7 @@ class Supervisor:
         wall: Callable[[], float] = time.time,
         watchdog_factory: Callable[[], Watchdog | None] = make_watchdog,
         process_factory: ProcessFactory | None = None,
-        publish: Callable[[RunSummary], None] | None = None,
+        publish: Callable[[RunSummary], object] | None = None,
     ) -> None:
         self.plan = plan
         self._sink = sink
@@ -240,8 +240,8 @@ class Supervisor:
 
     def summary(self) -> RunSummary:
         """The run as it stands: ``running`` until :meth:`run` has returned its result."""
-        done = self._ended is not None and self._outcome is not None
-        status, code, reason = self._outcome if done else (RunStatus.RUNNING, None, None)
+        outcome = self._outcome if self._ended is not None else None
+        status, code, reason = outcome or (RunStatus.RUNNING, None, None)
         config = self.plan.config
         return RunSummary(
             name=config.name,
@@ -620,15 +620,6 @@ class Supervisor:
             self._sink(event)
         except Exception:
             traceback.print_exc()
-
-
-def install_signal_handlers(supervisor: Supervisor) -> Callable[[], None]:
-    """Ctrl+C -> stop, exit 130; SIGTERM -> stop, exit 143 (SIGBREAK on Windows too); SIGHUP ->
-    stop, exit 129.
-    Returns a function that restores the previous handlers."""
-    # SIGINT 2 -> 130, SIGTERM 15 -> 143
-    return install_stop_handlers(lambda signum: supervisor.request_stop("interrupted",
-                                                                        128 + signum))
 
 
 def install_stop_handlers(stop: Callable[[int], None]) -> Callable[[], None]:

@@ -17,52 +17,55 @@ import shutil
 import stat
 import sys
 import time
-import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from core.cluster_rule import RUN_DIR_PLACEHOLDER, cluster_of, fill_run_dir, render
+from core.cluster_rule import cluster_of, render
 from core.config import SINGLE_PROCESS, ConfigError, ConfigProblem, JobConfig, Node, show
 from core.fsio import foreign_owner
+from core.local_checks import (
+    command_problem,
+    interpreter_check,
+    launcher_version,
+    open_files_problem,
+    os_length,
+    port_problems,
+    reserve_ports,
+    syntax_problem_for,
+)
 from core.paths import resource, user_data_dir
-from core.ports import PortReservation, port_problem
+from core.ports import PortReservation
 
 #: Start order: servers first, so that clients find them listening sooner.
 ROLE_ORDER = ("ps", "worker", "chief", "evaluator")
 LOCAL_HOST = "localhost"
 IS_WINDOWS = sys.platform == "win32"
-#: Open files one local task holds at its peak: its output pipe, its log file, its reserved
-#: port's socket until the start, the spawn's short-lived error pipe.
-FILES_PER_TASK = 4
-#: Open files the launcher needs beside its tasks: stdio, the watchdog, imports, caches.
-FILES_RESERVED = 64
 #: Not for files: kernel state (/proc, /sys) and devices (/dev, its tmpfs gone at boot).
 _PSEUDO_FS = ("/proc", "/sys", "/dev")
 
 
-@dataclass
+@dataclass(frozen=True)
 class TaskPlan:
-    """One process of the run."""
+    """One process of the run: where it serves (``host``, ``port``) and, worked out from the
+    plan by :meth:`RunPlan.launched`, how it starts."""
 
     role: str
     index: int
     host: str
     port: int | None
     gpus: list[int] | None
+    #: The node (config ``nodes``) that runs the task; None: this machine.
+    node: str | None = None
+    #: The command this machine starts: the task's, or its stand-in's (a node's task: empty
+    #: until the node is prepared).
     argv: list[str] = field(default_factory=list)
     #: What TensorDeck adds to the base environment for this task (shown by --dry-run).
     env: dict[str, str] = field(default_factory=dict)
-    #: The node (config ``nodes``) that runs the task; None: this machine.
-    node: str | None = None
-    #: For a node's task: the command on the node (``argv`` starts the local stand-in, made
-    #: when the node is prepared: empty until then).
+    #: For a node's task: the command on the node.
     remote_argv: list[str] | None = None
-    #: For a node's task: variables of the local stand-in only (its spec: not on a command
-    #: line, where every user of the machine could read it).
+    #: For a task with a stand-in: the stand-in's own variables (see :class:`Launcher`).
     launcher_env: dict[str, str] = field(default_factory=dict)
-    #: For a local task: ``argv`` before ``{run_dir}`` is substituted (see RunPlan.relocate).
-    argv_template: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -82,6 +85,18 @@ class TaskPlan:
     def command(self) -> list[str]:
         """The command that runs the task where it runs (on its node, for a node's task)."""
         return self.remote_argv if self.remote_argv is not None else self.argv
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """How this machine starts a task that runs elsewhere: a stand-in's own command (``argv``:
+    a LAN node's task) or the words before the task's command (``prefix``: a Slurm step), and
+    the stand-in's variables, which go in its environment (a command line is readable by every
+    user of the machine)."""
+
+    argv: tuple[str, ...] = ()
+    prefix: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -110,33 +125,40 @@ def planned_place(node: Node, script: Path, run_name: str) -> NodePlace:
     return NodePlace(run_dir, node.script or join(run_dir, script.name))
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunPlan:
-    """Everything needed to start a run, resolved: no defaults left to guess."""
+    """Everything needed to start a run, resolved: no defaults left to guess. Immutable: what
+    a target learns (a node's ports, a Slurm job's hosts, another run folder) gives a new plan
+    (:meth:`with_node_ports`, :meth:`on_hosts`, :meth:`with_launchers`, :meth:`relocated`),
+    whose tasks' commands are worked out again by one function (:meth:`launched`)."""
 
     config: JobConfig
     config_path: Path
     python: str
     script: Path
     run_dir: Path
-    cluster: dict[str, list[str]]
-    tasks: list[TaskPlan]
+    tasks: tuple[TaskPlan, ...]
     #: The environment every task starts from (TensorDeck's own, cleaned; plus env activation).
-    base_env: dict[str, str]
-    #: Ports picked by TensorDeck, held until just before the tasks start.
+    base_env: Mapping[str, str]
+    #: role -> addresses: what every task is told (core.cluster_rule).
+    cluster: dict[str, list[str]] = field(default_factory=dict)
+    #: Ports picked by TensorDeck, held until just before the tasks start; owned by the run's
+    #: session (``core.session``), which releases them when no run starts.
     reservation: PortReservation | None = None
     #: The run folder is the default one (runs/<stamp>-<name>), not one the user named: if
     #: another launcher takes that name first, the run may take the next one.
     run_dir_default: bool = False
     #: What TensorDeck sets for every task unless the user or the environment did (threads).
-    defaults: dict[str, str] = field(default_factory=dict)
+    defaults: Mapping[str, str] = field(default_factory=dict)
     #: Per node: its run folder and script (planned; resolved there by the node's prepare).
-    node_places: dict[str, NodePlace] = field(default_factory=dict)
+    node_places: Mapping[str, NodePlace] = field(default_factory=dict)
     #: The Slurm job that runs the tasks (core.slurm.launch), reported in summary.json.
     slurm_job: str | None = None
     #: A Slurm run through the cluster's login node (``--slurm-login``): every task's run
-    #: folder and script on the cluster's shared file system (see :meth:`place_on_cluster`).
+    #: folder and script on the cluster's shared file system.
     cluster_place: ClusterPlace | None = None
+    #: By task key: how this machine starts a task that runs elsewhere.
+    launchers: Mapping[str, Launcher] = field(default_factory=dict)
 
     @property
     def node_tasks(self) -> list[TaskPlan]:
@@ -146,12 +168,6 @@ class RunPlan:
         """Whether ``task``'s files and environment are this machine's (else a node's, or the
         Slurm cluster's behind its login node: the task's local process is a stand-in)."""
         return task.node is None and self.cluster_place is None
-
-    def place_on_cluster(self, place: ClusterPlace) -> None:
-        """A Slurm cluster reached through its login node (core.slurm.login): the tasks run
-        from ``place`` on its shared file system. Commands follow with the hosts
-        (:meth:`place_on_hosts`)."""
-        self.cluster_place = place
 
     def node_ports(self) -> dict[str, list[int | None]]:
         """Per node, the port the config names for each of its tasks (in plan order); None:
@@ -163,70 +179,86 @@ class RunPlan:
                 wanted.setdefault(task.node, []).append(port)
         return wanted
 
-    def place_on_nodes(
-        self, ports: Mapping[str, list[int]], places: Mapping[str, NodePlace] | None = None
-    ) -> None:
+    def with_node_ports(self, ports: Mapping[str, list[int]],
+                        places: Mapping[str, NodePlace] | None = None) -> RunPlan:
         """What the nodes said: each node task's port (checked or picked there, in the order
-        of :meth:`node_ports`) and, once prepared, the node's run folder and script. The
-        cluster, environment and arguments of every task follow."""
+        of :meth:`node_ports`) and, once prepared, the node's run folder and script."""
         given = {name: iter(p) for name, p in ports.items()}
-        for task in self.node_tasks:
-            port = next(given[task.node])  # type: ignore[index]
-            task.port = None if task.role == "evaluator" else port
-        self.node_places.update(places or {})
-        self._commands()
+        tasks = tuple(
+            replace(t, port=None if t.role == "evaluator" else next(given[t.node]))
+            if t.node is not None else t
+            for t in self.tasks)
+        return replace(self, tasks=tasks,
+                       node_places={**self.node_places, **(places or {})}).launched()
 
-    def place_on_hosts(self, places: Mapping[str, tuple[str, int | None]]) -> None:
-        """Where a scheduler put each task (by key: host, port), known only once it did
-        (core.slurm.launch). The ports reserved here are released; every task's cluster, environment
-        and arguments follow."""
-        self.release_ports()
-        for task in self.tasks:
-            task.host, task.port = places[task.key]
-        self._commands()
+    def on_hosts(self, places: Mapping[str, tuple[str, int | None]], *, job: str,
+                 cluster_place: ClusterPlace | None, defaults: Mapping[str, str]) -> RunPlan:
+        """Where Slurm's job ``job`` put each task (by key: host, port), known only once it was
+        granted (core.slurm.launch); ``cluster_place``: the run's folder on the cluster's
+        shared file system, for a run through its login node."""
+        tasks = tuple(replace(t, host=places[t.key][0], port=places[t.key][1])
+                      for t in self.tasks)
+        return replace(self, tasks=tasks, slurm_job=job, cluster_place=cluster_place,
+                       defaults=defaults).launched()
 
-    def _commands(self) -> None:
-        """Every task's environment and command line, from the ports and places known now."""
+    def with_launchers(self, launchers: Mapping[str, Launcher]) -> RunPlan:
+        return replace(self, launchers={**self.launchers, **launchers}).launched()
+
+    def relocated(self, run_dir: Path) -> RunPlan:
+        """The plan in ``run_dir`` instead of the planned folder (its name was taken
+        meanwhile): the local tasks' TENSORDECK_RUN_DIR and ``{run_dir}`` arguments follow."""
+        return replace(self, run_dir=run_dir).launched()
+
+    def launched(self) -> RunPlan:
+        """The plan with the cluster and every task's environment and commands worked out from
+        the ports, places and launchers known now."""
+        cluster = ({} if self.config.strategy in SINGLE_PROCESS
+                   else cluster_of((t.role, t.index, t.address) for t in self.tasks))
+        return replace(self, cluster=cluster,
+                       tasks=tuple(self._launch(task, cluster) for task in self.tasks))
+
+    def _place(self, task: TaskPlan) -> NodePlace | None:
+        """Where ``task``'s files are when not on this machine: its node's, or the cluster's."""
+        return self.node_places.get(task.node) if task.node else self.cluster_place
+
+    def _launch(self, task: TaskPlan, cluster: dict[str, list[str]]) -> TaskPlan:
+        place = self._place(task)
+        run_dir = place.run_dir if place else str(self.run_dir)
+        rule = render(self.config, task.role, task.index, cluster, run_dir)
+        env = {**self._env(task, place, run_dir), **rule.env}
+        launcher = self.launchers.get(task.key, Launcher())
+        if task.node is not None:
+            assert place is not None  # every node has its planned place
+            remote = [self.config.nodes[task.node].python, place.script, *rule.args]
+            return replace(task, env=env, remote_argv=remote, argv=list(launcher.argv),
+                           launcher_env=dict(launcher.env))
+        if isinstance(place, ClusterPlace):  # started through srun as it is
+            argv = [place.python, place.script, *rule.args]
+        else:
+            argv = [self.python, str(self.script), *rule.args]
+        return replace(task, env=env, argv=[*launcher.prefix, *argv],
+                       launcher_env=dict(launcher.env))
+
+    def _env(self, task: TaskPlan, place: NodePlace | None, run_dir: str) -> dict[str, str]:
+        """What TensorDeck adds to the task's environment, TF_CONFIG aside."""
         cfg = self.config
-        self.cluster = (cluster_of((t.role, t.index, t.address) for t in self.tasks)
-                        if cfg.strategy not in SINGLE_PROCESS else {})
-        cross_ops = resolve_cross_device_ops(cfg.cross_device_ops)
-        for task in self.tasks:
-            place = self.node_places.get(task.node) if task.node else self.cluster_place
-            task_run_dir = place.run_dir if place else str(self.run_dir)
-            if place:  # the node's own environment decides; its cores are its own
-                env = {k: self.defaults[k] for k in ("PYTHONUNBUFFERED", "PYTHONUTF8")}
-            else:
-                env = {
-                    k: v
-                    for k, v in self.defaults.items()
-                    if k not in self.base_env and k not in cfg.env
-                }
-            env.update(cfg.env)
-            env["TENSORDECK_RUN_DIR"] = task_run_dir
-            env["TENSORDECK_TASK"] = task.key
-            env["TENSORDECK_CROSS_DEVICE_OPS"] = cross_ops
-            if not place:
-                env["PYTHONPATH"] = _with_runtime(
-                    cfg.env.get("PYTHONPATH", self.base_env.get("PYTHONPATH", ""))
-                )
-            elif isinstance(place, ClusterPlace):  # a node's agent adds its own copy
-                env["PYTHONPATH"] = ":".join(filter(None, [place.runtime,
-                                                           cfg.env.get("PYTHONPATH")]))
-            if task.gpus is not None:
-                env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, task.gpus)) if task.gpus else "-1"
-            # {run_dir} is left in the arguments of this machine's tasks: see RunPlan.relocate.
-            rule = render(cfg, task.role, task.index, self.cluster,
-                          task_run_dir if place else RUN_DIR_PLACEHOLDER)
-            task.env = {**env, **rule.env}
-            if place and task.node:
-                task.remote_argv = [cfg.nodes[task.node].python, place.script, *rule.args]
-            elif isinstance(place, ClusterPlace):  # started through srun as it is
-                task.argv_template = []
-                task.argv = [place.python, place.script, *rule.args]
-            else:
-                task.argv_template = [self.python, str(self.script), *rule.args]
-                task.argv = fill_run_dir(task.argv_template, task_run_dir)
+        if place:  # the node's own environment decides; its cores are its own
+            env = {k: self.defaults[k] for k in ("PYTHONUNBUFFERED", "PYTHONUTF8")}
+        else:
+            env = {k: v for k, v in self.defaults.items()
+                   if k not in self.base_env and k not in cfg.env}
+        env.update(cfg.env)
+        env["TENSORDECK_RUN_DIR"] = run_dir
+        env["TENSORDECK_TASK"] = task.key
+        env["TENSORDECK_CROSS_DEVICE_OPS"] = resolve_cross_device_ops(cfg.cross_device_ops)
+        if not place:
+            env["PYTHONPATH"] = _with_runtime(
+                cfg.env.get("PYTHONPATH", self.base_env.get("PYTHONPATH", "")))
+        elif isinstance(place, ClusterPlace):  # a node's agent adds its own copy
+            env["PYTHONPATH"] = ":".join(filter(None, [place.runtime, cfg.env.get("PYTHONPATH")]))
+        if task.gpus is not None:
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, task.gpus)) if task.gpus else "-1"
+        return env
 
     def task_env(self, task: TaskPlan) -> dict[str, str]:
         """The environment of the local process of ``task``. A node's task gets its variables
@@ -241,17 +273,8 @@ class RunPlan:
             **task.launcher_env,
         }
 
-    def relocate(self, run_dir: Path) -> None:
-        """Use ``run_dir`` instead of the planned folder (its name was taken meanwhile): the
-        local tasks' TENSORDECK_RUN_DIR and ``{run_dir}`` arguments follow."""
-        self.run_dir = run_dir
-        for task in self.tasks:
-            if self.runs_here(task):
-                task.env["TENSORDECK_RUN_DIR"] = str(run_dir)
-            if self.runs_here(task) and task.argv_template:
-                task.argv = fill_run_dir(task.argv_template, str(run_dir))
-
     def release_ports(self) -> None:
+        """Let the reserved ports go (the session's to call: it owns the reservation)."""
         if self.reservation:
             self.reservation.release()
 
@@ -349,16 +372,6 @@ def resolve_python(spec: str | None, base: Path) -> str:
     return found
 
 
-def _length(text: str) -> int:
-    """A name's length as the OS limits count it: bytes on POSIX, UTF-16 units on Windows."""
-    if IS_WINDOWS:
-        return len(text.encode("utf-16-le", "surrogatepass")) // 2
-    try:
-        return len(os.fsencode(text))
-    except UnicodeEncodeError:  # a lone surrogate from an API caller: the OS refuses it anyway
-        return len(text.encode("utf-8", "surrogatepass"))
-
-
 def _path_limits(path: Path) -> tuple[int, int]:
     """(longest name, longest path + 1) on the file system that would hold ``path``."""
     if IS_WINDOWS or not hasattr(os, "pathconf"):
@@ -375,122 +388,76 @@ def path_problem(path: Path) -> str | None:
     """Why the OS would refuse ``path`` as too long, as a whole or in one name (None: it fits).
     Checked before anything touches the path: the error would come at the start otherwise."""
     name_max, path_max = _path_limits(path)
-    longest = max(path.parts, key=_length, default="")
-    if _length(longest) > name_max:
+    longest = max(path.parts, key=os_length, default="")
+    if os_length(longest) > name_max:
         return (
-            f"the name '{show(longest, 24)}' in the path is {_length(longest)} characters long; "
+            f"the name '{show(longest, 24)}' in the path is {os_length(longest)} characters long; "
             f"this system allows {name_max}: shorten it"
         )
-    if _length(str(path)) >= path_max:
+    if os_length(str(path)) >= path_max:
         return (
-            f"the path is {_length(str(path))} characters long; this system allows "
+            f"the path is {os_length(str(path))} characters long; this system allows "
             f"{path_max - 1}: shorten it"
         )
     return None
+
+
+#: What a run folder needs of this user: to write in it, and to enter it.
+_WRITABLE = os.W_OK | os.X_OK
 
 
 def run_dir_problem(path: Path) -> str | None:
     """Why ``path`` cannot be a run folder (None: it can). A run folder is new or empty, so no
     file of the user's is ever overwritten, on a disk, where this user may create it. Nothing
     is made here: validate and --dry-run write nothing."""
-    if problem := path_problem(path):
+    if problem := path_problem(path) or _pseudo_fs_problem(path):
         return problem
-    if sys.platform.startswith("linux"):
-        real = os.path.realpath(path)
-        for fs in _PSEUDO_FS:
-            if real == fs or real.startswith(fs + "/"):
-                return f"{path} is in {fs}, which is not for files; choose a folder on a disk"
-    writable = os.W_OK | os.X_OK
     if os.path.lexists(path):
-        if not os.path.isdir(path):
-            return f"{path} is a file; choose a folder that is new or empty"
-        try:
-            entries = sorted(os.listdir(path))
-        except OSError as exc:
-            return f"cannot read {path} ({exc.strerror}); choose another folder"
-        if entries:
-            listed = ", ".join(show(e, 30) for e in entries[:3]) + (", ..." * (len(entries) > 3))
-            return (
-                f"{path} is not empty ({listed}); a run folder must be new or empty, so that "
-                "no file in it is overwritten: choose another, or leave run_dir out"
-            )
-        if problem := foreign_owner(path):
-            return problem
-        return None if os.access(path, writable) else f"{path} is read-only for you"
+        return _existing_run_dir_problem(path)
+    return _new_run_dir_problem(path)
+
+
+def _pseudo_fs_problem(path: Path) -> str | None:
+    """Why ``path`` is no place for files: it is in a Linux pseudo file system (/proc ...)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    real = os.path.realpath(path)
+    for fs in _PSEUDO_FS:
+        if real == fs or real.startswith(fs + "/"):
+            return f"{path} is in {fs}, which is not for files; choose a folder on a disk"
+    return None
+
+
+def _existing_run_dir_problem(path: Path) -> str | None:
+    """Why ``path``, which exists, cannot be a run folder: not an empty folder of this user's
+    that they may write in."""
+    if not os.path.isdir(path):
+        return f"{path} is a file; choose a folder that is new or empty"
+    try:
+        entries = sorted(os.listdir(path))
+    except OSError as exc:
+        return f"cannot read {path} ({exc.strerror}); choose another folder"
+    if entries:
+        listed = ", ".join(show(e, 30) for e in entries[:3]) + (", ..." * (len(entries) > 3))
+        return (
+            f"{path} is not empty ({listed}); a run folder must be new or empty, so that "
+            "no file in it is overwritten: choose another, or leave run_dir out"
+        )
+    if problem := foreign_owner(path):
+        return problem
+    return None if os.access(path, _WRITABLE) else f"{path} is read-only for you"
+
+
+def _new_run_dir_problem(path: Path) -> str | None:
+    """Why ``path``, which does not exist, cannot be made: its nearest existing ancestor is
+    not a folder this user may write in."""
     ancestor = next((p for p in path.parents if os.path.lexists(p)), None)
     if ancestor is None:
         return f"cannot create {path}"
     if not os.path.isdir(ancestor):
         return f"{path} is under {ancestor}, which is a file; choose a folder"
-    if not os.access(ancestor, writable):
+    if not os.access(ancestor, _WRITABLE):
         return f"cannot create {path}: {ancestor} is read-only for you; choose another folder"
-    return None
-
-
-def open_files_problem(n_local: int) -> str | None:
-    """Whether this process may open the files ``n_local`` tasks need; the soft limit is raised
-    to what is needed when the hard one allows (a launcher of 300 tasks should just work)."""
-    try:
-        import resource
-    except ImportError:  # Windows: no such per-process limit on handles
-        return None
-    needed = FILES_RESERVED + FILES_PER_TASK * n_local
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or needed <= soft:
-        return None
-    if hard == resource.RLIM_INFINITY or needed <= hard:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
-            return None
-        except (OSError, ValueError):
-            pass
-    return (
-        f"{n_local} tasks need about {needed} open files, but this process may open {soft} "
-        f"(ulimit -n); raise the limit (ulimit -n {needed}) or run fewer tasks"
-    )
-
-
-def _command_problem(
-    task: TaskPlan, env: Mapping[str, str], cfg: JobConfig
-) -> ConfigProblem | None:
-    """Whether the OS can start the task's command line and environment at all (E2BIG: the
-    task would fail at its start, after the run folder was made)."""
-    if IS_WINDOWS:
-        import subprocess
-
-        line_max = one_max = 32766  # CreateProcess's command line; one variable's value
-        length = len(subprocess.list2cmdline(task.argv))
-        var = {k: len(v) for k, v in env.items()}
-        args = [length]
-        total = length
-    else:
-        try:
-            line_max = os.sysconf("SC_ARG_MAX")
-        except (OSError, ValueError, AttributeError):
-            line_max = 131072
-        one_max = 131072 if sys.platform.startswith("linux") else line_max  # MAX_ARG_STRLEN
-        args = [_length(a) + 1 for a in task.argv]
-        var = {k: _length(k) + _length(v) + 2 for k, v in env.items()}
-        total = sum(args) + sum(var.values()) + 8 * (len(args) + len(var) + 2)  # + pointers
-    mine = sum(var.get(k, 0) for k in cfg.env)
-    if max(args) > one_max or (total > line_max and sum(args) >= mine):
-        return ConfigProblem(
-            where="args",
-            message=f"the command line of {task.name} is longer than this system allows "
-            f"({line_max} bytes, {one_max} for one argument); shorten the arguments",
-        )
-    for key in cfg.env:
-        if var.get(key, 0) > one_max:
-            return ConfigProblem(
-                where=f"env.{show(key, 40)}",
-                message=f"is longer than this system allows for one variable ({one_max})",
-            )
-    if total > line_max:
-        return ConfigProblem(
-            where="env",
-            message=f"the environment of {task.name} is longer than this system allows "
-            f"({line_max} bytes with the command line); shorten it",
-        )
     return None
 
 
@@ -530,37 +497,6 @@ def expand_tasks(cfg: JobConfig) -> list[tuple[TaskPlan, int]]:
     return out
 
 
-def _assign_ports(cfg: JobConfig, tasks: list[tuple[TaskPlan, int]]) -> PortReservation | None:
-    """Check the ports the config names; pick free ones for the rest. The evaluator is not part
-    of the cluster and serves nothing."""
-    if cfg.strategy in SINGLE_PROCESS:
-        for task, _ in tasks:
-            task.port = None
-        return None
-    tasks = [(t, e) for t, e in tasks if t.node is None]  # a node checks its own ports
-    problems = []
-    for task, entry in tasks:
-        if task.port is not None and task.role != "evaluator":
-            problem = port_problem(task.port)
-            if problem:
-                problems.append(
-                    ConfigProblem(
-                        where=f"tasks[{entry}].port",
-                        message=f"{problem}; free it, or choose another port "
-                        "(or omit 'port' to let TensorDeck pick a free one)",
-                    )
-                )
-    if problems:
-        raise ConfigError("config", problems)
-    reservation = PortReservation()
-    for task, _ in tasks:
-        if task.role == "evaluator":
-            task.port = None
-        elif task.port is None:
-            task.port = reservation.pick()
-    return reservation
-
-
 def _thread_budget(n_local: int, cores: int) -> dict[str, str]:
     """Share the cores among the local tasks: by default every TF process sizes its thread
     pools for the whole machine, and N processes on C cores then fight over N*C threads."""
@@ -598,40 +534,52 @@ def plan_run(
     cores: int | None = None,
     probe_python: bool = False,
 ) -> RunPlan:
-    """Resolve a config into a :class:`RunPlan`, checking files and ports. Raises ConfigError.
+    """Resolve a config into a :class:`RunPlan`, checking files and ports. Raises ConfigError
+    naming every problem found.
 
-    Pure: no folder is made and no node is contacted. A node's tasks keep the ports the config
-    names (None: picked on the node) and have no local command yet: ``core.remote.prepare``
-    fills them in (:meth:`RunPlan.place_on_nodes`). ``probe_python``: run the interpreter
-    (briefly, cached) to be sure it is a Python, and learn its version.
-    The caller owns the returned plan's port reservation (``release_ports``)."""
+    The plan itself is pure (:func:`_pure_plan`); the checks that act on this machine
+    (``core.local_checks``) run beside it. No folder is made and no node is contacted: a
+    node's tasks keep the ports the config names (None: picked on the node) and get their
+    stand-ins when the node is prepared (``core.remote.prepare``). ``probe_python``: run the
+    interpreter (briefly, cached) to be sure it is a Python, and learn its version. The
+    caller owns the returned plan's port reservation (``release_ports``)."""
     config_path = Path(config_path).resolve()
+    files = _resolve_files(cfg, config_path, run_dir)
+    problems = [*files.problems, *_acting_problems(cfg, files, probe_python)]
+    if problems:
+        raise ConfigError(str(config_path), problems)
+    plan = _with_local_ports(_pure_plan(cfg, config_path, files, base_env, cores)).launched()
+    for task in plan.tasks:
+        env = {**plan.base_env, **task.env}
+        if task.node is None and (problem := command_problem(task.name, task.argv, env, cfg)):
+            plan.release_ports()
+            raise ConfigError(str(config_path), [problem])
+    return plan
+
+
+@dataclass(frozen=True)
+class _Files:
+    """What the config's paths resolve to, and why any of them cannot be used."""
+
+    script: Path
+    python: str
+    run_dir: Path
+    run_dir_default: bool
+    problems: list[ConfigProblem]
+
+
+def _resolve_files(cfg: JobConfig, config_path: Path, run_dir: str | Path | None) -> _Files:
     base = config_path.parent
     problems: list[ConfigProblem] = []
     script = Path(os.path.expanduser(cfg.script))
     script = script if script.is_absolute() else base / script
-    script_problem = path_problem(script) or _script_problem(script)
-    if script_problem:
-        problems.append(ConfigProblem(where="script", message=script_problem))
+    if problem := path_problem(script) or _script_problem(script):
+        problems.append(ConfigProblem(where="script", message=problem))
     try:
         python = resolve_python(cfg.python, base)
     except ConfigError as exc:
         problems += exc.problems
         python = ""
-    version = _launcher_version() if python == sys.executable else None
-    if python and probe_python:
-        from core.interpreters.probe import cached_probe, interpreter_problem
-
-        if problem := interpreter_problem(python):
-            problems.append(ConfigProblem(where="python", message=problem))
-        else:
-            version = version_of(cached_probe(python, import_tf=False).python_version)
-    # Compiled by this Python: a newer task Python may accept syntax this one refuses, and a
-    # node's interpreter is unknown here (the doctor's warning stays for those).
-    runs_here = any(g.node is None for g in cfg.tasks)
-    if not script_problem and runs_here and (problem := syntax_problem_for(script, version)):
-        problems.append(ConfigProblem(where="script", message=problem))
-
     chosen_dir = run_dir if run_dir is not None else cfg.run_dir
     if chosen_dir is not None:
         resolved_dir = Path(os.path.expanduser(str(chosen_dir)))
@@ -641,98 +589,74 @@ def plan_run(
     if problem := run_dir_problem(resolved_dir):
         where = "--run-dir" if run_dir is not None else "run_dir"
         problems.append(ConfigProblem(where=where, message=problem))
-    # Every task is a local process: a node's task has its local stand-in.
-    if problem := open_files_problem(sum(g.count for g in cfg.tasks)):
-        problems.append(ConfigProblem(where="tasks", message=problem))
-    if problems:
-        raise ConfigError(str(config_path), problems)
+    return _Files(script, python, resolved_dir, chosen_dir is None, problems)
 
+
+def _acting_problems(cfg: JobConfig, files: _Files, probe_python: bool) -> list[ConfigProblem]:
+    """The interpreter's probe, the script's compile and the open-files limit."""
+    problems = []
+    version = launcher_version() if files.python == sys.executable else None
+    if files.python and probe_python:
+        problem, probed = interpreter_check(files.python)
+        if problem:
+            problems.append(problem)
+        else:
+            version = probed
+    # Compiled by this Python: a newer task Python may accept syntax this one refuses, and a
+    # node's interpreter is unknown here (the doctor's warning stays for those).
+    script_ok = not any(p.where == "script" for p in files.problems)
+    runs_here = any(g.node is None for g in cfg.tasks)
+    if script_ok and runs_here and (syntax := syntax_problem_for(files.script, version)):
+        problems.append(ConfigProblem(where="script", message=syntax))
+    # Every task is a local process: a node's task has its local stand-in.
+    if too_many := open_files_problem(sum(g.count for g in cfg.tasks)):
+        problems.append(ConfigProblem(where="tasks", message=too_many))
+    return problems
+
+
+def _pure_plan(cfg: JobConfig, config_path: Path, files: _Files,
+               base_env: Mapping[str, str] | None, cores: int | None) -> RunPlan:
+    """The plan before anything is asked of the machine: every task with the port the config
+    wants (None: to pick; the evaluator and a single process serve nothing)."""
     from core.interpreters.activation import activation_env, clean_base_env
 
-    env0 = dict(base_env) if base_env is not None else clean_base_env()
-    env0 = activation_env(python, env0)
-
-    expanded = expand_tasks(cfg)
-    try:
-        reservation = _assign_ports(cfg, expanded)
-    except ConfigError as exc:
-        raise ConfigError(str(config_path), exc.problems) from None
-    tasks = [t for t, _ in expanded]
-    local = [t for t in tasks if t.node is None]
+    env0 = activation_env(files.python,
+                          dict(base_env) if base_env is not None else clean_base_env())
+    single = cfg.strategy in SINGLE_PROCESS
+    tasks = tuple(replace(t, port=None) if single or (t.role == "evaluator" and t.node is None)
+                  else t for t, _ in expand_tasks(cfg))
     defaults = {
         "PYTHONUNBUFFERED": "1",
         "PYTHONUTF8": "1",
-        **_thread_budget(len(local), cores or available_cores()),
+        **_thread_budget(sum(t.node is None for t in tasks), cores or available_cores()),
     }
-    if len([t for t in tasks if t.gpus is None]) > 1:
+    if sum(t.gpus is None for t in tasks) > 1:
         # Several processes on the same GPUs: without this each grabs all GPU memory at start.
         defaults["TF_FORCE_GPU_ALLOW_GROWTH"] = "true"
-    plan = RunPlan(
-        cfg,
-        config_path,
-        python,
-        script,
-        resolved_dir,
-        {},
-        tasks,
-        env0,
-        reservation,
-        run_dir_default=chosen_dir is None,
-        defaults=defaults,
-        node_places={
-            name: planned_place(cfg.nodes[name], script, resolved_dir.name)
-            for name in dict.fromkeys(t.node for t in tasks if t.node is not None)
-        },
-    )
-    plan._commands()
-    for task in local:
-        if problem := _command_problem(task, {**env0, **task.env}, cfg):
-            plan.release_ports()
-            raise ConfigError(str(config_path), [problem])
-    return plan
+    nodes = dict.fromkeys(t.node for t in tasks if t.node is not None)
+    return RunPlan(
+        config=cfg, config_path=config_path, python=files.python, script=files.script,
+        run_dir=files.run_dir, tasks=tasks, base_env=env0,
+        run_dir_default=files.run_dir_default, defaults=defaults,
+        node_places={name: planned_place(cfg.nodes[name], files.script, files.run_dir.name)
+                     for name in nodes})
 
 
-def _launcher_version() -> tuple[int, int]:
-    return sys.version_info[:2]
-
-
-def version_of(text: str | None) -> tuple[int, int] | None:
-    """``3.10.12`` -> (3, 10); None when unknown."""
-    try:
-        major, minor = (text or "").split(".")[:2]
-        return int(major), int(minor)
-    except ValueError:
-        return None
-
-
-def syntax_problem_for(script: Path, task_python: tuple[int, int] | None) -> str | None:
-    """:func:`syntax_problem` where this Python's verdict holds for the task's Python
-    (``task_python``, its version): a newer one may accept syntax this one refuses, and an
-    unknown one (a node's) is the doctor's to warn about."""
-    if task_python is None or task_python > _launcher_version():
-        return None
-    return syntax_problem(script)
-
-
-def syntax_problem(script: Path) -> str | None:
-    """``file:line: message`` when this Python cannot compile ``script`` (None: it can, or the
-    file cannot be read, which the other checks report)."""
-    try:
-        source = script.read_bytes()
-    except OSError:
-        return None
-    try:
-        with warnings.catch_warnings():  # an invalid escape's SyntaxWarning is the task's to print
-            warnings.simplefilter("ignore")
-            compile(source, str(script), "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        where = f"{script}:{exc.lineno}" if exc.lineno else str(script)
-        return f"{where}: {exc.msg}; fix the script (Python cannot run it: every task would fail)"
-    except ValueError as exc:  # null bytes (Python 3.11; 3.12 raises SyntaxError)
-        return f"{script}: {exc}; fix the script (Python cannot run it)"
-    except (RecursionError, MemoryError):  # too deep to compile here: the doctor says so
-        return None
-    return None
+def _with_local_ports(plan: RunPlan) -> RunPlan:
+    """The ports of this machine's serving tasks: the ones the config names checked, the
+    others picked and held (the plan's reservation). A node checks its own ports."""
+    if plan.config.strategy in SINGLE_PROCESS:
+        return plan
+    entries = {t.key: entry for t, entry in expand_tasks(plan.config)}
+    serving = [t for t in plan.tasks if t.node is None and t.role != "evaluator"]
+    named = [(entries[t.key], t.port) for t in serving if t.port is not None]
+    if problems := port_problems(named):
+        raise ConfigError(str(plan.config_path), problems)
+    to_pick = [t.key for t in serving if t.port is None]
+    reservation, ports = reserve_ports(len(to_pick))
+    picked = dict(zip(to_pick, ports, strict=True))
+    tasks = tuple(replace(t, port=picked[t.key]) if t.key in picked else t for t in plan.tasks)
+    return replace(plan, tasks=tasks, reservation=reservation)
 
 
 def _script_problem(script: Path) -> str | None:

@@ -9,8 +9,8 @@ Signals (all on the GUI thread):
     finished(RunResult | None): the run ended (None: it could not start; see ``failed``).
     failed(list[str]): the run was refused (the config's problems, or the doctor's findings);
         one message per problem, nothing was started.
-    withdrawn(): right before ``finished(None)``: Stop withdrew a Slurm job that waited for
-        its allocation; nothing was started, nothing is left submitted.
+    withdrawn(): right before ``finished(None)``: Stop came before the run was open (a Slurm
+        job waiting for its allocation was withdrawn); nothing was started or left submitted.
 
 With ``slurm`` the tasks run as steps of one Slurm job (``tensordeck --run FILE --slurm``):
 the allocation (salloc, which may wait in the queue) happens on the worker thread too.
@@ -33,7 +33,7 @@ from core.topology import RunPlan
 from gui.bridge import EventBridge
 
 if TYPE_CHECKING:
-    from core.run import Run
+    pass
 
 
 class _Planned:
@@ -58,11 +58,9 @@ class RunSession(QObject):
         self.bridge = EventBridge(parent=self)
         self.bridge.batch.connect(self._on_batch)
         self._done.connect(self._on_done)
-        self._run: Run | None = None
         self._session: CoreSession | None = None
         self._withdrawn = False
         self._thread: threading.Thread | None = None
-        self._stop_requested = False
         self.run_dir: Path | None = None
 
     @property
@@ -77,7 +75,6 @@ class RunSession(QObject):
         ``slurm``)."""
         if self._thread is not None:
             raise RuntimeError("a run is already going on")
-        self._stop_requested = False
         self._withdrawn = False
         self._session = CoreSession(config_path, run_dir=run_dir, slurm=slurm)
         self.bridge.start()
@@ -87,13 +84,10 @@ class RunSession(QObject):
 
     def stop(self) -> None:
         """Stop every task (gracefully, then by force); a second call kills at once. Before
-        the tasks start, a Slurm job waiting for its allocation is withdrawn."""
-        self._stop_requested = True
-        run = self._run
-        if run is not None:
-            run.supervisor.request_stop("stopped from the window", EXIT_STOPPED)
-        elif self._session is not None:
-            self._session.cancel()
+        the tasks start, nothing starts (a Slurm job waiting for its allocation is withdrawn):
+        core.session.RunSession.stop, valid in every phase."""
+        if self._session is not None:
+            self._session.stop("stopped from the window", EXIT_STOPPED)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the worker thread ended (for closing the app); True if it did."""
@@ -123,12 +117,9 @@ class RunSession(QObject):
             session.close()
             self._done.emit(None, [f"{type(exc).__name__}: {exc}"])
             return
-        self._run = run
         self.run_dir = run.dir
         warnings = [render_finding(f) for f in session.warnings]
         self.bridge.sink(_Planned(run.plan, warnings))  # type: ignore[arg-type]
-        if self._stop_requested:  # Stop pressed while planning
-            run.supervisor.request_stop("stopped from the window", EXIT_STOPPED)
         result = None
         try:
             result = session.execute()
@@ -156,7 +147,6 @@ class RunSession(QObject):
         if self._thread is not None:
             self._thread.join()
         self._thread = None
-        self._run = None
         self._session = None
         self.bridge.stop()  # deliver the last events before "finished"
         if problems:

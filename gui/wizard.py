@@ -43,6 +43,7 @@ from gui.style import monospace_font
 from gui.views.cluster import strategy_help
 from gui.widgets.args_edit import ArgsEdit
 from gui.widgets.node_editor import NodeEditor
+from gui.widgets.screen_fit import within_screen
 from gui.widgets.task_editor import TaskEditor
 
 #: Strategies that need NVIDIA GPUs to mean anything: not offered on a machine without one.
@@ -410,7 +411,7 @@ class ScriptPage(QWizardPage):
             return self.tr("{path} does not exist").format(path=path)
         # As Start would refuse it (every task would fail at once), where this Python's
         # verdict holds for the chosen one.
-        from core.topology import syntax_problem_for, version_of
+        from core.local_checks import syntax_problem_for, version_of
 
         problem = syntax_problem_for(path, version_of(self._interpreter_page.python_version))
         return core_text(problem) if problem else None
@@ -583,8 +584,7 @@ class ConfigWizard(QWizard):
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         # 640x480 where the screen has room; on a small or scaled screen (1024x700 at 150% is
         # 683x467) less, so that Next and Finish stay on it.
-        area = self.screen().availableGeometry()
-        self.setMinimumSize(min(640, int(area.width() * 0.95)), min(480, int(area.height() * 0.9)))
+        self.setMinimumSize(within_screen(self, 640, 480))
         self.interpreter_page = InterpreterPage(look)
         self.strategy_page = StrategyPage()
         self.machines_page = MachinesPage()

@@ -90,8 +90,8 @@ def _node(folder: Path, strategy: str, spec: str, args: list[str]) -> dict:
     path = _job(folder, strategy, spec, args, node=True)
     plan = plan_run(parse_config(json.loads(path.read_text())), path, run_dir=folder / "run")
     ports = plan.node_ports()["far"]
-    plan.place_on_nodes({"far": [p or 0 for p in ports]},
-                        {"far": NodePlace("/real/run", "/real/run/train.py")})
+    plan = plan.with_node_ports({"far": [p or 0 for p in ports]},
+                                {"far": NodePlace("/real/run", "/real/run/train.py")})
     return {t.key: _told(t.env.get("TF_CONFIG"), t.command[2:], "/real/run")
             for t in plan.tasks}
 
@@ -99,7 +99,9 @@ def _node(folder: Path, strategy: str, spec: str, args: list[str]) -> dict:
 def _slurm_step(folder: Path, strategy: str, spec: str, args: list[str]) -> dict:
     path = _job(folder, strategy, spec, args)
     plan = plan_run(parse_config(json.loads(path.read_text())), path, run_dir=folder / "run")
-    plan.place_on_hosts({t.key: ("node1", t.port) for t in plan.tasks})
+    plan.release_ports()
+    plan = plan.on_hosts({t.key: ("node1", t.port) for t in plan.tasks}, job="42",
+                         cluster_place=None, defaults=plan.defaults)
     return {t.key: _told(t.env.get("TF_CONFIG"), t.argv[2:], str(plan.run_dir))
             for t in plan.tasks}
 

@@ -490,10 +490,11 @@ def test_commands_are_grouped_per_node(tmp_path: Path) -> None:
     plan = plan_run(config(), tmp_path / "job.json")
     plan.release_ports()
     node = Node(host="10.0.0.7", user="ana", python="/opt/tf/bin/python", shell="posix")
-    plan.config = dataclasses.replace(plan.config, nodes={"gpu-box": node})
-    for task in plan.tasks:
-        if task.role == "worker":
-            task.node = "gpu-box"  # what the planner records for tasks placed on a node
+    # What the planner records for tasks placed on a node.
+    tasks = tuple(dataclasses.replace(t, node="gpu-box") if t.role == "worker" else t
+                  for t in plan.tasks)
+    plan = dataclasses.replace(
+        plan, config=dataclasses.replace(plan.config, nodes={"gpu-box": node}), tasks=tasks)
     markdown = commands_markdown(plan)
     local, remote = markdown.split("## Node `gpu-box` (ana@10.0.0.7, folder `tensordeck`)")
     assert "## This machine" in local and "### ps-0" in local and "### worker" not in local

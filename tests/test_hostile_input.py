@@ -433,8 +433,9 @@ def test_a_run_that_takes_the_next_name_tells_its_tasks(tmp_path):
     claim_run_folder(planned)  # another launcher, same second, same name
     run = Run(plan, lambda event: None)
     run._events.close()
-    assert run.dir == plan.run_dir == planned.with_name(planned.name + "-2")
-    task = plan.tasks[0]
+    assert run.dir == run.plan.run_dir == planned.with_name(planned.name + "-2")
+    assert plan.run_dir == planned  # the plan given is left as it was
+    task = run.plan.tasks[0]
     assert task.env["TENSORDECK_RUN_DIR"] == str(run.dir)
     assert task.argv[-1] == f"--out={run.dir}/ckpt"
     assert json.loads((run.dir / "config.json").read_text())["run_dir"] == str(run.dir)

@@ -447,3 +447,37 @@ def test_trust_refuses_a_key_other_than_the_one_approved(lab, tmp_path, monkeypa
     with pytest.raises(RemoteError, match="nothing was trusted"):
         asyncio.run(trust_host(a.address, a.port, "SHA256:not-the-key-shown"))
     assert not (tmp_path / ".ssh" / "known_hosts").exists()
+
+
+def test_a_node_that_fails_leaves_nothing_on_the_others(lab, tmp_path):
+    """Node b cannot run the job (no such interpreter): the run is refused and node a, which
+    was ready first, keeps no run folder and no script of it."""
+    config = write_job(tmp_path / "job", lab, "print('ran')\n")
+    data = json.loads(config.read_text())
+    data["nodes"]["b"]["python"] = "/nonexistent/python3"
+    config.write_text(json.dumps(data))
+    result = tensordeck("--run", str(config), env=env_for(lab["home"]))
+    assert result.returncode == 2 and "nodes.b: " in result.stderr, result.stderr
+    assert not list((tmp_path / "job" / "node-a" / "runs").iterdir())
+    assert not (tmp_path / "job" / "runs").exists()
+
+
+def test_a_run_folder_that_cannot_be_made_leaves_nothing_on_the_nodes(lab, tmp_path,
+                                                                      monkeypatch):
+    """The nodes are ready (their run folders made, the script copied) when this machine's
+    run folder turns out to be taken: the session leaves nothing on the nodes either."""
+    from core.run import RunFolderError
+    from core.session import RunSession
+
+    monkeypatch.setenv("HOME", str(lab["home"]))  # its known_hosts trusts the nodes
+    config = write_job(tmp_path / "job", lab, "print('ran')\n")
+    mine = tmp_path / "mine"
+    session = RunSession(config, run_dir=mine)
+    session.check()
+    mine.mkdir()
+    (mine / "notes.txt").write_text("another program's file, written meanwhile")
+    with pytest.raises(RunFolderError):
+        session.open(lambda event: None)
+    for node_dir in ("node-a", "node-b"):
+        assert not list((tmp_path / "job" / node_dir / "runs").iterdir()), node_dir
+    assert (mine / "notes.txt").exists()

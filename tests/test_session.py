@@ -143,14 +143,14 @@ def test_syntax_this_python_lacks_is_no_error_for_a_newer_task_python(tmp_path, 
 
     with pytest.raises(ConfigError, match=r"task.py:1: invalid syntax"):
         plan_run(parse_config(cfg), config, probe_python=True)
-    monkeypatch.setattr("core.topology._launcher_version", older_launcher)
+    monkeypatch.setattr("core.local_checks.launcher_version", older_launcher)
     plan = plan_run(parse_config(cfg), config, probe_python=True)
     plan.release_ports()
 
 
 def test_the_window_shows_the_doctors_warnings_and_runs(qtbot, window, tmp_path, monkeypatch):
     """A warning does not refuse the run; the Run view's log shows it."""
-    monkeypatch.setattr("core.topology._launcher_version", older_launcher)  # see above
+    monkeypatch.setattr("core.local_checks.launcher_version", older_launcher)  # see above
     config = write_job(tmp_path, NEWER_SYNTAX)
     window.show_page("run")
     window.run_view.start(config)
@@ -182,3 +182,22 @@ def tensordeck_modules(*args: str) -> set[str]:
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                          cwd=REPO).stdout.splitlines()[-1]
     return set(out.split())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the slow interpreter is a shell script")
+def test_stop_while_the_window_plans_starts_nothing(qtbot, window, tmp_path):
+    """Stop pressed while the interpreter is still being proven (a slow one here): the run
+    never opens, the view says so, and no run folder is made."""
+    slow = tmp_path / "slow-python"
+    slow.write_text(f'#!/bin/sh\nsleep 3\nexec "{sys.executable}" "$@"\n')
+    slow.chmod(0o755)
+    config = write_job(tmp_path, "print('ran')\n", python=str(slow))
+    view = window.run_view
+    window.show_page("run")
+    view.start(config)
+    qtbot.waitUntil(view.stop_button.isEnabled, timeout=5_000)
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    assert wait_for_run(qtbot, view) is None
+    assert view.reason.text() == "Stopped before the run started. Nothing ran."
+    assert not (tmp_path / "runs").exists()
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)  # once more: nothing to stop

@@ -286,11 +286,15 @@ def test_a_plan_with_nodes_is_pure_until_the_nodes_answer(tmp_path):
 
     from core.topology import NodePlace
 
-    p.place_on_nodes({"far": [7001, 7002]}, {"far": NodePlace("/real/run", "/real/run/t.py")})
+    placed = p.with_node_ports({"far": [7001, 7002]},
+                               {"far": NodePlace("/real/run", "/real/run/t.py")})
+    assert by_key(p)["worker:1"].port is None  # a plan never changes: a new one is made
+    tasks = by_key(placed)
+    worker = tasks["worker:1"]
     cluster = json.loads(tasks["chief:0"].env["TF_CONFIG"])["cluster"]
     assert cluster == {"ps": [f"192.0.2.9:{ps}"], "worker": ["192.0.2.1:7001", "192.0.2.1:7002"],
                        "chief": [tasks["chief:0"].address]}
     assert worker.command == ["/opt/tf/bin/python", "/real/run/t.py"]
     assert worker.env["TENSORDECK_RUN_DIR"] == "/real/run"
     assert json.loads(worker.env["TF_CONFIG"])["task"] == {"type": "worker", "index": 1}
-    assert tasks["ps:0"].env["TENSORDECK_RUN_DIR"] == str(p.run_dir)  # local tasks stay here
+    assert tasks["ps:0"].env["TENSORDECK_RUN_DIR"] == str(placed.run_dir)  # local tasks stay

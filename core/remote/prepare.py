@@ -15,6 +15,8 @@ import asyncio
 import json
 import posixpath
 import sys
+from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +27,7 @@ from core.model import to_data
 from core.remote.connect import RemoteError, connect, detect_shell
 from core.remote.run_task import SPEC_VARIABLE, encode_spec
 from core.remote.shell import Shell, bootstrap_line, python_command
-from core.topology import NodePlace, RunPlan, TaskPlan
+from core.topology import Launcher, NodePlace, RunPlan, TaskPlan
 
 _PORTS_MAIN = """
 import json
@@ -160,12 +162,18 @@ async def place_files(
     )
 
 
+def _sftp_path(path: str) -> str:
+    """A node's path as SFTP names it (the inverse of :func:`_windows_path`)."""
+    path = path.replace("\\", "/")
+    return f"/{path}" if len(path) > 1 and path[1] == ":" else path
+
+
 def _windows_path(path: str) -> str:
     path = path[1:] if len(path) > 2 and path[0] == "/" and path[2] == ":" else path
     return path.replace("/", "\\")
 
 
-def _stand_in(plan: RunPlan, task: TaskPlan, prep: NodePrep) -> None:
+def _stand_in(plan: RunPlan, task: TaskPlan, prep: NodePrep) -> Launcher:
     """The local process that runs ``task`` on its node (core.remote.run_task). Its spec, with
     the task's environment (secrets too), goes in the stand-in's environment: a command line
     is readable by every user of the machine (/proc/PID/cmdline), the environment is not."""
@@ -179,8 +187,7 @@ def _stand_in(plan: RunPlan, task: TaskPlan, prep: NodePrep) -> None:
         "cwd": prep.place.run_dir,
     }
     head = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "core"]
-    task.argv = [*head, "_remote-task"]
-    task.launcher_env = {SPEC_VARIABLE: encode_spec(spec)}
+    return Launcher(argv=(*head, "_remote-task"), env={SPEC_VARIABLE: encode_spec(spec)})
 
 
 def _ask_nodes(plan: RunPlan, act: bool) -> dict[str, NodePrep]:
@@ -206,26 +213,57 @@ def _ask_nodes(plan: RunPlan, act: bool) -> dict[str, NodePrep]:
     ]
     if errors:
         plan.release_ports()
+        # A node that failed makes the run fail: what the others got ready for it goes.
+        remove_node_folders(plan, {name: r.place for name, r in zip(wanted, results, strict=True)
+                                   if isinstance(r, NodePrep) and r.place})
         raise NodesNotReady(str(plan.config_path), errors)
     return dict(zip(wanted, results, strict=True))  # type: ignore[arg-type]
 
 
-def check_nodes(plan: RunPlan) -> None:
+def remove_node_folders(plan: RunPlan, places: Mapping[str, NodePlace]) -> list[RemoteError]:
+    """Undo what :func:`prepare_nodes` made for a run that will not start: on each node of
+    ``places``, the script it copied and the run folder it made (a folder that holds anything
+    else keeps it). The nodes where that failed, as errors (a node gone meanwhile)."""
+    if not places:
+        return []
+
+    async def all_nodes() -> list[BaseException | None]:
+        return await asyncio.gather(
+            *(_remove_place(name, plan.config.nodes[name], place)
+              for name, place in places.items()),
+            return_exceptions=True)
+
+    return [r if isinstance(r, RemoteError) else RemoteError(f"cannot clean up: {r!r}", name)
+            for name, r in zip(places, asyncio.run(all_nodes()), strict=True)
+            if isinstance(r, BaseException)]
+
+
+async def _remove_place(name: str, node: Node, place: NodePlace) -> None:
+    run_dir, script = _sftp_path(place.run_dir), _sftp_path(place.script)
+    async with await connect(node, name) as conn, conn.start_sftp_client() as sftp:
+        if posixpath.dirname(script) == run_dir:  # copied there (not the node's own script)
+            with suppress(asyncssh.SFTPNoSuchFile):
+                await sftp.remove(script)
+        await sftp.rmdir(run_dir)
+
+
+def check_nodes(plan: RunPlan) -> RunPlan:
     """Log in to every node of ``plan``, prove its interpreter and check (or pick) its tasks'
-    ports there, changing nothing on it; the plan gets those ports. Raises ConfigError."""
-    if plan.node_tasks:
-        preps = _ask_nodes(plan, act=False)
-        plan.place_on_nodes({name: prep.ports for name, prep in preps.items()})
-
-
-def prepare_nodes(plan: RunPlan) -> None:
-    """What :func:`check_nodes` does, then make the run's folder on each node and put the
-    script there; every node task gets its ports, paths and local stand-in. Raises
-    ConfigError."""
+    ports there, changing nothing on it: the plan with those ports. Raises ConfigError."""
     if not plan.node_tasks:
-        return
+        return plan
+    preps = _ask_nodes(plan, act=False)
+    return plan.with_node_ports({name: prep.ports for name, prep in preps.items()})
+
+
+def prepare_nodes(plan: RunPlan) -> RunPlan:
+    """What :func:`check_nodes` does, then make the run's folder on each node and put the
+    script there: the plan where every node task has its port, paths and local stand-in.
+    Raises ConfigError."""
+    if not plan.node_tasks:
+        return plan
     preps = _ask_nodes(plan, act=True)
     places = {name: prep.place for name, prep in preps.items() if prep.place}
-    plan.place_on_nodes({name: prep.ports for name, prep in preps.items()}, places)
-    for task in plan.node_tasks:
-        _stand_in(plan, task, preps[task.node])  # type: ignore[index]
+    placed = plan.with_node_ports({name: prep.ports for name, prep in preps.items()}, places)
+    return placed.with_launchers({task.key: _stand_in(placed, task, preps[task.node])
+                                  for task in placed.node_tasks if task.node})

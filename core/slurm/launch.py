@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from core.config import ConfigError, ConfigProblem, SlurmOptions, show
 from core.output import control_character
 from core.slurm.where import CLIENT_SECONDS, LocalSlurm, SlurmHost, SlurmProcess
-from core.topology import RunPlan, expand_tasks
+from core.topology import Launcher, RunPlan, expand_tasks
 
 #: The plan's thread budget (core.topology._thread_budget), which is this machine's.
 THREAD_DEFAULTS = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS")
@@ -80,13 +80,19 @@ def check_cluster(plan: RunPlan, host: SlurmHost | None = None) -> None:
     commands, the controller and munge answering, the partition, the GPUs. ConfigError (exit
     2) naming the fix otherwise."""
     host = host or LocalSlurm()
-    options = options_of(plan)
     missing = host.missing(TOOLS)
     if missing:
         raise _problem(plan, host.option, f"{', '.join(missing)} not found {host.missing_fix()}")
     if plan.node_tasks:
         raise _problem(plan, "nodes", "a Slurm run places every task itself: leave out the "
                        "tasks' 'node' (or run without --slurm)")
+    _check_partition(plan, *_partition_gpus(_sinfo(plan, host)))
+    _test_only(plan, host)
+
+
+def _sinfo(plan: RunPlan, host: SlurmHost) -> str:
+    """sinfo's partitions and their GRES (``name|gres`` lines), or ConfigError naming what to
+    start: the controller, or munge."""
     try:
         result = host.run(["sinfo", "--noheader", "--format=%P|%G"])
     except subprocess.TimeoutExpired:
@@ -99,14 +105,27 @@ def check_cluster(plan: RunPlan, host: SlurmHost | None = None) -> None:
                "the Slurm controller does not answer: start slurmctld, or point SLURM_CONF at "
                "the cluster's slurm.conf (scontrol ping)")
         raise _problem(plan, host.option, f"{fix} (sinfo on {host.label}: {said})")
+    return result.stdout
+
+
+def _partition_gpus(sinfo: str) -> tuple[dict[str, int], str | None]:
+    """The GPUs per node of each partition in sinfo's lines, and the default partition (the
+    one sinfo marks with ``*``)."""
     gpus: dict[str, int] = {}
     default = None
-    for line in result.stdout.splitlines():
+    for line in sinfo.splitlines():
         name, _, gres = line.strip().partition("|")
         if name.endswith("*"):
             name = default = name[:-1]
         found = [int(n) for n in _GPU_GRES_RE.findall(gres)]
         gpus[name] = max(gpus.get(name, 0), sum(found))
+    return gpus, default
+
+
+def _check_partition(plan: RunPlan, gpus: dict[str, int], default: str | None) -> None:
+    """The job's partition exists (or the cluster has a default) and has the GPUs per task
+    it asks for; ConfigError naming the field otherwise."""
+    options = options_of(plan)
     partition = options.partition or default
     if options.partition and options.partition not in gpus:
         raise _problem(plan, "slurm.partition", f"no partition {options.partition!r} on this "
@@ -119,7 +138,6 @@ def check_cluster(plan: RunPlan, host: SlurmHost | None = None) -> None:
         raise _problem(plan, "slurm.gpus_per_task", f"{wanted} GPU(s) per task, but the nodes "
                        f"of partition {partition!r} have at most {gpus.get(partition, 0)}: ask "
                        "for fewer, or choose a partition with GPUs")
-    _test_only(plan, host)
 
 
 def _test_only(plan: RunPlan, host: SlurmHost) -> None:
@@ -168,10 +186,10 @@ _SBATCH_SPECIAL = re.compile(r"[\s'\"\\#]")
 
 def sbatch_word_problem(option: str) -> str | None:
     """Why ``option`` is no single word of an ``#SBATCH`` line (None when it is one)."""
-    if found := control_character(option):
-        return f"{show(option)!r} holds the control character {found}"
-    if found := _SBATCH_SPECIAL.search(option):
-        return f"{show(option)!r} holds {found.group()!r}"
+    if control := control_character(option):
+        return f"{show(option)!r} holds the control character {control}"
+    if special := _SBATCH_SPECIAL.search(option):
+        return f"{show(option)!r} holds {special.group()!r}"
     return None
 
 
@@ -187,6 +205,8 @@ class Allocation:
     job_id: str
     holder: SlurmProcess | None = None
     host: SlurmHost = field(default_factory=LocalSlurm)
+    #: The run's plan placed in the job (:func:`allocate`).
+    plan: RunPlan | None = None
 
     def release(self) -> None:
         """End the job (its steps with it) and wait until Slurm has let it go. salloc gives it
@@ -258,11 +278,18 @@ def _hold(plan: RunPlan, host: SlurmHost,
     finally:
         if queued is not None:
             queued.set()
+    raise _refusal(plan, holder, host, job, said)
+
+
+def _refusal(plan: RunPlan, holder: SlurmProcess, host: SlurmHost, job: str | None,
+             said: list[str]) -> ConfigError:
+    """What salloc said when it ended without a grant, once it has ended and the job it
+    named (if any) is cancelled: nothing is left submitted."""
     holder.communicate()
     if job:
         Allocation(job, holder, host).release()
     words = " ".join(" ".join(said).split())[:300] or f"exit {holder.returncode}"
-    raise _problem(plan, "slurm", f"Slurm refused the job: {words}")
+    return _problem(plan, "slurm", f"Slurm refused the job: {words}")
 
 
 def _watch_queue(job: str, host: SlurmHost, on_queued: OnQueued) -> threading.Event:
@@ -310,11 +337,10 @@ def allocate(plan: RunPlan, host: SlurmHost | None = None,
     host = host or LocalSlurm()
     allocation = _hold(plan, host, on_submit, on_queued)
     try:
-        _place(plan, allocation.job_id, host)
+        allocation.plan = _place(plan, allocation.job_id, host)
     except BaseException:
         allocation.release()
         raise
-    plan.slurm_job = allocation.job_id
     return allocation
 
 
@@ -332,7 +358,9 @@ def stand_in_head() -> list[str]:
     return [*head, "_slurm-task"]
 
 
-def _place(plan: RunPlan, job_id: str, where: SlurmHost) -> None:
+def _place(plan: RunPlan, job_id: str, where: SlurmHost) -> RunPlan:
+    """The plan in granted job ``job_id``: each task's host, its port (picked on its node when
+    the config names none) and its srun step, started by a stand-in."""
     nodes = where.run(["squeue", "--noheader", f"--jobs={job_id}", "--format=%N"]).stdout.strip()
     hosts = where.run(["scontrol", "show", "hostnames", nodes]).stdout.split()
     if not hosts:
@@ -341,10 +369,43 @@ def _place(plan: RunPlan, job_id: str, where: SlurmHost) -> None:
     host_of = {t.key: hosts[i // per_host] for i, t in enumerate(plan.tasks)}
     # The config's ports stay; the others are picked on the task's node.
     named = {t.key: t.port for t, _ in expand_tasks(plan.config)}
+    serves = {t.key for t in plan.tasks if plan.cluster and t.role != "evaluator"}
+    picked = _pick_ports(plan, job_id, where,
+                         {k: host_of[k] for k in serves if named[k] is None})
+    # The thread budget shares this machine's cores among its tasks: the nodes' cores are
+    # Slurm's to share. TF sizes its pools for the node it runs on.
+    defaults = {k: v for k, v in plan.defaults.items() if k not in THREAD_DEFAULTS}
+    plan.release_ports()  # the tasks serve on the job's nodes
+    placed = plan.on_hosts(
+        {t.key: (host_of[t.key], picked.get(t.key, named[t.key]) if t.key in serves else None)
+         for t in plan.tasks},
+        job=job_id, cluster_place=where.place_run(plan), defaults=defaults)
+    return placed.with_launchers(
+        _launchers(placed, job_id, where, options_of(plan).gpus_per_task))
+
+
+def _launchers(placed: RunPlan, job_id: str, where: SlurmHost,
+               gpus: int | None) -> dict[str, Launcher]:
+    """Each placed task's launcher: its stand-in, then its srun step on its host (asking for
+    ``gpus`` GPUs, but for a ps), with the stand-in's environment."""
+    srun = where.srun()
+    launchers = {}
+    for task in placed.tasks:
+        prefix = [*stand_in_head(), *task_step(job_id, task.host, task.name, srun)]
+        if gpus and task.role != "ps":
+            prefix.append(f"--gpus-per-task={gpus}")
+        env = (where.stand_in_env(task.env, placed.cluster_place.run_dir)
+               if placed.cluster_place else {})
+        launchers[task.key] = Launcher(prefix=tuple(prefix), env=env)
+    return launchers
+
+
+def _pick_ports(plan: RunPlan, job_id: str, where: SlurmHost,
+                host_of: dict[str, str]) -> dict[str, int]:
+    """A free port for each task of ``host_of`` (key: host), picked by a short step there."""
     wanted: dict[str, list[str]] = {}
-    for task in plan.tasks:
-        if plan.cluster and task.role != "evaluator" and named[task.key] is None:
-            wanted.setdefault(host_of[task.key], []).append(task.key)
+    for key, host in host_of.items():
+        wanted.setdefault(host, []).append(key)
     picked: dict[str, int] = {}
     srun = where.srun()
     for host, keys in wanted.items():
@@ -354,24 +415,4 @@ def _place(plan: RunPlan, job_id: str, where: SlurmHost) -> None:
         if result.returncode != 0 or len(ports) != len(keys):
             raise _problem(plan, "slurm", f"cannot pick ports on {host}: {_said(result)}")
         picked.update(zip(keys, map(int, ports), strict=True))
-    # The thread budget shares this machine's cores among its tasks: the nodes' cores are
-    # Slurm's to share. TF sizes its pools for the node it runs on.
-    for name in THREAD_DEFAULTS:
-        plan.defaults.pop(name, None)
-    if place := where.place_run(plan):
-        plan.place_on_cluster(place)
-    serves = {t.key for t in plan.tasks if plan.cluster and t.role != "evaluator"}
-    plan.place_on_hosts({
-        t.key: (host_of[t.key], picked.get(t.key, named[t.key]) if t.key in serves else None)
-        for t in plan.tasks
-    })
-    gpus = options_of(plan).gpus_per_task
-    for task in plan.tasks:
-        prefix = [*stand_in_head(), *task_step(job_id, task.host, task.name, srun)]
-        if gpus and task.role != "ps":
-            prefix.append(f"--gpus-per-task={gpus}")
-        if task.argv_template:
-            task.argv_template = [*prefix, *task.argv_template]
-        task.argv = [*prefix, *task.argv]
-        if place:
-            task.launcher_env = where.stand_in_env(task.env, place.run_dir)
+    return picked
