@@ -12,23 +12,11 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
-from core.events import (
-    Event,
-    RunFinished,
-    RunStarted,
-    RunStopping,
-    RunWarning,
-    SlurmQueued,
-    TaskExited,
-    TaskOutput,
-    TaskRestarting,
-    TaskStarted,
-)
-from core.exitcodes import describe
-from core.messages import tr
+from core.describe import describe_event, task_name
+from core.events import Event, TaskOutput
 from core.output import visible, visible_lines
 
 _COLORS = ("36", "33", "35", "32", "34", "91", "96", "93")
@@ -67,28 +55,6 @@ def enable_vt_processing(stream: TextIO) -> bool:
     return bool(set_mode(handle, mode.value | ENABLE_VIRTUAL_TERMINAL_PROCESSING))
 
 
-def task_name(key: str) -> str:
-    """``worker:1`` -> ``worker-1``."""
-    return key.replace(":", "-")
-
-
-def _duration(seconds: float) -> str:
-    """``45 s``, ``12 min``, ``3 h 5 min``."""
-    minutes = int(seconds // 60)
-    if minutes < 1:
-        return f"{seconds:.0f} s"
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
-
-
-def queued_text(event: SlurmQueued, language: str | None = "en") -> str:
-    """What a :class:`SlurmQueued` says (``language``: the console's English, or the window's
-    None: its own)."""
-    if event.waited < 1:
-        return tr("slurm.queued", language, job=event.job, reason=event.reason)
-    return tr("slurm.still_queued", language, job=event.job, reason=event.reason,
-              waited=_duration(event.waited))
-
-
 class ConsoleSink:
     """An event sink writing to a text stream; thread-safe."""
 
@@ -99,11 +65,15 @@ class ConsoleSink:
         color: bool | None = None,
         *,
         gpus_expected: bool = False,
+        task_envs: Sequence[Mapping[str, str]] = (),
     ) -> None:
         """``gpus_expected``: the run should train on GPUs, so TensorFlow's no-GPU messages
-        are not dimmed (they are the problem there)."""
+        are not dimmed (they are the problem there). ``task_envs``: the tasks' environments,
+        whose TF_CPP_MIN_LOG_LEVEL hides TensorFlow's lines under it (core.tfnoise)."""
         self._out = stream
         self._gpus_expected = gpus_expected
+        self._task_envs = task_envs
+        self._tf_log_level: int | None = None  # known at the first output: off the launch path
         tty = stream.isatty() if hasattr(stream, "isatty") else False
         # Colours and the in-place progress line are escapes: without VT (an old Windows
         # console) both fall back to what a pipe gets.
@@ -127,29 +97,8 @@ class ConsoleSink:
     def __call__(self, event: Event) -> None:
         if isinstance(event, TaskOutput):
             text = self._output(event)
-        elif isinstance(event, TaskStarted):
-            text = self._say(f"{task_name(event.task)} started (pid {event.pid})")
-        elif isinstance(event, TaskExited):
-            text = self._say(
-                f"{task_name(event.task)} exited with code {describe(event.exit_code)} "
-                f"({event.state.value})"
-            )
-        elif isinstance(event, TaskRestarting):
-            text = self._say(
-                f"{task_name(event.task)} restarts in {event.delay:g} s (attempt {event.attempt})"
-            )
-        elif isinstance(event, RunStopping):
-            text = self._say(f"stopping: {event.reason}")
-        elif isinstance(event, RunWarning):
-            text = self._say(f"warning: {event.message}")
-        elif isinstance(event, RunStarted):
-            text = self._say(f"run folder {event.run_dir}")
-        elif isinstance(event, SlurmQueued):
-            text = self._say(queued_text(event))
-        elif isinstance(event, RunFinished):
-            text = self._say(f"run {event.status.value} (exit code {describe(event.exit_code)})")
         else:
-            return
+            text = self._say(describe_event(event, "en"))
         if not text:
             return
         with self._lock:
@@ -166,11 +115,23 @@ class ConsoleSink:
                 # everything still reaches the run folder; only the terminal copy stops.
                 self._gone = True
 
+    def _level(self) -> int:
+        if self._tf_log_level is None:
+            from core.tfnoise import shared_log_level
+
+            self._tf_log_level = shared_log_level(self._task_envs)
+        return self._tf_log_level
+
     def _output(self, event: TaskOutput) -> str:
         prefix = self._prefix.get(event.task) or f"[{task_name(event.task)}] "
         text = ""
-        if event.lines:
-            lines = visible_lines(event.lines)
+        lines: Sequence[str] = event.lines
+        if event.lines and (level := self._level()):
+            from core.tfnoise import below_level
+
+            lines = [line for line in lines if not below_level(line, level)]
+        if lines:
+            lines = visible_lines(lines)
             if self._color:
                 lines = self._dim_noise(lines)
             text = prefix + ("\n" + prefix).join(lines) + "\n"

@@ -12,6 +12,8 @@ Windows launcher also reports the codes of tasks on Linux machines of a LAN job.
 
 from __future__ import annotations
 
+from core.messages import tr
+
 #: Bad usage or a bad config: nothing was started (as argparse exits on a usage error).
 EXIT_USAGE = 2
 #: The launcher's exit code when the failed task's code does not fit in 0-255 (a Windows status
@@ -26,43 +28,17 @@ EXIT_STOPPED = 128 + 15
 
 STATUS_CONTROL_C_EXIT = 0xC000013A
 
-#: Well-known Windows NTSTATUS codes a crashing process ends with.
-NTSTATUS: dict[int, str] = {
-    0x40010004: "terminated by a debugger",
-    0x80000003: "breakpoint: the process stopped on a debug break",
-    0xC0000005: "access violation: the process crashed",
-    0xC0000006: "in-page error: a file the program runs from could not be read",
-    0xC0000017: "out of memory",
-    0xC000001D: "illegal instruction: e.g. a TensorFlow build that needs AVX on a CPU without "
-    "it",
-    0xC000007B: "bad image: a 32-bit DLL in a 64-bit process, or a damaged DLL",
-    0xC0000094: "integer division by zero",
-    0xC00000FD: "stack overflow",
-    0xC0000135: "DLL not found: a DLL the program needs is missing",
-    0xC0000139: "entry point not found: a DLL of the wrong version",
-    0xC000013A: "Ctrl+C exit",
-    0xC0000142: "DLL initialization failed",
-    0xC0000374: "heap corruption",
-    0xC0000409: "stack buffer overrun / fast fail: the process aborted itself",
-    0xC0000417: "invalid argument to a C runtime function",
-    0xE06D7363: "uncaught C++ exception",
-}
+#: Well-known Windows NTSTATUS codes a crashing process ends with, and what they mean (its
+#: words: ``exit.status.0x...`` in core.messages, in English and Chinese).
+STATUS_CODES = (0x40010004, 0x80000003, 0xC0000005, 0xC0000006, 0xC0000017, 0xC000001D,
+                0xC000007B, 0xC0000094, 0xC00000FD, 0xC0000135, 0xC0000139, 0xC000013A,
+                0xC0000142, 0xC0000374, 0xC0000409, 0xC0000417, 0xE06D7363)
+NTSTATUS: dict[int, str] = {code: tr(f"exit.status.0x{code:08X}", "en") for code in STATUS_CODES}
 
-#: Signals by their Linux numbers: exit code 128+N.
-SIGNALS: dict[int, tuple[str, str]] = {
-    1: ("SIGHUP", "hang-up"),
-    2: ("SIGINT", "interrupted, Ctrl+C"),
-    3: ("SIGQUIT", "quit"),
-    4: ("SIGILL", "illegal instruction"),
-    6: ("SIGABRT", "aborted"),
-    7: ("SIGBUS", "bus error"),
-    8: ("SIGFPE", "arithmetic error"),
-    9: ("SIGKILL", "killed"),
-    11: ("SIGSEGV", "segmentation fault: the process crashed"),
-    13: ("SIGPIPE", "broken pipe"),
-    14: ("SIGALRM", "alarm"),
-    15: ("SIGTERM", "stopped by TensorDeck"),
-}
+#: Signals by their Linux numbers: exit code 128+N (their words: ``exit.signal.N``).
+SIGNALS: dict[int, str] = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 6: "SIGABRT",
+                           7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE",
+                           14: "SIGALRM", 15: "SIGTERM"}
 
 #: Longer words for the window's tooltips, where the short form leaves a question.
 _SIGNAL_HINTS: dict[int, str] = {
@@ -76,10 +52,8 @@ _PLAIN_HINTS: dict[int, str] = {
     1: "1: the task failed (for Python: an uncaught exception, its log says which).",
 }
 
-_OTHER: dict[int, str] = {
-    126: "cannot execute: permission denied or not a program",
-    127: "command not found",
-}
+#: Shell codes with a meaning of their own (``exit.code.N``).
+_OTHER = (126, 127)
 
 
 def normalize(code: int) -> int:
@@ -92,26 +66,28 @@ def normalize(code: int) -> int:
     return code
 
 
-def _parts(code: int) -> tuple[str, str | None, str | None]:
+def _parts(code: int, language: str | None = "en") -> tuple[str, str | None, str | None]:
     """The code as shown (decimal, or hex for a status code), its short meaning, its hint."""
     code = normalize(code)
     if code > 255:
-        return f"0x{code:08X}", NTSTATUS.get(code), None
+        known = code in NTSTATUS
+        return f"0x{code:08X}", tr(f"exit.status.0x{code:08X}", language) if known else None, None
     if code in _OTHER:
-        return str(code), _OTHER[code], None
-    signal = SIGNALS.get(code - 128)
-    if signal is not None:
-        name, words = signal
+        return str(code), tr(f"exit.code.{code}", language), None
+    name = SIGNALS.get(code - 128)
+    if name is not None:
+        words = tr(f"exit.signal.{code - 128}", language)
         return str(code), f"{words}: {name}", _SIGNAL_HINTS.get(code - 128)
     return str(code), None, None
 
 
-def describe(code: int | None) -> str:
+def describe(code: int | None, language: str | None = "en") -> str:
     """``0xC0000005 (access violation: the process crashed)``, ``137 (killed: SIGKILL)``, ``1``;
-    "" for no code (a task that has not ended)."""
+    "" for no code (a task that has not ended). ``language``: of the meaning (files keep
+    English; None: the chosen language)."""
     if code is None:
         return ""
-    shown, meaning, _ = _parts(code)
+    shown, meaning, _ = _parts(code, language)
     return f"{shown} ({meaning})" if meaning else shown
 
 
@@ -126,7 +102,7 @@ def explain(code: int | None) -> str:
         what = meaning or "a status code this table does not know"
         return f"Windows status {shown} ({value}): {what}."
     if value - 128 in SIGNALS:
-        name = SIGNALS[value - 128][0]
+        name = SIGNALS[value - 128]
         return f"{value} = 128 + {value - 128}: the task ended on {name}: {hint or meaning}."
     if meaning:
         return f"{value}: {meaning}."

@@ -10,6 +10,7 @@ to cuInit" on a machine that should train on its GPU is the problem, not noise.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 
@@ -92,3 +93,46 @@ def classify(line: str, *, gpus_expected: bool = False) -> Noise | None:
             continue
         return noise
     return None
+
+
+# --- TF_CPP_MIN_LOG_LEVEL, for the lines that ignore it -------------------------------------
+
+#: A TensorFlow C++ log line and its severity letter: Abseil's ``I0000 00:00:1796190832.64
+#: 18876 port.cc:153] ...`` (TF 2.15+), or ``2022-11-02 10:01:02.123456: I tensorflow/core/
+#: ...cc:42] ...`` (TF 2.10); after a face's ``[worker-0]`` prefix, if any.
+_CPP_LOG = re.compile(r"(?:\[[^\]\n]{1,64}\] *)?(?:([IWEF])\d{4} \d\d:\d\d:\d{1,20}\.\d+ +\d+ "
+                      r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF]) )[\w./-]{1,256}:\d+\] ")
+_ABSL_PRELUDE = re.compile(r"(?:\[[^\]\n]{1,64}\] *)?" + KNOWN[0].pattern.pattern.lstrip("^"))
+_SEVERITY = {"I": 0, "W": 1, "E": 2, "F": 3}
+#: How a line above starts: a severity letter, a date, a face's ``[task]`` prefix.
+_FIRST_CHARACTERS = frozenset("IWEF0123456789[")
+
+
+def tf_log_level(env: Mapping[str, str]) -> int:
+    """``TF_CPP_MIN_LOG_LEVEL`` of an environment: 0 (all) to 3 (errors hidden too); 0 when
+    unset or not a number, as TensorFlow reads it."""
+    value = env.get("TF_CPP_MIN_LOG_LEVEL", "").strip()
+    return min(3, int(value)) if value.isdigit() else 0
+
+
+def shared_log_level(envs: Iterable[Mapping[str, str]]) -> int:
+    """The ``TF_CPP_MIN_LOG_LEVEL`` every one of the tasks' environments asks for (a face
+    hides what all of them would: 0 when one task shows everything)."""
+    return min((tf_log_level(env) for env in envs), default=0)
+
+
+def below_level(line: str, level: int) -> bool:
+    """Whether TensorFlow's ``TF_CPP_MIN_LOG_LEVEL=level`` means to hide ``line``: a C++ log
+    line under that severity. TensorFlow hides most itself; the lines printed before
+    ``absl::InitializeLog()`` (oneDNN, no CUDA drivers, Abseil's own warning about them) ignore
+    the variable, so a face hides them from display. A FATAL line is always shown, and the
+    log files keep every line."""
+    # A task's own lines rarely start as TensorFlow's do: most are passed at the first letter
+    # (this runs for every line a face shows when a level is set).
+    if level <= 0 or line[:1] not in _FIRST_CHARACTERS:
+        return False
+    line = line[:MAX_NOISE_CHARS]
+    found = _CPP_LOG.match(line)
+    if found:
+        return _SEVERITY[found.group(1) or found.group(2)] < min(level, 3)
+    return bool(_ABSL_PRELUDE.match(line))

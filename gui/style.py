@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QApplication
 
+from core.describe import task_name
+
 #: State -> colour, shared by task tables, history, cards and badges.
 STATUS_COLORS = {
     "ok": "#1a7f37", "succeeded": "#1a7f37", "running": "#0969da", "restarting": "#9a6700",
@@ -31,7 +33,7 @@ _ROLE_COLOR_START = {"chief": 0, "worker": 1, "ps": 5, "evaluator": 7}
 
 def task_color_index(name: str) -> int:
     """A task's colour (``worker-1``, ``worker:1``), the same in every run and every view."""
-    role, _, index = name.replace(":", "-").rpartition("-")
+    role, _, index = task_name(name).rpartition("-")
     if not role or not index.isdigit():
         role, index = name, "0"
     start = _ROLE_COLOR_START.get(role, sum(map(ord, role)))

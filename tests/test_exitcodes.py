@@ -129,3 +129,17 @@ def test_a_running_summary_has_no_description_yet(job, tmp_path):
     assert summary["status"] == "running"
     assert summary["exit_description"] is None
     assert all(t["exit_description"] is None for t in summary["tasks"])
+
+
+def test_every_meaning_is_said_in_chinese_and_files_keep_english():
+    """The window says what an exit code means in its language (core.messages' exit.*);
+    summary.json keeps English (describe's default)."""
+    import re
+
+    from core.exitcodes import SIGNALS, STATUS_CODES
+
+    for code in (*STATUS_CODES, *(128 + n for n in SIGNALS), 126, 127):
+        english, chinese = describe(code), describe(code, "zh_CN")
+        assert chinese != english and re.search("[\u4e00-\u9fff]", chinese), (code, chinese)
+        assert chinese.split(" ")[0] == english.split(" ")[0]  # the number as it is
+    assert describe(137, "zh_CN") == "137 (已被强制终止: SIGKILL)"

@@ -413,14 +413,14 @@ def test_a_long_wait_is_said_again_less_and_less_often():
     at most ten minutes: a night in the queue is a few dozen lines, each with the wait so far."""
     from itertools import islice
 
-    from core.console import queued_text
+    from core.describe import describe_event
     from core.events import SlurmQueued
     from core.slurm.launch import queue_pauses
 
     assert list(islice(queue_pauses(), 7)) == [30, 60, 120, 240, 480, 600, 600]
-    assert queued_text(SlurmQueued(0, "7", "Priority", 0)) == (
+    assert describe_event(SlurmQueued(0, "7", "Priority", 0), "en") == (
         "Slurm job 7 is queued (Priority): the tasks start when Slurm grants it")
-    assert queued_text(SlurmQueued(0, "7", "Priority", 7500)) == (
+    assert describe_event(SlurmQueued(0, "7", "Priority", 7500), "en") == (
         "Slurm job 7 is still queued (Priority) after 2 h 5 min")
-    assert queued_text(SlurmQueued(0, "7", "Priority", 45), "zh_CN") == (
+    assert describe_event(SlurmQueued(0, "7", "Priority", 45), "zh_CN") == (
         "Slurm 作业 7 仍在排队（Priority），已等待 45 s")

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMessageBox,
     QPushButton,
@@ -32,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.bounded import read_file
+from core.describe import task_name
 from core.events import RunStatus
 from core.exitcodes import describe
 from core.history import (
@@ -54,7 +54,9 @@ from gui.background import run_in_background
 from gui.i18n import core_text, state_label
 from gui.style import status_color
 from gui.widgets.charts import MetricCharts
+from gui.widgets.columns import stretch_readably
 from gui.widgets.log_view import LogView
+from gui.widgets.screen_fit import within_screen
 from gui.widgets.task_table import format_duration
 
 #: How much of each log the history shows (the file has everything).
@@ -120,7 +122,7 @@ class HistoryView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        stretch_readably(self.table, range(self.table.columnCount()))
         self.details = QLabel()
         self.details.setWordWrap(True)
         self.final = QLabel()
@@ -231,7 +233,7 @@ class HistoryView(QWidget):
         restarts_word = self.tr("restarts")
         by_key = {t.task: t for t in record.tasks}
         tasks = ", ".join(f"{shown(t.task)}: {shown(state_label(t.state.value))} "
-                          f"({exit_word} {shown(describe(t.exit_code) or '?')}"
+                          f"({exit_word} {shown(describe(t.exit_code, None) or '?')}"
                           + (f", {restarts_word} {t.restarts}" if t.restarts else "") + ")"
                           for t in (by_key[key] for key in ordered_tasks(by_key)))
         self.details.setText(
@@ -270,7 +272,7 @@ class HistoryView(QWidget):
         if request != self._shown or record is not self.selected():
             return
         gpus = any(t.gpus for t in record.tasks)
-        names = {key: plain(key.replace(":", "-")) for key in tails}
+        names = {key: plain(task_name(key)) for key in tails}
         width = max(map(len, names.values()), default=6) + 2
         combined = LogView(colored_prefixes=True)
         for key, lines in tails.items():  # the chief first
@@ -347,7 +349,7 @@ class CompareDialog(QDialog):
     def __init__(self, records: list[RunRecord], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Compare runs"))
-        self.resize(1000, 640)
+        self.resize(within_screen(self, 1000, 640))
         self.records = records
         self.charts = MetricCharts()
         self.status = QLabel(self.tr("Reading the runs' metrics…"))

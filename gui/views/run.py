@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.console import queued_text
+from core.describe import describe_event, task_name
 from core.events import (
+    Event,
     RunFinished,
-    RunStarted,
     RunStopping,
     RunWarning,
     SlurmQueued,
@@ -37,8 +37,9 @@ from core.events import (
     TaskRestarting,
     TaskStarted,
 )
-from core.exitcodes import describe
+from core.messages import translate_text
 from core.metrics import MetricsTail, ProgressParser, lines_to_parse, overall
+from core.tfnoise import shared_log_level
 from gui.background import run_in_background
 from gui.bridge import TelemetryFeed
 from gui.i18n import state_label
@@ -46,6 +47,7 @@ from gui.run_session import RunSession
 from gui.style import status_color
 from gui.tensorboard import InstallDialog, TensorBoard
 from gui.widgets.charts import MetricCharts
+from gui.widgets.elided_label import ElidedLabel
 from gui.widgets.log_view import LogPanel
 from gui.widgets.node_gpu_panel import NodeGpuPanel
 from gui.widgets.resources import ResourcePanel
@@ -61,10 +63,6 @@ RUN_ON = ("local", "lan", "slurm")
 #: Substrings a metric line must contain before it is worth a regex (floods stay cheap).
 _METRIC_HINTS = ("loss", "acc", "step", "/")
 _METRIC_HINT = re.compile("|".join(map(re.escape, _METRIC_HINTS)))
-
-
-def task_name(key: str) -> str:
-    return key.replace(":", "-")
 
 
 def badge(label: QLabel, state: str) -> None:
@@ -122,9 +120,9 @@ class RunView(QWidget):
         self.status.setObjectName("badge")
         badge(self.status, "idle")
         #: Why the last run ended, or why it did not start: stays after the dialog is closed.
-        self.reason = QLabel()
+        #: One line per line of it, cut to the page's width: it never pushes the log down.
+        self.reason = ElidedLabel()
         self.reason.setObjectName("muted")
-        self.reason.setWordWrap(True)
         self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.reason.hide()
         self.start_button = QPushButton(self.tr("Start"))
@@ -388,7 +386,9 @@ class RunView(QWidget):
         self._pids = {}
         self.telemetry.watch({})
         self.logs.set_tasks([t.name for t in plan.tasks],
-                            gpus_expected=any(t.gpus for t in plan.tasks))
+                            gpus_expected=any(t.gpus for t in plan.tasks),
+                            tf_log_level=shared_log_level({**plan.base_env, **t.env}
+                                                          for t in plan.tasks))
         self._parsers = {t.key: ProgressParser(t.key) for t in plan.tasks}
         self._tail = MetricsTail(plan.run_dir / "metrics")
         self.folder_button.setEnabled(True)
@@ -412,47 +412,38 @@ class RunView(QWidget):
         logs = self.logs
         for event in events:
             if isinstance(event, TaskOutput):
-                name = task_name(event.task)
-                logs.add_output(name, event.lines, event.progress)
+                logs.add_output(task_name(event.task), event.lines, event.progress)
                 self._parse_metrics(event)
-            elif isinstance(event, TaskStarted):
-                self.tasks.task_started(event.task, event.pid, event.attempt)
-                self._pids[event.task] = event.pid
-                self.telemetry.watch(self._pids)
-                logs.add_message(self.tr("{task} started (pid {pid})").format(
-                    task=task_name(event.task), pid=event.pid))
-            elif isinstance(event, TaskExited):
-                self.tasks.task_exited(event.task, event.exit_code, event.state)
-                logs.add_output(task_name(event.task), (), None)
-                logs.add_message(self.tr("{task} exited with code {code} ({state})").format(
-                    task=task_name(event.task), code=describe(event.exit_code),
-                    state=state_label(event.state.value)))
-            elif isinstance(event, TaskRestarting):
-                self.tasks.task_restarting(event.task)
-                logs.add_message(self.tr("{task} restarts in {delay:g} s").format(
-                    task=task_name(event.task), delay=event.delay))
-            elif isinstance(event, RunStopping):
-                if self._kill_at is None:
-                    self._stopping()
-                logs.add_message(self.tr("stopping: {reason}").format(reason=event.reason))
-            elif isinstance(event, RunStarted):
-                logs.add_message(self.tr("run folder {path}").format(path=event.run_dir))
-            elif isinstance(event, RunWarning):  # the run goes on; the user must know
-                logs.add_message(self.tr("warning: {message}").format(message=event.message))
-                self._warnings.append(self.tr("Warning: {message}").format(
-                    message=event.message))
-                self._set_reason(self._reason_text)
-            elif isinstance(event, SlurmQueued):  # core's words, in the window's language
-                self.slurm_job.setText(queued_text(event, None))
-                logs.add_message(queued_text(event, None))
-            elif isinstance(event, RunFinished):
-                logs.add_message(self.tr("run {status} (exit code {code})").format(
-                    status=state_label(event.status.value), code=describe(event.exit_code)))
-                if event.reason:
-                    self._set_reason(self.tr("Run {status}: {reason}").format(
-                        status=state_label(event.status.value), reason=event.reason))
+                continue
+            self._follow(event)
+            logs.add_message(describe_event(event))  # the console's words, in this language
         logs.flush()
         self.metric_charts.refresh()
+
+    def _follow(self, event: Event) -> None:
+        """What an event changes in the view beside its line in the log."""
+        if isinstance(event, TaskStarted):
+            self.tasks.task_started(event.task, event.pid, event.attempt)
+            self._pids[event.task] = event.pid
+            self.telemetry.watch(self._pids)
+        elif isinstance(event, TaskExited):
+            self.tasks.task_exited(event.task, event.exit_code, event.state)
+            self.logs.add_output(task_name(event.task), (), None)
+        elif isinstance(event, TaskRestarting):
+            self.tasks.task_restarting(event.task)
+        elif isinstance(event, RunStopping):
+            if self._kill_at is None:
+                self._stopping()
+        elif isinstance(event, RunWarning):  # the run goes on; the user must know
+            self._warnings.append(self.tr("Warning: {message}").format(
+                message=translate_text(event.message)))
+            self._set_reason(self._reason_text)
+        elif isinstance(event, SlurmQueued):
+            self.slurm_job.setText(describe_event(event))
+        elif isinstance(event, RunFinished) and event.reason:
+            reason = translate_text(event.reason)
+            self._set_reason(self.tr("Run {status}: {reason}").format(
+                status=state_label(event.status.value), reason=reason))
 
     def _parse_metrics(self, event: TaskOutput) -> None:
         parser = self._parsers.get(event.task)
@@ -490,9 +481,12 @@ class RunView(QWidget):
     @Slot()
     def _on_withdrawn(self) -> None:
         self._withdrawn = True
+        if not self.slurm_job.isHidden():  # a Slurm run: its job was queued
+            self._set_reason(self.tr("Stopped before the run started: the Slurm job was "
+                                     "withdrawn from the queue. Nothing ran."))
+        else:
+            self._set_reason(self.tr("Stopped before the run started. Nothing ran."))
         self.slurm_job.hide()
-        self._set_reason(self.tr("Stopped before the run started: the Slurm job was "
-                                 "withdrawn from the queue. Nothing ran."))
 
     @Slot(list)
     def _on_failed(self, problems: list) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import time
 from collections import deque
+from collections.abc import Iterable
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
@@ -33,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.output import plain, plain_lines
-from core.tfnoise import classify
+from core.tfnoise import below_level, classify
 from gui.style import (
     NOISE_COLOR,
     TASK_COLORS,
@@ -125,10 +126,19 @@ class LogView(QPlainTextEdit):
         self._progress_shown = 0  # trailing blocks that are progress lines
         self._progress_dirty = False
         self._filter = ""
+        #: TensorFlow's lines under this TF_CPP_MIN_LOG_LEVEL are not drawn (0: all are).
+        self._hidden_level = 0
         self._last_redraw = 0.0
         self._cut_short = False
         self._flush_scheduled = False
         self.highlighter = _LogHighlighter(self.document(), colored_prefixes)
+        #: The pane shows the end and keeps showing it: as lines come, and when a resize or a
+        #: relayout moves the end (the scroll bar's value stays put then). The user scrolling
+        #: up stops it; back at the end, it follows again.
+        self._follow = True
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(self._on_scrolled)
+        bar.rangeChanged.connect(self._on_range_changed)
 
     # --- feeding ------------------------------------------------------------------------------
 
@@ -156,6 +166,19 @@ class LogView(QPlainTextEdit):
         """Show only lines containing ``text`` (case-insensitive); "" shows every line."""
         self._filter = text.lower()
         self._render_all()
+
+    def set_hidden_level(self, level: int) -> None:
+        """Leave out TensorFlow's lines under ``TF_CPP_MIN_LOG_LEVEL=level`` (the ones that
+        ignore the variable: core.tfnoise.below_level); 0 draws every line."""
+        if level != self._hidden_level:
+            self._hidden_level = level
+            self._render_all()
+
+    def _shown(self, lines: Iterable[str]) -> list[str]:
+        """``lines`` without those the search filter or the hidden level leave out."""
+        level, text = self._hidden_level, self._filter
+        return [line for line in lines if (not text or text in line.lower())
+                and not (level and below_level(line, level))]
 
     def set_noise(self, dim: bool, gpus_expected: bool) -> None:
         """Dim TensorFlow's known-harmless messages (``dim``) or show the raw output."""
@@ -206,9 +229,8 @@ class LogView(QPlainTextEdit):
         new = list(self._pending)
         self._pending.clear()
         self._pending_count = 0
-        if self._filter:
-            new = [line for line in new if self._filter in line.lower()]
-        at_bottom = self._at_bottom()
+        if self._filter or self._hidden_level:
+            new = self._shown(new)
         if overflowed:
             self._render_all(FLOOD_TAIL)
         elif self._cut_short:
@@ -219,12 +241,15 @@ class LogView(QPlainTextEdit):
                 self.appendPlainText("\n".join(new))
             self._append_progress()
         self._progress_dirty = False
-        if at_bottom:
+        if self._follow:
             self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
 
-    def _at_bottom(self) -> bool:
-        bar = self.verticalScrollBar()
-        return bar.value() >= bar.maximum() - 2
+    def _on_scrolled(self, value: int) -> None:
+        self._follow = value >= self.verticalScrollBar().maximum() - 2
+
+    def _on_range_changed(self, _low: int, high: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(high)
 
     def _render_all(self, limit: int | None = None) -> None:
         """Replace the text with the (filtered) tail: ``limit`` lines, or all the pane holds."""
@@ -232,8 +257,7 @@ class LogView(QPlainTextEdit):
         # The tail holds the queued lines too: drawn now, they must not be appended again.
         self._pending.clear()
         self._pending_count = 0
-        lines = self._lines if not self._filter else [
-            line for line in self._lines if self._filter in line.lower()]
+        lines = self._shown(self._lines) if self._filter or self._hidden_level else self._lines
         limit = min(limit or self.max_lines, self.max_lines)
         self._cut_short = limit < len(lines)
         tail = list(lines)[-limit:]
@@ -280,8 +304,10 @@ class LogPanel(QWidget):
         self.raw_output = QCheckBox(self.tr("Raw output"))
         self.raw_output.setToolTip(self.tr(
             "Show TensorFlow's known-harmless start-up messages (such as \"failed call to "
-            "cuInit\" on a CPU run) like every other line instead of dimmed"))
+            "cuInit\" on a CPU run) like every other line instead of dimmed, and the lines "
+            "the job's TF_CPP_MIN_LOG_LEVEL hides"))
         self._gpus_expected = False
+        self._tf_log_level = 0
         self.previous_button = QPushButton(self.tr("Previous"))
         self.next_button = QPushButton(self.tr("Next"))
         bar = QHBoxLayout()
@@ -307,11 +333,16 @@ class LogPanel(QWidget):
         self.raw_output.toggled.connect(self._apply_noise)
         self.search.textChanged.connect(self._on_search_changed)
 
-    def set_tasks(self, names: list[str], gpus_expected: bool | None = None) -> None:
+    def set_tasks(self, names: list[str], gpus_expected: bool | None = None,
+                  tf_log_level: int | None = None) -> None:
         """Start over with one pane per task (``worker-0`` names). ``gpus_expected``: the run
-        should train on GPUs (TensorFlow's no-GPU messages are not harmless then)."""
+        should train on GPUs (TensorFlow's no-GPU messages are not harmless then).
+        ``tf_log_level``: the tasks' TF_CPP_MIN_LOG_LEVEL, whose lines are left out unless
+        the raw output is asked for."""
         if gpus_expected is not None:
             self._gpus_expected = gpus_expected
+        if tf_log_level is not None:
+            self._tf_log_level = tf_log_level
         while self.tabs.count() > 1:
             widget = self.tabs.widget(1)
             self.tabs.removeTab(1)
@@ -372,8 +403,10 @@ class LogPanel(QWidget):
             self._apply_filter()
 
     def _apply_noise(self) -> None:
+        raw = self.raw_output.isChecked()
         for view in (self.combined, *self.views.values()):
-            view.set_noise(not self.raw_output.isChecked(), self._gpus_expected)
+            view.set_noise(not raw, self._gpus_expected)
+            view.set_hidden_level(0 if raw else self._tf_log_level)
 
     def _apply_filter(self) -> None:
         text = self.search.text() if self.only_matching.isChecked() else ""

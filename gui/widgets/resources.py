@@ -9,7 +9,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGridLayout,
-    QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
@@ -17,10 +16,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.describe import task_name
 from core.gpu.info import GpuInfo
 from core.output import plain
 from core.telemetry import MachineSample
 from gui.widgets.charts import FINE_SECONDS, GpuCharts, RingSeries, make_pen, make_time_plot
+from gui.widgets.columns import stretch_readably
 
 TASK_COLUMNS = ("task", "pid", "cpu", "memory", "gpu memory")
 PROCESS_COLUMNS = ("gpu", "pid", "process", "gpu memory", "task")
@@ -42,7 +43,7 @@ class ResourcePanel(QWidget):
                                               self.tr("GPU memory")])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        stretch_readably(self.table, range(len(TASK_COLUMNS)))
         self.table.setMinimumHeight(110)
         #: Every compute process on the GPUs, this run's or not (as nvitop lists them).
         self.gpu_processes = QTableWidget(0, len(PROCESS_COLUMNS))
@@ -51,8 +52,7 @@ class ResourcePanel(QWidget):
             self.tr("Task")])
         self.gpu_processes.verticalHeader().hide()
         self.gpu_processes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.gpu_processes.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.Stretch)
+        stretch_readably(self.gpu_processes, range(len(PROCESS_COLUMNS)))
         self.gpu_processes.setMinimumHeight(90)
         self.gpu_processes.hide()
         self.gpu_charts = GpuCharts()
@@ -78,7 +78,7 @@ class ResourcePanel(QWidget):
             self.table.insertRow(row)
             self._rows[key] = row
             for col in range(len(TASK_COLUMNS)):
-                item = QTableWidgetItem(key.replace(":", "-") if col == 0 else "")
+                item = QTableWidgetItem(task_name(key) if col == 0 else "")
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 self.table.setItem(row, col, item)
 
@@ -143,7 +143,7 @@ class ResourcePanel(QWidget):
                       else f"{process.used_memory_mib:,} MiB")
             task = owner.get(process.pid)
             values = (str(index), str(process.pid), plain(process.name or ""), memory,
-                      task.replace(":", "-") if task else "")
+                      task_name(task) if task else "")
             for col, value in enumerate(values):
                 item = table.item(row, col)
                 if item is None:
