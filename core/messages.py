@@ -12,7 +12,7 @@ Chinese per id, with named parameters, for the core (which never imports Qt) and
   with the ids.
 
 Only the standard library, and nothing slow: ``tensordeck --help`` and a run's launch import
-this module (the patterns of :func:`recognise` are compiled on first use).
+this module (the patterns of :func:`recognise` are compiled when first needed).
 """
 
 from __future__ import annotations
@@ -985,18 +985,27 @@ def _pattern(template: str) -> re.Pattern[str]:
 
 
 @cache
-def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    """Compiled on first use: ``tensordeck --help`` and a run's launch never need them. The
-    most literal first: "{family}: {text}:" is tried after every message it would swallow."""
+def _templates() -> list[tuple[str, tuple[str, ...]]]:
+    """Every message id with the literal pieces of its English, the most literal first:
+    "{family}: {text}:" is tried after every message it would swallow."""
     by_literal = sorted(CATALOGUE.items(),
                         key=lambda item: -len(re.sub(r"\{\w+\}", "", item[1].en)))
-    return [(message_id, _pattern(message.en)) for message_id, message in by_literal]
+    return [(message_id, tuple(piece for piece in re.split(r"\{\w+\}", message.en) if piece))
+            for message_id, message in by_literal]
+
+
+@cache
+def _compiled(message_id: str) -> re.Pattern[str]:
+    return _pattern(CATALOGUE[message_id].en)
 
 
 def recognise(text: str) -> tuple[str, dict[str, str]] | None:
-    """(message id, parameters) of a catalogue message said in English, else None."""
-    for message_id, pattern in _patterns():
-        if match := pattern.match(text):
+    """(message id, parameters) of a catalogue message said in English, else None. Only the
+    messages whose every literal piece is in ``text`` are matched (and compiled, once): a
+    run's end says its reason without compiling the whole catalogue."""
+    for message_id, pieces in _templates():
+        if all(piece in text for piece in pieces) and (
+                match := _compiled(message_id).match(text)):
             return message_id, match.groupdict()
     return None
 
