@@ -60,10 +60,10 @@ def cluster_of(tasks: Iterable[tuple[str, int, str | None]]) -> dict[str, list[s
 
 
 def render(cfg: JobConfig, role: str, index: int, cluster: Mapping[str, Sequence[str]],
-           run_dir: str = RUN_DIR_PLACEHOLDER) -> TaskCluster:
+           run_dir: str) -> TaskCluster:
     """Task ``role:index``'s TF_CONFIG and arguments in ``cluster`` (empty: a single-process
     job, which gets neither). ``run_dir`` fills ``{run_dir}``, last, as no other value holds
-    it (the default leaves it for a run folder chosen later)."""
+    it."""
     values = {
         "{job_name}": role,
         "{task_index}": str(index),
@@ -83,11 +83,6 @@ def render(cfg: JobConfig, role: str, index: int, cluster: Mapping[str, Sequence
                      f"--ps_hosts={values['{ps_hosts}']}",
                      f"--worker_hosts={values['{worker_hosts}']}"]
     return TaskCluster(env, args)
-
-
-def fill_run_dir(args: Iterable[str], run_dir: str) -> list[str]:
-    """``args`` with ``{run_dir}`` filled (arguments rendered before the folder was known)."""
-    return [arg.replace(RUN_DIR_PLACEHOLDER, run_dir) for arg in args]
 
 
 def _fill(arg: str, values: Mapping[str, str]) -> str:

@@ -102,7 +102,8 @@ def classify(line: str, *, gpus_expected: bool = False) -> Noise | None:
 #: ...cc:42] ...`` (TF 2.10); after a face's ``[worker-0]`` prefix, if any.
 _CPP_LOG = re.compile(r"(?:\[[^\]\n]{1,64}\] *)?(?:([IWEF])\d{4} \d\d:\d\d:\d{1,20}\.\d+ +\d+ "
                       r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF]) )[\w./-]{1,256}:\d+\] ")
-_ABSL_PRELUDE = re.compile(r"(?:\[[^\]\n]{1,64}\] *)?" + KNOWN[0].pattern.pattern.lstrip("^"))
+_ABSL_PRELUDE = re.compile(r"(?:\[[^\]\n]{1,64}\] *)?" + next(
+    n.pattern.pattern.lstrip("^") for n in KNOWN if n.name == "absl-prelude"))
 _SEVERITY = {"I": 0, "W": 1, "E": 2, "F": 3}
 #: How a line above starts: a severity letter, a date, a face's ``[task]`` prefix.
 _FIRST_CHARACTERS = frozenset("IWEF0123456789[")
