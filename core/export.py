@@ -23,8 +23,9 @@ from pathlib import PureWindowsPath
 from core.cluster_rule import CLUSTER_PLACEHOLDERS
 from core.config import ENV_NAME_RE, JobConfig, RestartPolicy
 from core.output import control_character, plain
+from core.placements import resolve_cross_device_ops
+from core.plan import RunPlan, TaskPlan
 from core.shellwords import comment, quote
-from core.topology import RunPlan, TaskPlan, resolve_cross_device_ops
 
 DEFAULT_IMAGE = "REPLACE_WITH_YOUR_IMAGE"
 #: The port the training operator gives every replica (its default for TFJob).

@@ -195,7 +195,7 @@ def write_rerun_config(run_dir: str | Path, folder: str | Path) -> tuple[Path, P
     """Write the config ``run_dir`` ran into ``folder`` (named after the run); returns it and
     the new run's folder: beside the first run's (``<config folder>/runs/<stamp>-<name>``)."""
     from core.fsio import write_private
-    from core.topology import default_run_dir
+    from core.job_paths import default_run_dir
 
     run_dir = Path(run_dir)
     config, source = stored_config(run_dir)

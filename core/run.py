@@ -32,10 +32,10 @@ from core.fsio import (
     write_private,
 )
 from core.messages import tr
+from core.plan import RunPlan
 from core.proctree import Watchdog, make_watchdog
 from core.summary import SUMMARY_FILE, RunSummary
 from core.supervisor import RunResult, Supervisor
-from core.topology import RunPlan
 
 #: Created with O_EXCL in every run folder: whoever creates it owns the folder.
 MARKER = ".tensordeck-run"

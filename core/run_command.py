@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported when used: the watchdog starts before them (see run_command)
     from core.config import ConfigError
     from core.findings import Finding
+    from core.plan import RunPlan
     from core.run import Run
     from core.session import DoctorRefused, RunSession
     from core.supervisor import RunResult
-    from core.topology import RunPlan
 
 EXIT_CONFIG = 2
 #: Problems printed for one config; a generated file can have thousands, one is enough to act.

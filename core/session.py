@@ -24,12 +24,13 @@ if TYPE_CHECKING:
 
     from core.events import EventSink
     from core.findings import Finding
+    from core.placements.node import NodePlace
+    from core.plan import RunPlan
     from core.proctree import Watchdog
     from core.run import Run
     from core.slurm.launch import Allocation
     from core.slurm.where import SlurmHost
     from core.supervisor import RunResult
-    from core.topology import NodePlace, RunPlan
 
 
 class DoctorRefused(Exception):

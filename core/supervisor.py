@@ -56,9 +56,9 @@ from core.events import (
 from core.exitcodes import STATUS_CONTROL_C_EXIT, describe, normalize
 from core.fsio import append_private
 from core.output import LineSplitter
+from core.plan import RunPlan, TaskPlan
 from core.proctree import TaskProcess, Watchdog, exit_status, kill_escaped, make_watchdog
 from core.summary import LauncherSummary, RunSummary, TaskSummary, this_launcher
-from core.topology import RunPlan, TaskPlan
 
 #: Roles whose failure fails the run (an evaluator's does not).
 CRITICAL_ROLES = frozenset({"chief", "worker", "ps"})

@@ -27,9 +27,9 @@ from PySide6.QtCore import QObject, Signal, Slot
 from core.config import ConfigError
 from core.doctor.report import render_finding
 from core.exitcodes import EXIT_STOPPED
+from core.plan import RunPlan
 from core.session import DoctorRefused, RunCancelled
 from core.session import RunSession as CoreSession
-from core.topology import RunPlan
 from gui.bridge import EventBridge
 
 if TYPE_CHECKING:

@@ -461,7 +461,8 @@ def _hostile_plan(tmp_path: Path):
     plan = plan_run(cfg, tmp_path / "job.json")
     plan.release_ports()
     task = plan.tasks[0]
-    task.argv[len(task.argv) - len(one_line):] = INJECTED
+    for argv in (task.argv, task.command):  # what this machine starts, and the task's own
+        argv[len(argv) - len(one_line):] = INJECTED
     task.env.update(env)
     return plan, env
 

@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 
 from core.cluster_rule import cluster_of, render, split_symbols, symbol
 from core.config import parse_config
+from core.placements.node import NodePlace, OnNode
+from core.placements.slurm import InSlurmJob
 from core.slurm.batch import sbatch_script
-from core.topology import NodePlace, plan_run
+from core.topology import plan_run
 from tests.test_generated_shell import SRUN, STUBS, _calls
 
 TASKS = {
@@ -90,8 +92,9 @@ def _node(folder: Path, strategy: str, spec: str, args: list[str]) -> dict:
     path = _job(folder, strategy, spec, args, node=True)
     plan = plan_run(parse_config(json.loads(path.read_text())), path, run_dir=folder / "run")
     ports = plan.node_ports()["far"]
+    place = NodePlace("/real/run", "/real/run/train.py")
     plan = plan.with_node_ports({"far": [p or 0 for p in ports]},
-                                {"far": NodePlace("/real/run", "/real/run/train.py")})
+                                {t.key: OnNode("far", place, "posix") for t in plan.node_tasks})
     return {t.key: _told(t.env.get("TF_CONFIG"), t.command[2:], "/real/run")
             for t in plan.tasks}
 
@@ -101,8 +104,10 @@ def _slurm_step(folder: Path, strategy: str, spec: str, args: list[str]) -> dict
     plan = plan_run(parse_config(json.loads(path.read_text())), path, run_dir=folder / "run")
     plan.release_ports()
     plan = plan.on_hosts({t.key: ("node1", t.port) for t in plan.tasks}, job="42",
-                         cluster_place=None, defaults=plan.defaults)
-    return {t.key: _told(t.env.get("TF_CONFIG"), t.argv[2:], str(plan.run_dir))
+                         defaults=plan.defaults)
+    plan = plan.placed({t.key: InSlurmJob(("srun", f"--job-name={t.name}")) for t in plan.tasks})
+    assert all(t.argv[:2] == ["srun", f"--job-name={t.name}"] for t in plan.tasks)
+    return {t.key: _told(t.env.get("TF_CONFIG"), t.command[2:], str(plan.run_dir))
             for t in plan.tasks}
 
 

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from core.config import ConfigError, parse_config
+from core.job_paths import default_run_dir
 from core.paths import resource, user_data_dir
+from core.placements import resolve_cross_device_ops
 from core.ports import port_problem
-from core.topology import default_run_dir, plan_run, resolve_cross_device_ops
+from core.topology import plan_run
 from tests.conftest import tensordeck
 
 
@@ -284,10 +286,11 @@ def test_a_plan_with_nodes_is_pure_until_the_nodes_answer(tmp_path):
     assert worker.env["TENSORDECK_RUN_DIR"] == run_folder
     assert "worker" not in json.loads(tasks["chief:0"].env["TF_CONFIG"])["cluster"]  # not yet
 
-    from core.topology import NodePlace
+    from core.placements.node import NodePlace, OnNode
 
+    real = NodePlace("/real/run", "/real/run/t.py")
     placed = p.with_node_ports({"far": [7001, 7002]},
-                               {"far": NodePlace("/real/run", "/real/run/t.py")})
+                               {t.key: OnNode("far", real) for t in p.node_tasks})
     assert by_key(p)["worker:1"].port is None  # a plan never changes: a new one is made
     tasks = by_key(placed)
     worker = tasks["worker:1"]

@@ -31,6 +31,8 @@ import asyncssh
 from core.config import SINGLE_PROCESS, ConfigError, JobConfig, Node
 from core.gpu.info import GpuReport, GpuState
 from core.interpreters.probe import MARK, TF_DISTRIBUTIONS
+from core.job_paths import resolve_python
+from core.plan import TaskPlan, expand_tasks
 from core.ports import port_problem
 from core.remote.connect import (
     HostKey,
@@ -43,7 +45,6 @@ from core.remote.connect import (
 from core.remote.gpus import read_node_gpus
 from core.remote.prepare import run_python
 from core.remote.shell import Shell, bootstrap_line, python_command
-from core.topology import TaskPlan, expand_tasks, resolve_python
 
 #: The name of this machine in checks.
 LOCAL = "this machine"

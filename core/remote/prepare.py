@@ -6,7 +6,7 @@ checked by a bind on the node (named ports) or picked there (free ports). That i
 :func:`check_nodes` does (``validate``, ``--dry-run``, ``export``): it changes nothing there.
 :func:`prepare_nodes`, which only a run calls, also makes the run's own folder on the node
 (``<workdir>/runs/<run name>``, never one another run made), copies the script into it and
-gives each node task its local stand-in (``core.remote.run_task``).
+gives each node task its placement there (``core.placements.node``: its local stand-in).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import posixpath
-import sys
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
@@ -23,11 +22,10 @@ from pathlib import Path
 import asyncssh
 
 from core.config import ConfigError, ConfigProblem, Node
-from core.model import to_data
+from core.placements.node import NodePlace, OnNode
+from core.plan import RunPlan
 from core.remote.connect import RemoteError, connect, detect_shell
-from core.remote.run_task import SPEC_VARIABLE, encode_spec
 from core.remote.shell import Shell, bootstrap_line, python_command
-from core.topology import Launcher, NodePlace, RunPlan, TaskPlan
 
 _PORTS_MAIN = """
 import json
@@ -173,23 +171,6 @@ def _windows_path(path: str) -> str:
     return path.replace("/", "\\")
 
 
-def _stand_in(plan: RunPlan, task: TaskPlan, prep: NodePrep) -> Launcher:
-    """The local process that runs ``task`` on its node (core.remote.run_task). Its spec, with
-    the task's environment (secrets too), goes in the stand-in's environment: a command line
-    is readable by every user of the machine (/proc/PID/cmdline), the environment is not."""
-    assert task.node and task.remote_argv and prep.place
-    spec = {
-        "node_name": task.node,
-        "node": to_data(plan.config.nodes[task.node]),
-        "shell": prep.shell,
-        "argv": task.remote_argv,
-        "env": task.env,
-        "cwd": prep.place.run_dir,
-    }
-    head = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "core"]
-    return Launcher(argv=(*head, "_remote-task"), env={SPEC_VARIABLE: encode_spec(spec)})
-
-
 def _ask_nodes(plan: RunPlan, act: bool) -> dict[str, NodePrep]:
     """Every node of ``plan`` at once; ConfigError naming every node that failed (its ports
     released: nothing starts)."""
@@ -263,7 +244,7 @@ def prepare_nodes(plan: RunPlan) -> RunPlan:
     if not plan.node_tasks:
         return plan
     preps = _ask_nodes(plan, act=True)
-    places = {name: prep.place for name, prep in preps.items() if prep.place}
-    placed = plan.with_node_ports({name: prep.ports for name, prep in preps.items()}, places)
-    return placed.with_launchers({task.key: _stand_in(placed, task, preps[task.node])
-                                  for task in placed.node_tasks if task.node})
+    placements = {task.key: OnNode(task.node, prep.place, prep.shell)
+                  for task in plan.node_tasks
+                  if task.node and (prep := preps[task.node]).place is not None}
+    return plan.with_node_ports({name: prep.ports for name, prep in preps.items()}, placements)

@@ -11,7 +11,6 @@ closes and the agent on the node kills the task tree.
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import os
 import signal
@@ -24,23 +23,14 @@ from core.config import Node
 from core.exitcodes import launcher_exit_code
 from core.model import from_data
 from core.paths import resource
+from core.placements import decode_spec
+from core.placements.node import SPEC_VARIABLE
 from core.proctree import listen_for_windows_stop
 from core.remote.connect import RemoteError, connect
 from core.remote.shell import bootstrap_line, python_command
 
 #: Exit status when the node cannot be reached or the agent cannot start (as ssh uses).
 EXIT_UNREACHABLE = 255
-#: The stand-in's spec: an environment variable is private to its user (/proc/PID/environ),
-#: a command line is not; it holds the task's environment, secrets included.
-SPEC_VARIABLE = "TENSORDECK_REMOTE_TASK"
-
-
-def encode_spec(spec: dict) -> str:
-    return base64.urlsafe_b64encode(json.dumps(spec).encode()).decode()
-
-
-def decode_spec(text: str) -> dict:
-    return json.loads(base64.urlsafe_b64decode(text.encode()))
 
 
 def agent_source() -> str:

@@ -19,9 +19,9 @@ from __future__ import annotations
 from core.cluster_rule import cluster_of, render, split_symbols, symbol
 from core.config import ConfigError, ConfigProblem
 from core.export import command_problems
+from core.plan import RunPlan, expand_tasks
 from core.shellwords import comment, quote
 from core.slurm.launch import PICK_PORTS, submit_options, task_step
-from core.topology import RunPlan, expand_tasks
 
 #: Seconds between the script's looks at its tasks.
 POLL_SECONDS = 1

@@ -28,7 +28,6 @@ import math
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -37,8 +36,10 @@ from dataclasses import dataclass, field
 
 from core.config import ConfigError, ConfigProblem, SlurmOptions, show
 from core.output import control_character
+from core.placements import stand_in_head
+from core.placements.slurm import ClusterPlace, InSlurmJob
+from core.plan import RunPlan, expand_tasks
 from core.slurm.where import CLIENT_SECONDS, LocalSlurm, SlurmHost, SlurmProcess
-from core.topology import Launcher, RunPlan, expand_tasks
 
 #: The plan's thread budget (core.topology._thread_budget), which is this machine's.
 THREAD_DEFAULTS = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS")
@@ -352,12 +353,6 @@ def task_step(job_id: str, host: str, name: str, srun: str = "srun") -> list[str
             "--quiet"]
 
 
-def stand_in_head() -> list[str]:
-    """The command that starts a task's stand-in (core.slurm.stand_in) before its srun line."""
-    head = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "core"]
-    return [*head, "_slurm-task"]
-
-
 def _place(plan: RunPlan, job_id: str, where: SlurmHost) -> RunPlan:
     """The plan in granted job ``job_id``: each task's host, its port (picked on its node when
     the config names none) and its srun step, started by a stand-in."""
@@ -379,25 +374,23 @@ def _place(plan: RunPlan, job_id: str, where: SlurmHost) -> RunPlan:
     placed = plan.on_hosts(
         {t.key: (host_of[t.key], picked.get(t.key, named[t.key]) if t.key in serves else None)
          for t in plan.tasks},
-        job=job_id, cluster_place=where.place_run(plan), defaults=defaults)
-    return placed.with_launchers(
-        _launchers(placed, job_id, where, options_of(plan).gpus_per_task))
+        job=job_id, defaults=defaults)
+    cluster = where.place_run(plan)  # through a login node: the run's files copied there
+    return placed.placed(_placements(placed, job_id, where.srun(), cluster,
+                                     options_of(plan).gpus_per_task))
 
 
-def _launchers(placed: RunPlan, job_id: str, where: SlurmHost,
-               gpus: int | None) -> dict[str, Launcher]:
-    """Each placed task's launcher: its stand-in, then its srun step on its host (asking for
-    ``gpus`` GPUs, but for a ps), with the stand-in's environment."""
-    srun = where.srun()
-    launchers = {}
+def _placements(placed: RunPlan, job_id: str, srun: str, cluster: ClusterPlace | None,
+                gpus: int | None) -> dict[str, InSlurmJob]:
+    """Each task as a step on its host: its stand-in, then its srun step (asking for ``gpus``
+    GPUs, but for a ps), with the run's files in ``cluster`` (None: this machine's)."""
+    placements = {}
     for task in placed.tasks:
-        prefix = [*stand_in_head(), *task_step(job_id, task.host, task.name, srun)]
+        step = [*stand_in_head("_slurm-task"), *task_step(job_id, task.host, task.name, srun)]
         if gpus and task.role != "ps":
-            prefix.append(f"--gpus-per-task={gpus}")
-        env = (where.stand_in_env(task.env, placed.cluster_place.run_dir)
-               if placed.cluster_place else {})
-        launchers[task.key] = Launcher(prefix=tuple(prefix), env=env)
-    return launchers
+            step.append(f"--gpus-per-task={gpus}")
+        placements[task.key] = InSlurmJob(tuple(step), cluster)
+    return placements
 
 
 def _pick_ports(plan: RunPlan, job_id: str, where: SlurmHost,

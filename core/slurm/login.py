@@ -34,20 +34,20 @@ from contextlib import suppress
 import asyncssh
 
 from core.config import ConfigError, ConfigProblem, Node
-from core.model import from_data, to_data, validate, validation_error
+from core.model import from_data, validate, validation_error
+from core.placements import decode_spec
+from core.placements.node import planned_place
+from core.placements.slurm import ClusterPlace
+from core.plan import RunPlan
 from core.remote.connect import RemoteError, connect
 from core.remote.prepare import NodesNotReady, place_files
 from core.remote.run_task import (
     EXIT_UNREACHABLE,
     agent_source,
     agent_task,
-    decode_spec,
-    encode_spec,
     runtime_files,
 )
 from core.remote.shell import bootstrap_line, command_line, python_command
-from core.slurm.login_variable import LOGIN_VARIABLE
-from core.topology import ClusterPlace, RunPlan, planned_place
 
 _HOST_RE = re.compile(r"(?:(?P<user>[^@\s]+)@)?(?P<host>[^@:\s]+)(?::(?P<port>\d{1,5}))?")
 #: Lists, on the login node, the commands of its arguments that its PATH lacks.
@@ -265,7 +265,8 @@ class LoginSlurm:
                 for file_name, text in runtime_files().items():
                     async with sftp.open(posixpath.join(runtime, file_name), "w") as f:
                         await f.write(text)
-            return ClusterPlace(made.run_dir, made.script, runtime, self.node.python)
+            return ClusterPlace(made.run_dir, made.script, runtime, self.node.python,
+                                self.name, self.node)
 
         try:
             return self._loop.call(place())
@@ -278,10 +279,6 @@ class LoginSlurm:
             raise ConfigError(str(plan.config_path), [ConfigProblem(
                 where=self.option, message=exc.args[0])]) from None
 
-    def stand_in_env(self, env: dict[str, str], cwd: str) -> dict[str, str]:
-        spec = {"node_name": self.name, "node": to_data(self.node), "env": env, "cwd": cwd}
-        return {LOGIN_VARIABLE: encode_spec(spec)}
-
     def close(self) -> None:
         if self._loop.loop.is_closed():
             return
@@ -293,7 +290,7 @@ class LoginSlurm:
 
 def login_from_spec(text: str) -> tuple[LoginSlurm, dict[str, str], str]:
     """A task stand-in's login node (connected: RemoteError otherwise), the task's environment
-    and folder there, from its spec (:meth:`LoginSlurm.stand_in_env`)."""
+    and folder there, from its spec (made by core.placements.slurm.InSlurmJob)."""
     spec = decode_spec(text)
     host = LoginSlurm(spec["node_name"], from_data(Node, spec["node"]))
     return host, spec["env"], spec["cwd"]

@@ -20,8 +20,8 @@ import signal
 import sys
 import time
 
+from core.placements.slurm import LOGIN_VARIABLE
 from core.proctree import exit_status, listen_for_windows_stop
-from core.slurm.login_variable import LOGIN_VARIABLE
 from core.slurm.where import LocalSlurm, SlurmHost
 
 #: How long a stop waits for Slurm to list the step (a stop right after the start).

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Protocol
 from core.proctree import pdeathsig_preexec
 
 if TYPE_CHECKING:
-    from core.topology import ClusterPlace, RunPlan
+    from core.placements.slurm import ClusterPlace
+    from core.plan import RunPlan
 
 CLIENT_SECONDS = 60.0
 
@@ -71,7 +72,6 @@ class SlurmHost(Protocol):
     def srun(self) -> str: ...
     def python(self, plan: RunPlan) -> str: ...
     def place_run(self, plan: RunPlan) -> ClusterPlace | None: ...
-    def stand_in_env(self, env: dict[str, str], cwd: str) -> dict[str, str]: ...
     def close(self) -> None: ...
 
 
@@ -113,9 +113,6 @@ class LocalSlurm:
 
     def place_run(self, plan: RunPlan) -> ClusterPlace | None:
         return None
-
-    def stand_in_env(self, env: dict[str, str], cwd: str) -> dict[str, str]:
-        return {}
 
     def close(self) -> None:
         pass
