@@ -63,9 +63,12 @@ app_wheels=(
 # The training interpreter: the last TensorFlow with native Windows GPU support.
 tf_wheels=(tensorflow numpy h5py protobuf)
 pins=$root/scripts/windows_lane_pins.txt
-# Rebuilt when the pins, the lists or Wine itself change.
-stamp=$( { printf '%s\n' v3 "$py_embed" "${app_wheels[@]}" -- "${tf_wheels[@]}"; cat "$pins"
-           wine --version 2>/dev/null; } | sha256sum | cut -c1-16)
+# Rebuilt when the pins, the lists or Wine itself change (asked once Wine is installed: a fresh
+# machine has none, and the stamp must be the one the next run computes).
+lane_stamp() {
+  { printf '%s\n' v3 "$py_embed" "${app_wheels[@]}" -- "${tf_wheels[@]}"; cat "$pins"
+    wine --version; } | sha256sum | cut -c1-16
+}
 
 export WINEPREFIX=$lane_home/prefix WINEARCH=win64 WINEDEBUG=-all
 # No Mono/Gecko install prompts; a crashing program exits instead of waiting in winedbg.
@@ -152,6 +155,8 @@ C
 
 setup() {
   apt_needs
+  local stamp
+  stamp=$(lane_stamp)
   if [ -f "$lane_home/ready-$stamp" ]; then
     say "setup cached in $lane_home"
     return
