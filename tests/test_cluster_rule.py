@@ -1,8 +1,9 @@
 """Every target tells a task the same cluster: for every strategy with a cluster, every
-``cluster_spec`` and arguments with and without placeholders, the TF_CONFIG and arguments of
-each task agree between this machine's tasks, a LAN node's, a ``--slurm`` step's and the
-batch script of ``export --slurm`` (run under bash with stub ``srun``/``scontrol``). They may
-differ only in where the task runs: its host and its run folder."""
+``cluster_spec`` and arguments with and without placeholders, the TF_CONFIG, arguments and
+TensorDeck's variables (the task, its run folder, its GPUs, the job's ``env``) of each task
+agree between this machine's tasks, a LAN node's, a ``--slurm`` step's and the batch script of
+``export --slurm`` (run under bash with stub ``srun``/``scontrol``). They may differ only in
+where the task runs: its host and its run folder."""
 
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ WAITING_SRUN = SRUN + """case " $* " in *" --job-name=tensordeck-ports "*) ;; *)
     /bin/sleep 0.05; n=$((n + 1)); done;;
 esac
 """
+#: The job's own variables: every target passes them as they are.
+JOB_ENV = {"JOB_VAR": "a b $HOME 'c'"}
 #: What a target's host and run folder become, so that only the rule is compared.
 _ADDRESS = re.compile(r"[\w.-]+:(\d+)")
 
@@ -62,7 +65,7 @@ def _job(folder: Path, strategy: str, spec: str, args: list[str], node: bool = F
             group["node"] = "far"
         tasks.append(group)
     job = {"name": "t", "strategy": strategy, "cluster_spec": spec, "script": "train.py",
-           "args": args, "tasks": tasks}
+           "args": args, "tasks": tasks, "env": JOB_ENV}
     if node:
         job["nodes"] = {"far": {"host": "192.0.2.1", "python": "/opt/tf/bin/python",
                                 "workdir": "/srv/td"}}
@@ -71,20 +74,23 @@ def _job(folder: Path, strategy: str, spec: str, args: list[str], node: bool = F
     return path
 
 
-def _told(tf_config: str | None, args: list[str], run_dir: str) -> tuple[object, list[str]]:
-    """What a task is told, with its host and run folder made neutral."""
+def _told(env: dict[str, str], args: list[str], run_dir: str) -> tuple[object, list[str], dict]:
+    """What a task is told (TF_CONFIG, its arguments, TensorDeck's and the job's variables),
+    with its host and run folder made neutral."""
     def neutral(text: str) -> str:
         return _ADDRESS.sub(r"HOST:\1", text.replace(run_dir, "RUN"))
 
-    config = json.loads(neutral(tf_config)) if tf_config else None
-    return config, [neutral(a) for a in args]
+    config = json.loads(neutral(env["TF_CONFIG"])) if "TF_CONFIG" in env else None
+    ours = {k: neutral(v) for k, v in env.items()
+            if k.startswith("TENSORDECK_") or k in ("CUDA_VISIBLE_DEVICES", *JOB_ENV)}
+    return config, [neutral(a) for a in args], ours
 
 
 def _local(folder: Path, strategy: str, spec: str, args: list[str]) -> dict:
     plan = plan_run(parse_config(json.loads(_job(folder, strategy, spec, args).read_text())),
                     folder / "job.json", run_dir=folder / "run")
     plan.release_ports()
-    return {t.key: _told(t.env.get("TF_CONFIG"), t.argv[2:], str(plan.run_dir))
+    return {t.key: _told(t.env, t.argv[2:], str(plan.run_dir))
             for t in plan.tasks}
 
 
@@ -95,7 +101,7 @@ def _node(folder: Path, strategy: str, spec: str, args: list[str]) -> dict:
     place = NodePlace("/real/run", "/real/run/train.py")
     plan = plan.with_node_ports({"far": [p or 0 for p in ports]},
                                 {t.key: OnNode("far", place, "posix") for t in plan.node_tasks})
-    return {t.key: _told(t.env.get("TF_CONFIG"), t.command[2:], "/real/run")
+    return {t.key: _told(t.env, t.command[2:], "/real/run")
             for t in plan.tasks}
 
 
@@ -107,7 +113,7 @@ def _slurm_step(folder: Path, strategy: str, spec: str, args: list[str]) -> dict
                          defaults=plan.defaults)
     plan = plan.placed({t.key: InSlurmJob(("srun", f"--job-name={t.name}")) for t in plan.tasks})
     assert all(t.argv[:2] == ["srun", f"--job-name={t.name}"] for t in plan.tasks)
-    return {t.key: _told(t.env.get("TF_CONFIG"), t.command[2:], str(plan.run_dir))
+    return {t.key: _told(t.env, t.command[2:], str(plan.run_dir))
             for t in plan.tasks}
 
 
@@ -123,7 +129,7 @@ def _batch(folder: Path, strategy: str, spec: str, args: list[str]) -> dict:
     for task in plan.tasks:
         argv, env = calls[task.name]
         after_script = argv[argv.index(str(plan.script)) + 1:]
-        told[task.key] = _told(env.get("TF_CONFIG"), after_script, run_dir)
+        told[task.key] = _told(env, after_script, run_dir)
     return told
 
 

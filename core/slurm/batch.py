@@ -19,6 +19,7 @@ from __future__ import annotations
 from core.cluster_rule import cluster_of, render, split_symbols, symbol
 from core.config import ConfigError, ConfigProblem
 from core.export import command_problems
+from core.placements import remote_defaults, task_variables
 from core.plan import RunPlan, expand_tasks
 from core.shellwords import comment, quote
 from core.slurm.launch import PICK_PORTS, submit_options, task_step
@@ -124,7 +125,6 @@ def _port_lines(plan: RunPlan) -> list[str]:
 def _step_lines(plan: RunPlan) -> list[str]:
     """One srun step per task, in the background, its output prefixed by the task's name."""
     cfg = plan.config
-    env = {"PYTHONUNBUFFERED": "1", **cfg.env}
     cluster = _cluster(plan)
     gpus = cfg.slurm.gpus_per_task if cfg.slurm else None
     lines = []
@@ -132,8 +132,10 @@ def _step_lines(plan: RunPlan) -> list[str]:
         step = task_step("$SLURM_JOB_ID", f"${{host[{i}]}}", task.name)
         if gpus and task.role != "ps":
             step.append(f"--gpus-per-task={gpus}")
-        words = [f"{k}={quote(v)}" for k, v in env.items()]  # names: identifiers (config)
-        words += [f"TENSORDECK_TASK={task.key}", 'TENSORDECK_RUN_DIR="$run_dir"']
+        # What a --slurm step gets (core.placements), its machine's own threads and import
+        # path aside: the script may run where this TensorDeck is not installed.
+        env = task_variables(plan, task, _RUN_DIR, remote_defaults(plan))
+        words = [f"{k}={_config_word(v)}" for k, v in env.items()]  # names: identifiers
         assign, args = _task_words(plan, i, cluster)
         words += [*assign, *map(_word, step)]
         words += [quote(plan.python), quote(str(plan.script)), *args]
