@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.remote.connect import HostKey
 from core.remote.preflight import PreflightReport
 from gui.style import monospace_font
 from gui.trust_dialog import TrustDialog
@@ -91,18 +92,16 @@ class PreflightDialog(QDialog):
                 self.fixes.toPlainText()))
             buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
         self.trust_buttons: list[QPushButton] = []
-        hosts = dict.fromkeys((c.unknown_host.host, c.unknown_host.port) for c in failed
-                              if c.unknown_host is not None)
-        for host, port in hosts:
-            button = QPushButton(self.tr("Trust {host}…").format(host=host))
-            button.clicked.connect(lambda _=False, h=host, p=port: self.ask_trust(h, p))
+        for key in dict.fromkeys(c.unknown_host for c in failed if c.unknown_host is not None):
+            button = QPushButton(self.tr("Trust {host}…").format(host=key.host))
+            button.clicked.connect(lambda _=False, k=key: self.ask_trust(k))
             buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
             self.trust_buttons.append(button)
         return buttons
 
-    def ask_trust(self, host: str, port: int) -> TrustDialog:
-        """Open the trust dialog for ``host:port`` (window-modal, not blocking)."""
-        self.trust_dialog = TrustDialog(host, port, self)
-        self.trust_dialog.trusted.connect(lambda _fingerprint: self.host_trusted.emit(host))
+    def ask_trust(self, key: HostKey) -> TrustDialog:
+        """Open the trust dialog for the key a node presented (window-modal, not blocking)."""
+        self.trust_dialog = TrustDialog(key, self)
+        self.trust_dialog.trusted.connect(lambda _fingerprint: self.host_trusted.emit(key.host))
         self.trust_dialog.open()
         return self.trust_dialog

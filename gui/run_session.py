@@ -7,8 +7,9 @@ Signals (all on the GUI thread):
     warned(list[str]): right after ``planned``: the doctor's warnings (the run starts anyway).
     events(list[Event]): a batch of core events, in order.
     finished(RunResult | None): the run ended (None: it could not start; see ``failed``).
-    failed(list[str]): the run was refused (the config's problems, or the doctor's findings);
-        one message per problem, nothing was started.
+    failed(Exception): the run was refused, nothing was started: the typed refusal core raised
+        (ConfigError, NodesNotReady with each node's RemoteError, DoctorRefused with its
+        findings, RunFolderError) or an unexpected failure; gui.refusal renders it.
     withdrawn(): right before ``finished(None)``: Stop came before the run was open (a Slurm
         job waiting for its allocation was withdrawn); nothing was started or left submitted.
 
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -31,9 +31,6 @@ from core.plan import RunPlan
 from core.session import DoctorRefused, RunCancelled
 from core.session import RunSession as CoreSession
 from gui.bridge import EventBridge
-
-if TYPE_CHECKING:
-    pass
 
 
 class _Planned:
@@ -49,9 +46,9 @@ class RunSession(QObject):
     planned = Signal(object)
     events = Signal(list)
     finished = Signal(object)
-    failed = Signal(list)
+    failed = Signal(object)
     withdrawn = Signal()
-    _done = Signal(object, object)  # result, problems (worker thread -> GUI thread)
+    _done = Signal(object, object)  # result, refusal (worker thread -> GUI thread)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -104,18 +101,13 @@ class RunSession(QObject):
             self._withdrawn = True
             self._done.emit(None, None)
             return
-        except ConfigError as exc:
-            self._done.emit(None, [str(p) for p in exc.problems])
-            return
-        except DoctorRefused as exc:
-            self._done.emit(None, [render_finding(f) for f in exc.findings])
-            return
-        except OSError as exc:  # RunFolderError: its message names the folder
-            self._done.emit(None, [str(exc)])
+        except (ConfigError, DoctorRefused, OSError) as exc:  # core released what it held
+            # Without its traceback: the view keeps the refusal, not this thread's frames.
+            self._done.emit(None, exc.with_traceback(None))
             return
         except Exception as exc:  # an unexpected failure must still reach the window
             session.close()
-            self._done.emit(None, [f"{type(exc).__name__}: {exc}"])
+            self._done.emit(None, exc.with_traceback(None))
             return
         self.run_dir = run.dir
         warnings = [render_finding(f) for f in session.warnings]
@@ -143,14 +135,14 @@ class RunSession(QObject):
             self.events.emit(events)
 
     @Slot(object, object)
-    def _on_done(self, result: object, problems: object) -> None:
+    def _on_done(self, result: object, refusal: object) -> None:
         if self._thread is not None:
             self._thread.join()
         self._thread = None
         self._session = None
         self.bridge.stop()  # deliver the last events before "finished"
-        if problems:
-            self.failed.emit(problems)
+        if refusal is not None:
+            self.failed.emit(refusal)
         if self._withdrawn:
             self.withdrawn.emit()
         self.finished.emit(result)

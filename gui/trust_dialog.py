@@ -1,37 +1,18 @@
-"""Trusting a node's SSH host key from the window: the key's fingerprint (read from the node),
-then "Trust" adds it to ~/.ssh/known_hosts (the same as ``tensordeck trust HOST``). A host
-already known with another key is never trusted here: only the explanation shows."""
+"""Trusting a node's SSH host key from the window: the key a node presented when it was refused
+as an unknown host (its fingerprint shown at once), then "Trust" adds exactly that key to
+~/.ssh/known_hosts (as ``tensordeck trust HOST`` does; a node that presents another key by
+then is refused). A host already known with another key is never trusted here: only the
+explanation shows."""
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.config import ConfigError, load_config
-from core.remote.connect import HostKey, is_known_host, read_host_key, trust_host
+from core.remote.connect import HostKey, trust_host
 from gui.background import run_in_background
-
-
-def untrusted_hosts(config_path: str | Path | None) -> list[tuple[str, int]]:
-    """The (host, port) of the config's nodes that run tasks and that known_hosts lacks, each
-    once: the hosts that connect() refuses as unknown (from known_hosts, no network). None
-    when there is no config or it does not load (its problems then say why a run did not
-    start)."""
-    if config_path is None:
-        return []
-    try:
-        cfg = load_config(config_path)
-    except ConfigError:
-        return []
-    found: list[tuple[str, int]] = []
-    for name in dict.fromkeys(t.node for t in cfg.tasks if t.node in cfg.nodes):
-        node = cfg.nodes[name]  # type: ignore[index]
-        if (node.host, node.port) not in found and not is_known_host(node.host, node.port):
-            found.append((node.host, node.port))
-    return found
 
 
 class TrustDialog(QDialog):
@@ -39,10 +20,10 @@ class TrustDialog(QDialog):
 
     trusted = Signal(str)
 
-    def __init__(self, host: str, port: int, parent: QWidget | None = None) -> None:
+    def __init__(self, key: HostKey, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.host, self.port = host, port
-        self.fingerprint: str | None = None
+        self.key = key
+        host, port = key.host, key.port
         self.setWindowTitle(self.tr("Trust {host}?").format(host=host))
         intro = QLabel(self.tr(
             "{host}:{port} is not a known host yet. Compare its key's fingerprint with the one "
@@ -51,7 +32,8 @@ class TrustDialog(QDialog):
             "it only when they are the same.").format(host=host, port=port))
         intro.setWordWrap(True)
         intro.setTextFormat(Qt.TextFormat.PlainText)  # the host is the config's, not markup
-        self.fingerprint_label = QLabel(self.tr("Reading the key…"))
+        self.fingerprint_label = QLabel(self.tr("Key fingerprint: {fingerprint}").format(
+            fingerprint=f"{key.fingerprint} ({key.key_type})"))
         self.fingerprint_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message = QLabel()
@@ -62,7 +44,6 @@ class TrustDialog(QDialog):
         self.message.hide()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.trust_button = QPushButton(self.tr("Trust"))
-        self.trust_button.setEnabled(False)
         buttons.addButton(self.trust_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
         self.trust_button.clicked.connect(self._trust)
@@ -71,21 +52,12 @@ class TrustDialog(QDialog):
         layout.addWidget(self.fingerprint_label)
         layout.addWidget(self.message)
         layout.addWidget(buttons)
-        run_in_background(lambda: asyncio.run(read_host_key(host, port)), self._on_key,
-                          self._on_error)
-
-    def _on_key(self, key: HostKey) -> None:
-        self.fingerprint = key.fingerprint
-        self.fingerprint_label.setText(self.tr("Key fingerprint: {fingerprint}").format(
-            fingerprint=f"{key.fingerprint} ({key.key_type})"))
-        self.trust_button.setEnabled(True)
 
     def _trust(self) -> None:
         self.trust_button.setEnabled(False)
-        # Only the key shown here may be trusted: core refuses one that changed meanwhile.
-        run_in_background(
-            lambda: asyncio.run(trust_host(self.host, self.port, self.fingerprint)),
-            self._on_trusted, self._on_error)
+        key = self.key  # only the key shown here: core refuses one that changed meanwhile
+        run_in_background(lambda: asyncio.run(trust_host(key.host, key.port, key.fingerprint)),
+                          self._on_trusted, self._on_error)
 
     def _on_trusted(self, result: tuple[str, str]) -> None:
         fingerprint, _line = result

@@ -40,7 +40,7 @@ from core.remote.shell import ENABLE_WINDOWS_SSHD
 from gui.background import run_in_background
 from gui.i18n import core_text
 from gui.style import monospace_font
-from gui.views.cluster import strategy_help
+from gui.views.job_form import strategy_help
 from gui.widgets.args_edit import ArgsEdit
 from gui.widgets.node_editor import NodeEditor
 from gui.widgets.screen_fit import within_screen

@@ -213,12 +213,14 @@ def test_a_hostile_interpreter_path_is_run_as_one_argument_and_shown_as_text(qtb
 def test_the_trust_dialog_shows_a_hostile_host_and_its_error_as_text(qtbot):
     from PySide6.QtCore import Qt
 
+    from core.remote.connect import HostKey
     from gui.trust_dialog import TrustDialog
 
     host = "&lt;b&gt;x&amp;y.invalid"  # an entity rich text would render: a name DNS refuses
-    dialog = TrustDialog(host, 22)
+    dialog = TrustDialog(HostKey(host, 22, "ssh-ed25519", "SHA256:x"))
     qtbot.addWidget(dialog)
     dialog.show()
+    dialog.trust_button.click()  # the name does not resolve: the error quotes it
     qtbot.waitUntil(dialog.message.isVisible, timeout=60_000)
     intro = dialog.findChildren(QLabel)[0]
     assert host in intro.text() and intro.textFormat() == Qt.TextFormat.PlainText

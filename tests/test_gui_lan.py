@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import sys
 
 import pytest
+from PySide6.QtCore import Qt
 
 from core.config import load_config
+from core.remote.connect import HostKey
 from tests.sshd import sshd_missing_reason, start_lab, stop_lab
 
 pytest_plugins = ["tests.gui_fixtures"]
@@ -146,7 +149,7 @@ def fingerprint(server) -> str:
 @needs_sshd
 def test_unknown_host_is_trusted_from_the_preflight_dialog_whatever_the_wording(
         qtbot, window, lab, tmp_path, monkeypatch):
-    from core.remote.connect import HostKey, RemoteError
+    from core.remote.connect import RemoteError
 
     # The dialog works from the check's fields, not its text: reword every remote message.
     plain_init = RemoteError.__init__
@@ -165,8 +168,8 @@ def test_unknown_host_is_trusted_from_the_preflight_dialog_whatever_the_wording(
     dialog.trust_buttons[0].click()
     trust = dialog.trust_dialog
     qtbot.waitUntil(lambda: trust.trust_button.isEnabled(), timeout=20_000)
-    assert trust.fingerprint == fingerprint(server)
-    assert f"{trust.fingerprint} (ssh-ed25519)" in trust.fingerprint_label.text()
+    assert trust.key == ssh.unknown_host
+    assert f"{fingerprint(server)} (ssh-ed25519)" in trust.fingerprint_label.text()
     with qtbot.waitSignal(dialog.host_trusted, timeout=20_000):
         trust.trust_button.click()
     known = (home / ".ssh" / "known_hosts").read_text()
@@ -199,38 +202,143 @@ def test_a_changed_host_key_is_explained_and_never_offered_for_trust(qtbot, wind
     dialog.close()
 
 
-@needs_sshd
-def test_a_start_that_fails_on_an_unknown_host_offers_to_trust_it_then_runs(
-        qtbot, window, lab, tmp_path, monkeypatch):
-    from PySide6.QtWidgets import QMessageBox
+def key_file_fingerprint(lab, name: str) -> str:
+    """The fingerprint of node ``name``'s host key, as ssh-keygen reads it from the server's
+    key file (what the user compares with on the machine itself)."""
+    pub = lab["root"] / name / "host_ed25519.pub"
+    listed = subprocess.run(["ssh-keygen", "-lf", str(pub)], capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert listed[-1] == "(ED25519)"
+    return listed[1]
 
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # trusts nobody
-    warnings = []
-    monkeypatch.setattr(QMessageBox, "warning", lambda *args: warnings.append(args[2]))
-    server = lab["servers"]["b"]
-    (tmp_path / "task.py").write_text("print('hello from b')\n")
+
+def job_on_nodes(window, lab, tmp_path, names: list[str]) -> None:
+    """Save a job with one worker on each node of ``names``, its folders under tmp_path."""
+    (tmp_path / "task.py").write_text("import socket\nprint('hello from', socket.gethostname())\n")
     cluster = window.cluster
+    cluster.strategy.setCurrentIndex(cluster.strategy.findData("multi_worker_mirrored"))
     cluster.script.setText("task.py")
-    row = add_node(cluster, "b", server, lab["key"])
-    cluster.nodes.cell(row, 5).setText(str(tmp_path / "node-b"))
-    cluster.tasks.cell(0, 5).setCurrentIndex(cluster.tasks.cell(0, 5).findData("b"))
+    for name in names:
+        row = add_node(cluster, name, lab["servers"][name], lab["key"])
+        cluster.nodes.cell(row, 5).setText(str(tmp_path / f"node-{name}"))
+    cluster.tasks.set_value([{"role": "worker", "node": name, "port": free_port()}
+                             for name in names])
     cluster.save(tmp_path / "job.json")
-    run_view = window.run_view
+
+
+def start_refused(qtbot, run_view, warnings: list[str]) -> list:
+    """Press Start, expect the run refused with one message; the trust dialogs it opened."""
+    said = len(warnings)
     with qtbot.waitSignal(run_view.session.finished, timeout=60_000) as blocker:
         run_view.start_button.click()
-    assert blocker.args == [None] and len(warnings) == 1
+    assert blocker.args == [None] and len(warnings) == said + 1
+    assert all(dialog.isVisible() for dialog in run_view.trust_dialogs)
+    return run_view.trust_dialogs
+
+
+def trust(qtbot, dialog) -> None:
+    """Click the dialog's Trust button (enabled at once: the key is the refusal's)."""
+    assert dialog.trust_button.isEnabled()
+    with qtbot.waitSignal(dialog.trusted, timeout=20_000):
+        qtbot.mouseClick(dialog.trust_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+
+
+@pytest.fixture
+def warnings(monkeypatch, tmp_path) -> list[str]:
+    """The texts of the window's warning messages; a HOME whose known_hosts trusts nobody."""
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    said: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *args: said.append(args[2]))
+    return said
+
+
+@needs_sshd
+def test_a_start_refused_for_an_unknown_host_shows_its_key_trusts_it_and_runs(
+        qtbot, window, lab, tmp_path, warnings):
+    server = lab["servers"]["b"]
+    job_on_nodes(window, lab, tmp_path, ["b"])
+    run_view = window.run_view
+    [dialog] = start_refused(qtbot, run_view, warnings)
+    real = key_file_fingerprint(lab, "b")
+    assert f"key fingerprint {real}, ssh-ed25519" in warnings[0]
     assert f"tensordeck trust {server.address} --port {server.port}" in warnings[0]
-    [trust] = run_view.trust_dialogs
-    assert (trust.host, trust.port) == (server.address, server.port)
-    qtbot.waitUntil(lambda: trust.trust_button.isEnabled(), timeout=20_000)
-    with qtbot.waitSignal(trust.trusted, timeout=20_000):
-        trust.trust_button.click()
-    assert (tmp_path / "home" / ".ssh" / "known_hosts").read_text().startswith(
-        f"[{server.address}]:{server.port} ssh-ed25519 ")
+    # The refusal's key, shown as the dialog opens: no second look at the node.
+    assert dialog.key == HostKey(server.address, server.port, "ssh-ed25519", real)
+    assert dialog.fingerprint_label.text() == f"Key fingerprint: {real} (ssh-ed25519)"
+    trust(qtbot, dialog)
+    key_type, key_data = server.host_key_pub.split()[:2]
+    assert (tmp_path / "home" / ".ssh" / "known_hosts").read_text() == (
+        f"[{server.address}]:{server.port} {key_type} {key_data}\n")
     with qtbot.waitSignal(run_view.session.finished, timeout=60_000) as blocker:
         run_view.start_button.click()
     assert blocker.args[0].status.value == "succeeded", warnings
-    assert len(warnings) == 1 and run_view.trust_dialogs == [trust]
+    assert len(warnings) == 1 and run_view.trust_dialogs == [dialog]
+
+
+@needs_sshd
+def test_two_unknown_nodes_get_a_dialog_each_at_every_start_whatever_is_trusted_first(
+        qtbot, window, lab, tmp_path, warnings):
+    servers = lab["servers"]
+    job_on_nodes(window, lab, tmp_path, ["a", "b"])
+    run_view = window.run_view
+    known_hosts = tmp_path / "home" / ".ssh" / "known_hosts"
+    first = start_refused(qtbot, run_view, warnings)
+    assert [d.key.fingerprint for d in first] == [key_file_fingerprint(lab, n) for n in "ab"]
+    assert [(d.key.host, d.key.port) for d in first] == [
+        (servers[n].address, servers[n].port) for n in "ab"]
+    for dialog in first:  # closed unanswered: the next start asks again
+        dialog.reject()
+    again = start_refused(qtbot, run_view, warnings)
+    assert [d.key for d in again] == [d.key for d in first]
+    assert not set(again) & set(first) and not known_hosts.exists()
+    trust(qtbot, again[1])  # b first, and a's dialog closed: only a is left unknown
+    again[0].reject()
+    [last] = start_refused(qtbot, run_view, warnings)
+    assert last.key == first[0].key
+    assert "nodes.b:" not in warnings[-1] and "nodes.a:" in warnings[-1]
+    trust(qtbot, last)
+    assert len(known_hosts.read_text().splitlines()) == 2
+    with qtbot.waitSignal(run_view.session.finished, timeout=60_000) as blocker:
+        run_view.start_button.click()
+    assert blocker.args[0].status.value == "succeeded", warnings
+    assert len(warnings) == 3
+
+
+@needs_sshd
+def test_trust_adds_only_the_key_the_refusal_showed(qtbot, lab, tmp_path, monkeypatch):
+    from gui.trust_dialog import TrustDialog
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    server = lab["servers"]["a"]
+    # The key a was refused with, and since then a presents another (b's here).
+    shown = HostKey(server.address, server.port, "ssh-ed25519", key_file_fingerprint(lab, "b"))
+    dialog = TrustDialog(shown)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.mouseClick(dialog.trust_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dialog.message.isVisible, timeout=20_000)
+    assert "nothing was trusted" in dialog.message.text()
+    assert key_file_fingerprint(lab, "a") in dialog.message.text()
+    assert dialog.isVisible() and not dialog.trust_button.isEnabled()
+    assert not (tmp_path / "home" / ".ssh" / "known_hosts").exists()
+
+
+@needs_sshd
+def test_a_start_refused_for_a_changed_host_key_offers_no_trust(qtbot, window, lab, tmp_path,
+                                                                 warnings):
+    server = lab["servers"]["b"]
+    known = tmp_path / "home" / ".ssh" / "known_hosts"
+    known.parent.mkdir(parents=True)
+    known.write_text(f"[{server.address}]:{server.port} {lab['servers']['a'].host_key_pub}\n")
+    job_on_nodes(window, lab, tmp_path, ["b"])
+    assert start_refused(qtbot, window.run_view, warnings) == []
+    assert "CHANGED" in warnings[0]
+    assert f"ssh-keygen -R [{server.address}]:{server.port}" in warnings[0]
+    assert known.read_text() == (
+        f"[{server.address}]:{server.port} {lab['servers']['a'].host_key_pub}\n")
 
 
 @needs_sshd

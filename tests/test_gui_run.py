@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import socket
@@ -13,7 +14,7 @@ from PySide6.QtCore import Qt
 
 from core.events import TaskState
 from gui.widgets.task_table import COLUMNS
-from tests.conftest import EXAMPLES, wait_no_leftovers
+from tests.conftest import EXAMPLES, tensordeck, wait_no_leftovers
 from tests.gui_fixtures import wait_for_run
 
 LINES = "import sys\nfor i in range(5):\n    print(f'step {i + 1}/5 loss={1 / (i + 1):.3f}')\n"
@@ -197,6 +198,28 @@ def test_a_failed_start_shows_failed_behind_its_dialog_and_keeps_the_reason(
             assert view.status.text() == "failed" and view.tasks.rowCount() == 0
             assert view.reason.isVisible() and str(port) in view.reason.text()
     assert len(seen) == 2
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
+                    reason="the doctor's TF1 check needs TensorFlow 2 in the test interpreter")
+def test_the_doctors_refusal_shows_its_findings_as_the_cli_prints_them(
+        qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *args: shown.append(args[2]))
+    path = write_job(tmp_path, "import tensorflow as tf\nsess = tf.Session()\n",
+                     strategy="single", tasks=[{"role": "worker"}])
+    cli = tensordeck("--run", path)
+    assert cli.returncode == 2 and "[tf1-api-on-tf2]" in cli.stderr
+    findings = cli.stderr.splitlines()[:-1]  # the last line: nothing was started
+    view = start(qtbot, window, path)
+    assert wait_for_run(qtbot, view) is None
+    assert shown == ["Nothing was started:\n\n" + "\n".join(findings)]
+    logged = view.logs.combined.toPlainText().splitlines()[-len(findings):]
+    assert logged == [f"[tensordeck] {line}" for line in findings]
+    assert view.reason.text() == "The run did not start: " + findings[0]
+    assert view.trust_dialogs == [] and not (tmp_path / "runs").exists()
 
 
 RESTARTS = """import json, os, sys, time

@@ -245,8 +245,7 @@ def test_connect_raises_typed_host_key_errors_with_the_key_presented(lab, tmp_pa
 def test_a_run_refused_by_its_nodes_keeps_the_typed_errors(lab, tmp_path, monkeypatch):
     """The run path (core.session) refuses an unknown host before anything starts, as a config
     error the CLI prints, with the typed error (its host key) kept for the window."""
-    from core.remote.connect import UnknownHostError
-    from core.remote.prepare import NodesNotReady
+    from core.remote.connect import NodesNotReady, UnknownHostError
     from core.session import RunSession
 
     monkeypatch.setenv("HOME", str(tmp_path))  # no known_hosts

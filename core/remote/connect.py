@@ -11,7 +11,7 @@ from pathlib import Path
 
 import asyncssh
 
-from core.config import Node
+from core.config import ConfigError, ConfigProblem, Node
 from core.remote.shell import ENABLE_WINDOWS_SSHD, PROBE, Shell, shell_from_probe
 
 KEYRING_SERVICE = "TensorDeck"
@@ -75,6 +75,18 @@ class HostKeyChangedError(RemoteError):
             f"ssh-keygen -R {host_pattern(key.host, key.port)}",
         )
         self.key = key
+
+
+class NodesNotReady(ConfigError):
+    """Nodes that cannot run the job: a config error (one problem per node, as the CLI prints
+    it) that keeps the typed errors (``errors``: an UnknownHostError has the host key).
+    ``where``: what to fix when it is not the node's entry (``--slurm-login user@host``)."""
+
+    def __init__(self, source: str, errors: list[RemoteError], where: str | None = None) -> None:
+        problems = [ConfigProblem(where=where or f"nodes.{e.node}", message=e.args[0])
+                    for e in errors]
+        super().__init__(source, problems)
+        self.errors = errors
 
 
 def known_hosts_path() -> Path:

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import asyncssh
 
-from core.config import ConfigError, ConfigProblem, Node
+from core.config import Node
 from core.placements.node import NodePlace, OnNode
 from core.plan import RunPlan
-from core.remote.connect import RemoteError, connect, detect_shell
+from core.remote.connect import NodesNotReady, RemoteError, connect, detect_shell
 from core.remote.shell import Shell, bootstrap_line, python_command
 
 _PORTS_MAIN = """
@@ -57,18 +57,6 @@ def _ports_program() -> str:
     from core import ports
 
     return Path(ports.__file__).read_text(encoding="utf-8") + _PORTS_MAIN
-
-
-class NodesNotReady(ConfigError):
-    """Nodes that cannot run the job: a config error (one problem per node, as the CLI prints
-    it) that keeps the typed errors (``errors``: an UnknownHostError has the host key).
-    ``where``: what to fix when it is not the node's entry (``--slurm-login user@host``)."""
-
-    def __init__(self, source: str, errors: list[RemoteError], where: str | None = None) -> None:
-        problems = [ConfigProblem(where=where or f"nodes.{e.node}", message=e.args[0])
-                    for e in errors]
-        super().__init__(source, problems)
-        self.errors = errors
 
 
 async def run_python(

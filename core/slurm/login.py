@@ -39,8 +39,8 @@ from core.placements import decode_spec
 from core.placements.node import planned_place
 from core.placements.slurm import ClusterPlace
 from core.plan import RunPlan
-from core.remote.connect import RemoteError, connect
-from core.remote.prepare import NodesNotReady, place_files
+from core.remote.connect import NodesNotReady, RemoteError, connect
+from core.remote.prepare import place_files
 from core.remote.run_task import (
     EXIT_UNREACHABLE,
     agent_source,

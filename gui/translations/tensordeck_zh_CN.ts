@@ -84,349 +84,63 @@
 <context>
     <name>ClusterView</name>
     <message>
-        <location filename="../views/cluster.py" line="196"/>
-        <source>train.py (relative to the config file&apos;s folder)</source>
-        <extracomment>The config file&apos;s pane may be this narrow before the page scrolls sideways. What the forms said when the document was loaded or saved: an edit undone by hand (a value typed back) leaves nothing to save. What validate() found at once, before the deeper check adds its own.</extracomment>
-        <translation>train.py（相对于配置文件所在的文件夹）</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="197"/>
-        <location filename="../views/cluster.py" line="205"/>
-        <source>Browse…</source>
-        <translation>浏览…</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="199"/>
-        <source>--epochs 5 --data {run_dir}/data</source>
-        <translation>--epochs 5 --data {run_dir}/data</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="200"/>
-        <source>Add file…</source>
-        <translation>添加文件…</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="204"/>
-        <source>Default: the Python running TensorDeck</source>
-        <translation>默认：运行 TensorDeck 的 Python</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="207"/>
-        <source>No NVIDIA GPU was found on this machine: tasks run on the CPU.</source>
-        <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="225"/>
-        <source>Never: the first failure fails the run</source>
-        <translation>从不：任一任务失败即整个运行失败</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="226"/>
-        <source>On failure: restart the task</source>
-        <translation>失败时：重启该任务</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="238"/>
-        <source>Default for the strategy</source>
-        <translation>按策略默认</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="239"/>
-        <source>TF_CONFIG variable</source>
-        <translation>TF_CONFIG 环境变量</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="240"/>
-        <source>--job_name/--task_index flags</source>
-        <translation>--job_name/--task_index 命令行参数</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="240"/>
-        <source>Both</source>
-        <translation>两者都用</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="244"/>
-        <source>auto (hierarchical copy on Windows)</source>
-        <translation>自动（Windows 上为 hierarchical copy）</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="250"/>
-        <source>Default: runs/&lt;time&gt;-&lt;name&gt; next to the config</source>
-        <translation>默认：配置文件旁的 runs/&lt;时间&gt;-&lt;名称&gt;</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="262"/>
-        <source>Job</source>
-        <translation>作业</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="265"/>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="266"/>
-        <source>Strategy</source>
-        <translation>策略</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="268"/>
-        <source>Script</source>
-        <translation>脚本</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="270"/>
-        <source>Arguments</source>
-        <translation>参数</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="272"/>
-        <source>Interpreter</source>
-        <translation>解释器</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="274"/>
-        <source>Tasks</source>
-        <translation>任务</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="291"/>
-        <source>Slurm</source>
-        <translation>Slurm</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="293"/>
-        <source>Used when the Run view&apos;s &quot;Run on&quot; is a Slurm cluster (tensordeck --run FILE --slurm). Empty: the cluster&apos;s default.</source>
-        <translation>在“运行”视图的“运行于”选择 Slurm 集群时使用（tensordeck --run 文件 --slurm）。留空：使用集群的默认值。</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="299"/>
-        <source>Partition</source>
-        <translation>分区</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="299"/>
-        <source>Account</source>
-        <translation>账户</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="300"/>
-        <source>Time limit</source>
-        <translation>时间限制</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="301"/>
-        <source>GPUs per task</source>
-        <translation>每个任务的 GPU 数</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="302"/>
-        <source>More #SBATCH lines</source>
-        <translation>更多 #SBATCH 行</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="306"/>
-        <source>Environment variables</source>
-        <translation>环境变量</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="310"/>
-        <source>Failures and stopping</source>
-        <translation>失败与停止</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="312"/>
-        <source>Restart policy</source>
-        <translation>重启策略</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="313"/>
-        <source>Max restarts per task</source>
-        <translation>每个任务最多重启次数</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="314"/>
-        <source>First restart after</source>
-        <translation>首次重启等待</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="316"/>
-        <source>Stop grace period</source>
-        <translation>停止宽限时间</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="318"/>
-        <source>Advanced</source>
-        <translation>高级</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="320"/>
-        <source>Cluster description</source>
-        <translation>集群描述方式</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="321"/>
-        <source>All-reduce</source>
-        <translation>All-reduce 方式</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="322"/>
-        <source>Run folder</source>
-        <translation>运行文件夹</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="340"/>
+        <location filename="../views/cluster.py" line="63"/>
         <source>The config file (read-only)</source>
+        <extracomment>The config file&apos;s pane may be this narrow before the page scrolls sideways. What validate() found at once, before the deeper check adds its own.</extracomment>
         <translation>配置文件（只读）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="358"/>
+        <location filename="../views/cluster.py" line="81"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="401"/>
-        <source>The cluster&apos;s default partition</source>
-        <translation>集群的默认分区</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="402"/>
-        <source>Your default account</source>
-        <translation>你的默认账户</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="403"/>
-        <source>The partition&apos;s; e.g. 90, 2:00:00 or 1-12:00:00</source>
-        <translation>分区的默认值；例如 90、2:00:00 或 1-12:00:00</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="404"/>
-        <source>None</source>
-        <translation>不申请</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="405"/>
-        <source>One option a line, e.g. --qos=normal</source>
-        <translation>每行一个选项，例如 --qos=normal</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="418"/>
-        <source>Not set</source>
-        <translation>未设置</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="574"/>
+        <location filename="../views/cluster.py" line="134"/>
         <source>Remove the unknown keys: {keys}</source>
         <translation>移除未知的键：{keys}</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="678"/>
+        <location filename="../views/cluster.py" line="214"/>
         <source>Checking the interpreter, the ports and the doctor&apos;s pre-run checks…</source>
         <translation>正在检查解释器、端口和诊断的运行前检查…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="686"/>
+        <location filename="../views/cluster.py" line="231"/>
         <source>No problem in the fields. Saved, the file is also checked as `tensordeck validate` does.</source>
         <translation>各字段没有问题。保存后，文件还会像 `tensordeck validate` 那样被完整检查。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="721"/>
+        <location filename="../views/cluster.py" line="255"/>
         <source>{n} problem(s) to fix before this config can run.</source>
         <translation>还有 {n} 个问题需要修正，之后才能运行此配置。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="728"/>
+        <location filename="../views/cluster.py" line="262"/>
         <source>Valid: this is exactly the file `tensordeck --run` reads.</source>
         <translation>有效：这正是 `tensordeck --run` 读取的文件。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="730"/>
+        <location filename="../views/cluster.py" line="264"/>
         <source>The doctor warns: {titles}</source>
         <translation>诊断提醒：{titles}</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="756"/>
+        <location filename="../views/cluster.py" line="225"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="766"/>
-        <source>Row {row}</source>
-        <translation>第 {row} 行</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="812"/>
+        <location filename="../views/cluster.py" line="187"/>
         <source>Not saved yet</source>
         <translation>尚未保存</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="817"/>
-        <source>Training script</source>
-        <translation>训练脚本</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="818"/>
-        <source>Python scripts (*.py);;All files (*)</source>
-        <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="824"/>
-        <source>File argument</source>
-        <translation>文件参数</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="830"/>
-        <source>Training interpreter</source>
-        <translation>训练用解释器</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="831"/>
-        <source>Python ({pattern});;All files (*)</source>
-        <translation>Python ({pattern});;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="213"/>
-        <source>Only when tasks run on other machines too, e.g. 192.168.1.10</source>
-        <translation>仅当任务也在其他机器上运行时填写，例如 192.168.1.10</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="215"/>
-        <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
-        <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="221"/>
-        <source>Preflight</source>
-        <translation>预检</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="222"/>
-        <source>Check every machine and the connections between them before a run</source>
-        <translation>运行前检查每台机器及它们之间的连接</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="279"/>
-        <source>Machines</source>
-        <translation>机器</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="281"/>
-        <source>Other machines of the LAN that run tasks (choose them in the tasks&apos; Node column).</source>
-        <translation>局域网中运行任务的其他机器（在任务的“节点”列中选择）。</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="286"/>
-        <source>This machine&apos;s address</source>
-        <translation>本机地址</translation>
-    </message>
-    <message>
-        <location filename="../views/cluster.py" line="673"/>
+        <location filename="../views/cluster.py" line="209"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="674"/>
+        <location filename="../views/cluster.py" line="210"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -531,6 +245,15 @@
         <location filename="../widgets/env_editor.py" line="19"/>
         <source>Add variable</source>
         <translation>添加变量</translation>
+    </message>
+</context>
+<context>
+    <name>FieldProblems</name>
+    <message>
+        <location filename="../views/field_problems.py" line="28"/>
+        <source>Row {row}</source>
+        <extracomment>The forms&apos; problem labels, by what they show: a field of the file, a group of them (&quot;restart&quot;, &quot;advanced&quot;), or &quot;&quot; for what belongs to no field. Keys shown together in the Advanced group, each named there.</extracomment>
+        <translation>第 {row} 行</translation>
     </message>
 </context>
 <context>
@@ -865,6 +588,225 @@
         <location filename="../wizard.py" line="238"/>
         <source>The Machine view shows each fix.</source>
         <translation>“本机”页面列出了每个问题的修复方法。</translation>
+    </message>
+</context>
+<context>
+    <name>JobForm</name>
+    <message>
+        <location filename="../views/job_form.py" line="96"/>
+        <source>train.py (relative to the config file&apos;s folder)</source>
+        <translation>train.py（相对于配置文件所在的文件夹）</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="97"/>
+        <location filename="../views/job_form.py" line="107"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="100"/>
+        <source>--epochs 5 --data {run_dir}/data</source>
+        <translation>--epochs 5 --data {run_dir}/data</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="101"/>
+        <source>Add file…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="106"/>
+        <source>Default: the Python running TensorDeck</source>
+        <translation>默认：运行 TensorDeck 的 Python</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="110"/>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="113"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="114"/>
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="116"/>
+        <source>Script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="117"/>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="118"/>
+        <source>Interpreter</source>
+        <translation>解释器</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="124"/>
+        <source>No NVIDIA GPU was found on this machine: tasks run on the CPU.</source>
+        <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="127"/>
+        <source>Tasks</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="137"/>
+        <source>Only when tasks run on other machines too, e.g. 192.168.1.10</source>
+        <translation>仅当任务也在其他机器上运行时填写，例如 192.168.1.10</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="139"/>
+        <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
+        <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="145"/>
+        <source>Preflight</source>
+        <translation>预检</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="146"/>
+        <source>Check every machine and the connections between them before a run</source>
+        <translation>运行前检查每台机器及它们之间的连接</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="148"/>
+        <source>Machines</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="150"/>
+        <source>Other machines of the LAN that run tasks (choose them in the tasks&apos; Node column).</source>
+        <translation>局域网中运行任务的其他机器（在任务的“节点”列中选择）。</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="155"/>
+        <source>This machine&apos;s address</source>
+        <translation>本机地址</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="164"/>
+        <source>Environment variables</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="172"/>
+        <source>Never: the first failure fails the run</source>
+        <translation>从不：任一任务失败即整个运行失败</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="173"/>
+        <source>On failure: restart the task</source>
+        <translation>失败时：重启该任务</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="184"/>
+        <source>Failures and stopping</source>
+        <translation>失败与停止</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="186"/>
+        <source>Restart policy</source>
+        <translation>重启策略</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="187"/>
+        <source>Max restarts per task</source>
+        <translation>每个任务最多重启次数</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="188"/>
+        <source>First restart after</source>
+        <translation>首次重启等待</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="190"/>
+        <source>Stop grace period</source>
+        <translation>停止宽限时间</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="196"/>
+        <source>Default for the strategy</source>
+        <translation>按策略默认</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="197"/>
+        <source>TF_CONFIG variable</source>
+        <translation>TF_CONFIG 环境变量</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="198"/>
+        <source>--job_name/--task_index flags</source>
+        <translation>--job_name/--task_index 命令行参数</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="198"/>
+        <source>Both</source>
+        <translation>两者都用</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="202"/>
+        <source>auto (hierarchical copy on Windows)</source>
+        <translation>自动（Windows 上为 hierarchical copy）</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="208"/>
+        <source>Default: runs/&lt;time&gt;-&lt;name&gt; next to the config</source>
+        <translation>默认：配置文件旁的 runs/&lt;时间&gt;-&lt;名称&gt;</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="209"/>
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="211"/>
+        <source>Cluster description</source>
+        <translation>集群描述方式</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="212"/>
+        <source>All-reduce</source>
+        <translation>All-reduce 方式</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="213"/>
+        <source>Run folder</source>
+        <translation>运行文件夹</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="373"/>
+        <source>Training script</source>
+        <translation>训练脚本</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="374"/>
+        <source>Python scripts (*.py);;All files (*)</source>
+        <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="380"/>
+        <source>File argument</source>
+        <translation>文件参数</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="386"/>
+        <source>Training interpreter</source>
+        <translation>训练用解释器</translation>
+    </message>
+    <message>
+        <location filename="../views/job_form.py" line="387"/>
+        <source>Python ({pattern});;All files (*)</source>
+        <translation>Python ({pattern});;所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -1382,42 +1324,42 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>PreflightDialog</name>
     <message>
-        <location filename="../preflight_dialog.py" line="37"/>
+        <location filename="../preflight_dialog.py" line="38"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="41"/>
+        <location filename="../preflight_dialog.py" line="42"/>
         <source>All {n} checks passed: the job can start.</source>
         <translation>全部 {n} 项检查通过：可以开始运行。</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="42"/>
+        <location filename="../preflight_dialog.py" line="43"/>
         <source>{failed} of {n} checks failed: fix them, then run preflight again.</source>
         <translation>{n} 项检查中有 {failed} 项失败：修复后请再次预检。</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="67"/>
+        <location filename="../preflight_dialog.py" line="68"/>
         <source>Check</source>
         <translation>检查项</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="67"/>
+        <location filename="../preflight_dialog.py" line="68"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="89"/>
+        <location filename="../preflight_dialog.py" line="90"/>
         <source>Copy fixes</source>
         <translation>复制修复方法</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="97"/>
+        <location filename="../preflight_dialog.py" line="96"/>
         <source>Trust {host}…</source>
         <translation>信任 {host}…</translation>
     </message>
     <message>
-        <location filename="../preflight_dialog.py" line="60"/>
+        <location filename="../preflight_dialog.py" line="61"/>
         <source>What to do (select and copy):</source>
         <translation>修复方法（可选中复制）：</translation>
     </message>
@@ -1592,14 +1534,14 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>RunView</name>
     <message>
-        <location filename="../views/run.py" line="348"/>
+        <location filename="../views/run.py" line="347"/>
         <source>TensorBoard</source>
         <translation>TensorBoard</translation>
     </message>
     <message>
         <location filename="../views/run.py" line="114"/>
         <source>Run</source>
-        <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap). When the tasks are killed if they have not exited (monotonic), while stopping. Offered when a start failed on a node whose host key is not known yet.</extracomment>
+        <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap). When the tasks are killed if they have not exited (monotonic), while stopping. Offered when a start was refused for nodes whose host keys are not known yet.</extracomment>
         <translation>运行</translation>
     </message>
     <message>
@@ -1616,7 +1558,7 @@ Launch, watch and diagnose TensorFlow training.</source>
     </message>
     <message>
         <location filename="../views/run.py" line="130"/>
-        <location filename="../views/run.py" line="477"/>
+        <location filename="../views/run.py" line="476"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
@@ -1692,89 +1634,89 @@ Launch, watch and diagnose TensorFlow training.</source>
         <translation>Slurm：正在等待作业分配资源…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="296"/>
+        <location filename="../views/run.py" line="295"/>
         <source>Withdrawing the Slurm job…</source>
         <translation>正在撤回 Slurm 作业…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="304"/>
+        <location filename="../views/run.py" line="303"/>
         <source>Killing the tasks…</source>
         <translation>正在强制结束任务…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="311"/>
+        <location filename="../views/run.py" line="310"/>
         <source>Force stop</source>
         <translation>强制停止</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="318"/>
+        <location filename="../views/run.py" line="317"/>
         <source>Stopping: the tasks have {seconds} s to exit, then they are killed. Force stop kills them now.</source>
         <translation>正在停止：任务有 {seconds} 秒时间退出，之后将被强制结束。“强制停止”会立即结束它们。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="324"/>
+        <location filename="../views/run.py" line="323"/>
         <source>Run folder</source>
         <translation>运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="325"/>
+        <location filename="../views/run.py" line="324"/>
         <source>No program here opens folders (a file manager). The run folder is:
 {path}</source>
         <translation>这里没有能打开文件夹的程序（文件管理器）。运行文件夹是：
 {path}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="331"/>
+        <location filename="../views/run.py" line="330"/>
         <source>Starting TensorBoard…</source>
         <translation>正在启动 TensorBoard…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="338"/>
+        <location filename="../views/run.py" line="337"/>
         <source>TensorBoard: {link}</source>
         <translation>TensorBoard：{link}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="340"/>
+        <location filename="../views/run.py" line="339"/>
         <source>(no web browser opened here: open the link yourself)</source>
         <translation>（这里没有打开网页浏览器：请自行打开该链接）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="354"/>
+        <location filename="../views/run.py" line="353"/>
         <source>TensorBoard is not installed</source>
         <translation>未安装 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="355"/>
+        <location filename="../views/run.py" line="354"/>
         <source>TensorBoard is not installed in the training interpreter {python}. Install it there now (pip install tensorboard)?</source>
         <translation>训练解释器 {python} 中未安装 TensorBoard。现在在其中安装吗（pip install tensorboard）？</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="379"/>
+        <location filename="../views/run.py" line="378"/>
         <source>Slurm job {job}</source>
         <translation>Slurm 作业 {job}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="399"/>
+        <location filename="../views/run.py" line="398"/>
         <source>Slurm job {job}: every task runs as one of its steps</source>
         <translation>Slurm 作业 {job}：每个任务作为它的一个作业步运行</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="438"/>
+        <location filename="../views/run.py" line="437"/>
         <source>Warning: {message}</source>
         <translation>警告：{message}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="445"/>
+        <location filename="../views/run.py" line="444"/>
         <source>Run {status}: {reason}</source>
         <translation>运行{status}：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="485"/>
+        <location filename="../views/run.py" line="484"/>
         <source>Stopped before the run started: the Slurm job was withdrawn from the queue. Nothing ran.</source>
         <translation>运行开始前已停止：Slurm 作业已从队列中撤回。没有运行任何任务。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="488"/>
+        <location filename="../views/run.py" line="487"/>
         <source>Stopped before the run started. Nothing ran.</source>
         <translation>运行开始前已停止。没有运行任何任务。</translation>
     </message>
@@ -1863,6 +1805,74 @@ Launch, watch and diagnose TensorFlow training.</source>
     </message>
 </context>
 <context>
+    <name>SlurmForm</name>
+    <message>
+        <location filename="../views/slurm_form.py" line="32"/>
+        <source>Slurm</source>
+        <translation>Slurm</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="37"/>
+        <source>Used when the Run view&apos;s &quot;Run on&quot; is a Slurm cluster (tensordeck --run FILE --slurm). Empty: the cluster&apos;s default.</source>
+        <translation>在“运行”视图的“运行于”选择 Slurm 集群时使用（tensordeck --run 文件 --slurm）。留空：使用集群的默认值。</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="42"/>
+        <source>Partition</source>
+        <translation>分区</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="42"/>
+        <source>Account</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="43"/>
+        <source>Time limit</source>
+        <translation>时间限制</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="43"/>
+        <source>GPUs per task</source>
+        <translation>每个任务的 GPU 数</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="44"/>
+        <source>More #SBATCH lines</source>
+        <translation>更多 #SBATCH 行</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="51"/>
+        <source>The cluster&apos;s default partition</source>
+        <translation>集群的默认分区</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="52"/>
+        <source>Your default account</source>
+        <translation>你的默认账户</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="53"/>
+        <source>The partition&apos;s; e.g. 90, 2:00:00 or 1-12:00:00</source>
+        <translation>分区的默认值；例如 90、2:00:00 或 1-12:00:00</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="54"/>
+        <source>None</source>
+        <translation>不申请</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="55"/>
+        <source>One option a line, e.g. --qos=normal</source>
+        <translation>每行一个选项，例如 --qos=normal</translation>
+    </message>
+    <message>
+        <location filename="../views/slurm_form.py" line="68"/>
+        <source>Not set</source>
+        <translation>未设置</translation>
+    </message>
+</context>
+<context>
     <name>State</name>
     <message>
         <location filename="../i18n.py" line="59"/>
@@ -1924,28 +1934,27 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>Strategy</name>
     <message>
-        <location filename="../views/cluster.py" line="77"/>
+        <location filename="../views/job_form.py" line="42"/>
         <source>One process on one GPU (or the CPU). The simplest way to train.</source>
-        <extracomment>Keys the forms leave out of the file while they hold core&apos;s default. Qt&apos;s largest spin box value, for a number core does not bound. Marks a combo item added to show a value of the file that core does not accept.</extracomment>
         <translation>一个进程，使用一块 GPU（或 CPU）。最简单的训练方式。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="79"/>
+        <location filename="../views/job_form.py" line="44"/>
         <source>One process that uses every GPU of this machine and keeps a copy of the model on each (MirroredStrategy).</source>
         <translation>一个进程使用本机所有 GPU，每块 GPU 上各保存一份模型副本（MirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="82"/>
+        <location filename="../views/job_form.py" line="47"/>
         <source>Several worker processes, each with its GPUs, training one model in step (MultiWorkerMirroredStrategy).</source>
         <translation>多个 worker 进程，各自使用自己的 GPU，同步训练同一个模型（MultiWorkerMirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="85"/>
+        <location filename="../views/job_form.py" line="50"/>
         <source>A chief coordinates, workers compute, ps tasks hold the model&apos;s variables (TF2 ParameterServerStrategy).</source>
         <translation>由 chief 协调，worker 负责计算，ps 任务保存模型变量（TF2 ParameterServerStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="88"/>
+        <location filename="../views/job_form.py" line="53"/>
         <source>Classic TensorFlow 1 scripts that read --job_name, --task_index, --ps_hosts and --worker_hosts (replica_device_setter).</source>
         <translation>经典的 TensorFlow 1 脚本，读取 --job_name、--task_index、--ps_hosts 和 --worker_hosts 参数（replica_device_setter）。</translation>
     </message>
@@ -2171,27 +2180,22 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>TrustDialog</name>
     <message>
-        <location filename="../trust_dialog.py" line="46"/>
+        <location filename="../trust_dialog.py" line="27"/>
         <source>Trust {host}?</source>
         <translation>信任 {host}？</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="48"/>
+        <location filename="../trust_dialog.py" line="29"/>
         <source>{host}:{port} is not a known host yet. Compare its key&apos;s fingerprint with the one the machine itself shows (Linux: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub; Windows: ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub) and trust it only when they are the same.</source>
         <translation>{host}:{port} 还不是已知主机。请将其密钥指纹与该机器自己显示的指纹比较（Linux：ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub；Windows：ssh-keygen -lf C:\ProgramData\ssh\ssh_host_ed25519_key.pub），只有两者相同时才信任它。</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="54"/>
-        <source>Reading the key…</source>
-        <translation>正在读取密钥…</translation>
-    </message>
-    <message>
-        <location filename="../trust_dialog.py" line="64"/>
+        <location filename="../trust_dialog.py" line="46"/>
         <source>Trust</source>
         <translation>信任</translation>
     </message>
     <message>
-        <location filename="../trust_dialog.py" line="79"/>
+        <location filename="../trust_dialog.py" line="35"/>
         <source>Key fingerprint: {fingerprint}</source>
         <translation>密钥指纹：{fingerprint}</translation>
     </message>

@@ -43,6 +43,7 @@ from core.tfnoise import shared_log_level
 from gui.background import run_in_background
 from gui.bridge import TelemetryFeed
 from gui.i18n import state_label
+from gui.refusal import refusal_problems, unknown_host_keys
 from gui.run_session import RunSession
 from gui.style import status_color
 from gui.tensorboard import InstallDialog, TensorBoard
@@ -96,7 +97,6 @@ class RunView(QWidget):
         self.python: str | None = None
         self.run_dir: Path | None = None
         self.config_name = ""
-        self.config_path: Path | None = None  # of the last start: its nodes may need trust
         self._parsers: dict[str, ProgressParser] = {}
         self._tail: MetricsTail | None = None
         self._tail_busy = False
@@ -104,7 +104,7 @@ class RunView(QWidget):
         self._grace = 0.0
         #: When the tasks are killed if they have not exited (monotonic), while stopping.
         self._kill_at: float | None = None
-        #: Offered when a start failed on a node whose host key is not known yet.
+        #: Offered when a start was refused for nodes whose host keys are not known yet.
         self.trust_dialogs: list[TrustDialog] = []
         self._planned = False  # the run's plan arrived (a Slurm job was granted)
         self._withdrawn = False
@@ -283,7 +283,6 @@ class RunView(QWidget):
         badge(self.status, "pending" if slurm else "running")
         self.start_button.setEnabled(False)
         self.stop_button.setEnabled(True)
-        self.config_path = Path(config_path)
         self.session.start(config_path, run_dir, slurm=slurm)
 
     def stop(self) -> None:
@@ -488,8 +487,9 @@ class RunView(QWidget):
             self._set_reason(self.tr("Stopped before the run started. Nothing ran."))
         self.slurm_job.hide()
 
-    @Slot(list)
-    def _on_failed(self, problems: list) -> None:
+    @Slot(object)
+    def _on_failed(self, refusal: Exception) -> None:
+        problems = refusal_problems(refusal)
         # The view says what happened before the dialog covers it, and keeps saying it after.
         self._show_ended("failed")
         self._set_reason(self.tr("The run did not start:") + " " + " ".join(
@@ -500,10 +500,11 @@ class RunView(QWidget):
         self.logs.flush()
         QMessageBox.warning(self, self.tr("The run did not start"),
                             self.tr("Nothing was started:") + "\n\n" + "\n".join(problems))
-        from gui.trust_dialog import TrustDialog, untrusted_hosts  # SSH: only when refused
+        self.trust_dialogs = []
+        if keys := unknown_host_keys(refusal):
+            from gui.trust_dialog import TrustDialog  # the SSH stack: the refusal loaded it
 
-        self.trust_dialogs = [TrustDialog(host, port, self) for host, port in
-                              untrusted_hosts(self.config_path)]
+            self.trust_dialogs = [TrustDialog(key, self) for key in keys]
         for dialog in self.trust_dialogs:
             dialog.open()
 
