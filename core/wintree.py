@@ -12,7 +12,7 @@ console Ctrl+C would (the task's SIGTERM or SIGBREAK handler if it has one, else
 KeyboardInterrupt). After ``stop_grace_seconds`` the Job Object ends the whole tree.
 
 Standard library only, Python 3.7+, importable (and inert) on POSIX: the node agent runs this
-file's source on nodes too (``core.remote.run_task.agent_source``).
+file's source on nodes too (``core.remote.agent.agent_source``).
 """
 
 from __future__ import annotations

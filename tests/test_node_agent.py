@@ -11,7 +11,7 @@ import time
 
 import psutil
 
-from core.remote.run_task import agent_source, agent_task
+from core.remote.agent import agent_source, agent_task
 from core.remote.shell import BOOTSTRAP, bootstrap_line
 
 HANGS = """

@@ -11,46 +11,21 @@ closes and the agent on the node kills the task tree.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
-from pathlib import Path
 
 import asyncssh
 
 from core.config import Node
 from core.exitcodes import launcher_exit_code
 from core.model import from_data
-from core.paths import resource
 from core.placements import decode_spec
 from core.placements.node import SPEC_VARIABLE
 from core.proctree import listen_for_windows_stop
+from core.remote.agent import EXIT_UNREACHABLE, agent_input
 from core.remote.connect import RemoteError, connect
-from core.remote.shell import bootstrap_line, python_command
-
-#: Exit status when the node cannot be reached or the agent cannot start (as ssh uses).
-EXIT_UNREACHABLE = 255
-
-
-def agent_source() -> str:
-    """The node agent as one program: core/wintree.py (its Windows process trees, the same as
-    local tasks get), then core/remote/node_agent.py."""
-    from core import wintree
-
-    here = Path(__file__).with_name("node_agent.py")
-    return Path(wintree.__file__).read_text(encoding="utf-8") + "\n" + here.read_text("utf-8")
-
-
-def runtime_files() -> dict[str, str]:
-    """TensorDeck's runtime module (``resources/runtime``): file name -> source."""
-    return {p.name: p.read_text(encoding="utf-8") for p in sorted(resource("runtime").glob("*.py"))}
-
-
-def agent_task(argv: list[str], env: dict[str, str], cwd: str, runtime: bool = True) -> dict:
-    """The node agent's first line: the task, and the runtime module to put on its path
-    (``runtime`` False: the task's environment already has it, core.slurm.login)."""
-    return {"argv": argv, "env": env, "cwd": cwd, "runtime": runtime_files() if runtime else {}}
+from core.remote.shell import python_command
 
 
 async def run_remote(spec: dict) -> int:
@@ -60,8 +35,7 @@ async def run_remote(spec: dict) -> int:
         process = await conn.create_process(
             python_command(node.python, spec["shell"]), encoding=None, stderr=asyncssh.STDOUT
         )
-        task = agent_task(spec["argv"], spec["env"], spec["cwd"])
-        process.stdin.write(bootstrap_line(agent_source()) + json.dumps(task).encode() + b"\n")
+        process.stdin.write(agent_input(spec["argv"], spec["env"], spec["cwd"]))
         loop = asyncio.get_running_loop()
         stops = iter([b"stop\n", b"kill\n"])
 

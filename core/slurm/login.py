@@ -21,7 +21,6 @@ drops the agent kills srun.
 from __future__ import annotations
 
 import asyncio
-import json
 import posixpath
 import re
 import subprocess
@@ -39,15 +38,10 @@ from core.placements import decode_spec
 from core.placements.node import planned_place
 from core.placements.slurm import ClusterPlace
 from core.plan import RunPlan
+from core.remote.agent import EXIT_UNREACHABLE, agent_input, runtime_files
 from core.remote.connect import NodesNotReady, RemoteError, connect
 from core.remote.prepare import place_files
-from core.remote.run_task import (
-    EXIT_UNREACHABLE,
-    agent_source,
-    agent_task,
-    runtime_files,
-)
-from core.remote.shell import bootstrap_line, command_line, python_command
+from core.remote.shell import command_line, python_command
 
 _HOST_RE = re.compile(r"(?:(?P<user>[^@\s]+)@)?(?P<host>[^@:\s]+)(?::(?P<port>\d{1,5}))?")
 #: Lists, on the login node, the commands of its arguments that its PATH lacks.
@@ -241,8 +235,7 @@ class LoginSlurm:
         """srun run by the node agent there, with the task's environment and folder."""
         process = self._loop.call(self._conn.create_process(
             python_command(self.node.python, "posix"), encoding=None, stderr=asyncssh.STDOUT))
-        task = agent_task(argv, env or {}, cwd or "", runtime=False)
-        first = bootstrap_line(agent_source()) + json.dumps(task).encode() + b"\n"
+        first = agent_input(argv, env or {}, cwd or "", runtime=False)
         self._loop.soon(process.stdin.write, first)
         return _Remote(self._loop, process, relay=True)
 

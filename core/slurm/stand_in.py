@@ -22,12 +22,11 @@ import time
 
 from core.placements.slurm import LOGIN_VARIABLE
 from core.proctree import exit_status, listen_for_windows_stop
+from core.remote.agent import EXIT_UNREACHABLE
 from core.slurm.where import LocalSlurm, SlurmHost
 
 #: How long a stop waits for Slurm to list the step (a stop right after the start).
 STEP_SECONDS = 5.0
-#: Exit status when the login node cannot be reached (as ssh uses).
-EXIT_UNREACHABLE = 255
 
 
 def _option(argv: list[str], name: str) -> str:
