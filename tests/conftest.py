@@ -141,6 +141,15 @@ def slurm_gpus(tmp_path_factory):
     yield from session_cluster(tmp_path_factory, gpus=2)
 
 
+@pytest.fixture(scope="session")
+def wsl_standin(tmp_path_factory):
+    """The wsl.exe stand-in and its Linux server (tests/wsl/fixtures.py), shared by the WSL
+    test files: ``.use(monkeypatch, scenario)`` puts it first on PATH."""
+    from tests.wsl.fixtures import session_standin
+
+    yield from session_standin(tmp_path_factory)
+
+
 @pytest.fixture(autouse=True)
 def _no_user_state(tmp_path_factory, monkeypatch):
     """Keep tests away from the real user's settings and caches."""

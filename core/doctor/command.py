@@ -58,16 +58,18 @@ def _machine(args: argparse.Namespace, nvml: Any) -> int:
     from core.gpu import read_gpus
     from core.interpreters.probe import probe_interpreter
 
-    pythons = [os.path.abspath(p) for p in args.python]
-    for python in pythons:
-        if not os.path.isfile(python):
-            return _usage(f"--python {python}: no such file. Give the path of a python "
-                          "executable (e.g. C:\\Users\\me\\anaconda3\\envs\\tf\\python.exe)")
+    pythons, problem = _given_pythons(args.python)
+    if problem:
+        return _usage(problem)
+    wsl = None
     if not pythons:
         from core.interpreters.discover import discover_interpreters
+        from core.wsl.discover import survey_wsl
 
         # Asking conda for its envs can take seconds; the fast mode reads conda's folders only.
         pythons = [i.path for i in discover_interpreters(use_conda=not args.no_import)]
+        wsl = survey_wsl()
+        pythons += wsl.pythons()
     started = time.perf_counter()
     gpu_report = read_gpus(nvml, processes=False)
     probes = [probe_interpreter(p, import_tf=not args.no_import) for p in pythons]
@@ -89,8 +91,30 @@ def _machine(args: argparse.Namespace, nvml: Any) -> int:
             "gpus": p.gpus, "error": p.error, "state": st.state, "verdict": st.verdict,
             "summary": st.summary(p, language), "aliases": list(st.aliases),
         } for st in statuses for p in [by_path[st.python]]],
+        "wsl": wsl.to_json() if wsl else None,
     }
     return _emit(args, findings, extra)
+
+
+def _given_pythons(given: list[str]) -> tuple[list[str], str | None]:
+    """``--python`` values as the probe takes them (absolute paths, checked ``wsl://``
+    names), or the usage problem of the first that is neither."""
+    from core.interpreters.probe import canonical
+    from core.wsl.paths import is_wsl_spec, parse_wsl_spec
+    from core.wsl.refusals import WslPathError
+
+    pythons = [canonical(p) for p in given]
+    for python in pythons:
+        if is_wsl_spec(python):
+            try:
+                parse_wsl_spec(python)
+            except WslPathError as exc:
+                return [], f"--python {exc}"
+        elif not os.path.isfile(python):
+            return [], (f"--python {python}: no such file. Give the path of a python executable "
+                        "(e.g. C:\\Users\\me\\anaconda3\\envs\\tf\\python.exe) or a WSL "
+                        "interpreter (wsl://Ubuntu-22.04/home/me/tf/bin/python)")
+    return pythons, None
 
 
 def _language(args: argparse.Namespace) -> str:

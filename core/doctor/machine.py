@@ -20,6 +20,7 @@ from core.findings import Finding, sort_findings
 from core.gpu.capability import build_minimum, build_runs_on, capability_text
 from core.gpu.info import GpuReport, GpuState
 from core.interpreters.probe import TF_DISTRIBUTIONS, ProbeResult
+from core.wsl.paths import is_wsl_spec, parse_wsl_spec
 
 _SIGILL_CODES = (-4, 0xC000001D, -1073741795)
 
@@ -103,8 +104,12 @@ def _verdict(probe: ProbeResult) -> str:
 
 def same_interpreter(probe: ProbeResult) -> tuple[str, str]:
     """What the child itself said it is: its real executable and its environment (a venv's
-    python links to the base binary but is another environment)."""
+    python links to the base binary but is another environment). Inside WSL its paths are
+    the distribution's, which this machine cannot resolve: the distribution and the paths as
+    the child said them."""
     exe = probe.executable or probe.python
+    if is_wsl_spec(probe.python):
+        return (f"{parse_wsl_spec(probe.python).distro}:{exe}", probe.prefix or "")
     return (os.path.normcase(os.path.realpath(exe)), os.path.normcase(probe.prefix or ""))
 
 
@@ -311,7 +316,9 @@ def _import_failed(probe: ProbeResult, ctx: FixContext, head: str) -> list[Findi
 
 
 def _walk_native(probe: ProbeResult, ctx: FixContext) -> Finding | None:
-    if not probe.tf_native_module or not Path(probe.tf_native_module).is_file():
+    # Inside WSL the native module is a file of the distribution, not of this machine.
+    if (not probe.tf_native_module or is_wsl_spec(probe.python)
+            or not Path(probe.tf_native_module).is_file()):
         return None
     from core.interpreters.layout import env_layout
     from core.interpreters.probe import probe_env

@@ -37,6 +37,7 @@ def render_text(findings: list[Finding], extra: dict, language_code: str | None 
                     if p["aliases"] else "")
             out.append(visible(f"{_MARK[_SEVERITY[p['state']]]} {p['python']}{also}: "
                                f"{p['summary']}"))
+        out += [visible(line) for line in wsl_lines(extra.get("wsl"))]
         out.append("")
     if not findings:
         out.append(tr("doctor.none_in_output" if extra.get("mode") == "explain"
@@ -45,3 +46,21 @@ def render_text(findings: list[Finding], extra: dict, language_code: str | None 
     errors = sum(f.severity == "error" for f in findings)
     out.append(tr("doctor.counts", language_code, errors=errors, others=len(findings) - errors))
     return "\n".join(out)
+
+
+def wsl_lines(wsl: dict | None) -> list[str]:
+    """The doctor's WSL section (when this machine has wsl.exe): each distribution, its WSL
+    version and how many Pythons were found in it (the interpreter lines above say what each
+    has), or why it cannot train. Its Pythons' own lines are the interpreter lines above."""
+    if not wsl or not wsl.get("wsl_exe"):
+        return []
+    if wsl.get("problem"):
+        return [f"{_MARK['warning']} WSL: {wsl['problem']}"]
+    out = []
+    for d in wsl["distros"]:
+        head = f"WSL · {d['name']} (WSL {d['version']}{', default' if d['default'] else ''})"
+        if d["problem"]:
+            out.append(f"{_MARK['warning']} {head}: {d['problem']}")
+        else:
+            out.append(f"{_MARK['info']} {head}: {len(d['pythons'])} Python(s) found")
+    return out

@@ -7,7 +7,10 @@ Anaconda/Miniconda/Miniforge folders), the Windows ``py`` launcher (``py -0p``),
 A conda env or venv found on PATH or by the launcher is reported as ``conda``/``venv``.
 
 Only two programs are ever run, each with a short timeout: ``conda`` (its answer is cached for
-the process) and, on Windows, ``py``. Without them discovery is a few ``stat`` calls.
+the process) and, on Windows, ``py``. Without them discovery is a few ``stat`` calls. With
+``wsl=True`` the Pythons inside the WSL 2 distributions come last (kind ``wsl``, named
+``wsl://DISTRO/path``; :mod:`core.wsl.discover` runs a short search in each): without wsl.exe
+that costs one PATH lookup.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ _conda_cache: dict[str, list[str]] = {}
 
 @dataclass(frozen=True)
 class Interpreter:
-    """A Python found on this machine. ``kind``: current, user, conda, venv, py-launcher, path."""
+    """A Python found on this machine. ``kind``: current, user, conda, venv, py-launcher, path,
+    wsl (``path`` is then a ``wsl://DISTRO/path`` name)."""
 
     path: str
     kind: str
@@ -213,9 +217,11 @@ def discover_interpreters(
     home: Path | None = None,
     platform: str = sys.platform,
     use_conda: bool = True,
+    wsl: bool = False,
 ) -> list[Interpreter]:
     """Every interpreter found, deduplicated, in source order. ``use_conda=False`` skips
-    running conda (the folders conda uses are still read)."""
+    running conda (the folders conda uses are still read); ``wsl`` adds the Pythons inside
+    WSL."""
     env = os.environ if env is None else env
     home = Path.home() if home is None else home
     found: list[tuple[str, str]] = []
@@ -229,7 +235,17 @@ def discover_interpreters(
     if platform == "win32":
         found += [(p, "py-launcher") for p in _py_launcher()]
     found += [(p, "path") for p in _on_path(env, platform)]
+    result = _existing_once(found, platform)
+    if wsl:
+        from core.wsl.discover import survey_wsl
 
+        result += [Interpreter(python, "wsl") for python in survey_wsl(env).pythons()]
+    return result
+
+
+def _existing_once(found: list[tuple[str, str]], platform: str) -> list[Interpreter]:
+    """Each (path, source) that exists, once per interpreter (:func:`_identity`), in order;
+    a conda env or venv found by another source is reported as ``conda``/``venv``."""
     seen: set[tuple[str, str]] = set()
     result = []
     for path, source in found:

@@ -17,6 +17,10 @@ so nothing in it can shadow a package.
 
 A crash (segfault, Windows 0xC000001D illegal instruction) or a hang (the whole child tree is
 killed at the timeout) is a result, never an exception.
+
+An interpreter inside WSL (``wsl://DISTRO/path``) is probed there by the same children, started
+through ``wsl.exe`` (:mod:`core.wsl.command`); its cache entry is keyed by that name, so the
+same path in two distributions is two entries, and its fingerprint is read there.
 """
 
 from __future__ import annotations
@@ -29,12 +33,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.fsio import write_private
 from core.interpreters.activation import activation_env, clean_base_env
+from core.interpreters.child_stat import LIBRARY_VARIABLES, stat_parts
+from core.wsl.paths import is_wsl_spec, parse_wsl_spec
+from core.wsl.refusals import WslRefusal
+
+if TYPE_CHECKING:
+    from core.wsl.command import WslTarget
 
 MARK = "@@tensordeck-probe@@ "
 METADATA_TIMEOUT = 60.0
@@ -51,7 +62,11 @@ TF_DISTRIBUTIONS = (
     "tf-nightly-gpu",
     "tf-nightly-cpu",
 )
-_FINGERPRINTED = ("tensorflow", "tf_nightly", "keras", "tf_keras")
+#: What every probe child gets besides the task's environment: unbuffered UTF-8 output.
+PROBE_VARIABLES = {"PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"}
+#: How long after its probe's timeout a child inside WSL is killed there: killing wsl.exe
+#: does not end the Linux process it started.
+WSL_BACKSTOP = 5.0
 #: Windows NTSTATUS exit codes a crashing TF import produces, and what they mean.
 _WINDOWS_CRASHES = {
     0xC000001D: "illegal instruction: the CPU lacks an instruction this TF build needs "
@@ -118,7 +133,7 @@ class _Run:
     timed_out: bool
     seconds: float
 
-    def payload(self) -> dict | None:
+    def payload(self) -> Any:
         for line in reversed(self.stdout.splitlines()):
             if line.startswith(MARK):
                 return json.loads(line[len(MARK) :])
@@ -143,7 +158,9 @@ def _kill_tree(pid: int) -> None:
     psutil.wait_procs(victims, timeout=5)
 
 
-def _run_child(python: str, source: str, env: dict[str, str], timeout: float) -> _Run:
+def _run_child(argv: list[str], env: dict[str, str], source: str, timeout: float,
+               args: Sequence[str] = ()) -> _Run:
+    """Run ``argv -c source args`` (``argv`` starts the interpreter) in a fresh empty folder."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tensordeck-probe-") as cwd:
         popen_extra: dict[str, Any]
@@ -152,7 +169,7 @@ def _run_child(python: str, source: str, env: dict[str, str], timeout: float) ->
         else:  # no Ctrl+C from the terminal into the probe
             popen_extra = {"start_new_session": True}
         proc = subprocess.Popen(
-            [python, "-c", source],
+            [*argv, "-c", source, *args],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -199,9 +216,52 @@ def describe_exit(returncode: int) -> str:
 
 def probe_env(python: str) -> dict[str, str]:
     """The environment both probe children get: the task's, plus unbuffered UTF-8 output."""
-    env = activation_env(python, clean_base_env())
-    env.update(PYTHONUTF8="1", PYTHONIOENCODING="utf-8", PYTHONUNBUFFERED="1")
-    return env
+    return {**activation_env(python, clean_base_env()), **PROBE_VARIABLES}
+
+
+class _Unreachable(Exception):
+    """An interpreter of this machine that is not there to run."""
+
+
+@dataclass(frozen=True)
+class _Here:
+    """An interpreter of this machine, started as a task starts it (:func:`probe_env`)."""
+
+    python: str
+
+    def command(self, variables: Mapping[str, str], timeout: float
+                ) -> tuple[list[str], dict[str, str]]:
+        return [self.python], {**probe_env(self.python), **variables}
+
+
+@dataclass(frozen=True)
+class _InWsl:
+    """An interpreter inside a WSL distribution: started there in ``/`` (none of the user's
+    folders to shadow a package), the variables passed through WSLENV, under coreutils'
+    ``timeout``, which ends it there :data:`WSL_BACKSTOP` seconds after the probe gave up."""
+
+    target: WslTarget
+    path: str
+
+    def command(self, variables: Mapping[str, str], timeout: float
+                ) -> tuple[list[str], dict[str, str]]:
+        from core.wsl.command import wsl_environment
+
+        argv = self.target.argv(
+            "timeout", ["-s", "KILL", f"{timeout + WSL_BACKSTOP:g}", self.path], cwd="/")
+        return argv, wsl_environment({**PROBE_VARIABLES, **variables}, base=clean_base_env())
+
+
+def _starter(python: str) -> _Here | _InWsl:
+    """How ``python``'s probe children start. Raises :class:`_Unreachable` or a
+    :class:`WslRefusal` when it cannot start at all."""
+    if is_wsl_spec(python):
+        from core.wsl.command import interpreter_target
+
+        return _InWsl(*interpreter_target(python))
+    if not os.path.isfile(python):
+        raise _Unreachable("does not exist or is not a file")
+    return _Here(python)
 
 
 def probe_interpreter(
@@ -209,14 +269,16 @@ def probe_interpreter(
 ) -> ProbeResult:
     """Probe ``python`` (metadata always; the TF import when ``import_tf`` and TF is there)."""
     result = ProbeResult(python=python)
-    if not os.path.isfile(python):
-        result.run_error = "does not exist or is not a file"
-        result.error = f"{python} {result.run_error}"
+    try:
+        starter = _starter(python)
+    except (_Unreachable, WslRefusal) as exc:
+        result.run_error = str(exc)
+        result.error = f"{python} {exc}" if isinstance(exc, _Unreachable) else f"{python}: {exc}"
         return result
-    env = probe_env(python)
     meta_timeout = min(timeout, METADATA_TIMEOUT)
     try:
-        meta = _run_child(python, _child_source("child_metadata.py"), env, meta_timeout)
+        meta = _run_child(*starter.command({}, meta_timeout),
+                          _child_source("child_metadata.py"), meta_timeout)
     except OSError as exc:
         result.run_error = exc.strerror or str(exc)
         result.error = f"cannot run {python}: {exc}"
@@ -233,7 +295,7 @@ def probe_interpreter(
         (result.packages[d] for d in TF_DISTRIBUTIONS if d in result.packages), None
     )
     if import_tf and result.tf_package_dir:
-        _import_tensorflow(result, python, env, timeout)
+        _import_tensorflow(result, starter, timeout)
     result.ok = result.error is None
     return result
 
@@ -261,11 +323,10 @@ def _metadata_failed(result: ProbeResult, meta: _Run, timeout: float) -> None:
     )
 
 
-def _import_tensorflow(
-    result: ProbeResult, python: str, env: dict[str, str], timeout: float
-) -> None:
-    env = {**env, "TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_MAX_VLOG_LEVEL": "1"}
-    run = _run_child(python, _child_source("child_import.py"), env, timeout)
+def _import_tensorflow(result: ProbeResult, starter: _Here | _InWsl, timeout: float) -> None:
+    argv, env = starter.command({"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_MAX_VLOG_LEVEL": "1"},
+                                timeout)
+    run = _run_child(argv, env, _child_source("child_import.py"), timeout)
     result.import_attempted = True
     result.import_returncode = run.returncode
     result.import_stdout, result.import_stderr = run.stdout, run.stderr
@@ -300,10 +361,22 @@ def _cache_dir() -> Path:
     return user_cache_dir() / "probes"
 
 
+def canonical(python: str) -> str:
+    """The name ``python`` is probed and cached under: an absolute path of this machine, or a
+    ``wsl://`` name as :func:`~core.wsl.paths.parse_wsl_spec` writes it (distribution and
+    path: the same path in two distributions is two interpreters)."""
+    if is_wsl_spec(python):
+        try:
+            return parse_wsl_spec(python).spec()
+        except WslRefusal:
+            return python  # the probe says why
+    return os.path.abspath(python)
+
+
 def cache_file(python: str) -> Path:
     """The file that holds ``python``'s cached probe (see :func:`cached_probe`)."""
-    python = os.path.abspath(python)
-    return _cache_dir() / (hashlib.sha256(python.encode()).hexdigest()[:24] + ".json")
+    key = canonical(python).encode("utf-8", "surrogatepass")
+    return _cache_dir() / (hashlib.sha256(key).hexdigest()[:24] + ".json")
 
 
 def fingerprint(python: str, site_packages: list[str]) -> str:
@@ -317,25 +390,31 @@ def fingerprint(python: str, site_packages: list[str]) -> str:
     from core.paths import code_stamp
 
     parts = [code_stamp()]
-    for path in [python, *site_packages]:
-        try:
-            st = os.stat(path)
-            parts.append(f"{path}:{st.st_mtime_ns}:{st.st_size}")
-        except OSError:
-            parts.append(f"{path}:missing")
-    for folder in site_packages:
-        try:
-            names = sorted(
-                n
-                for n in os.listdir(folder)
-                if n.lower().startswith(_FINGERPRINTED) and n.endswith(".dist-info")
-            )
-        except OSError:
-            continue
-        parts += [f"{n}:{os.stat(os.path.join(folder, n)).st_mtime_ns}" for n in names]
-    env = probe_env(python)
-    parts += [f"{k}={env.get(k, '')}" for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_PATH")]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    if is_wsl_spec(python):
+        parts += _state_in_wsl(python, site_packages)
+    else:
+        parts += stat_parts([python, *site_packages], site_packages)
+        env = probe_env(python)
+        parts += [f"{k}={env.get(k, '')}" for k in LIBRARY_VARIABLES]
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _state_in_wsl(python: str, site_packages: list[str]) -> list[str]:
+    """:func:`fingerprint`'s reading of an interpreter inside WSL, made there (one wsl.exe
+    run of ``child_stat.py``), and the distribution its name resolved to. A failure is a
+    state that no cached entry holds: the interpreter is probed again, which says why."""
+    try:
+        starter = _starter(python)
+        assert isinstance(starter, _InWsl)  # a wsl:// name
+        argv, env = starter.command({}, CHECK_TIMEOUT)
+        wanted = json.dumps([[starter.path, *site_packages], site_packages])
+        run = _run_child(argv, env, _child_source("child_stat.py"), CHECK_TIMEOUT, [wanted])
+        found = run.payload()
+    except (WslRefusal, OSError, ValueError) as exc:
+        return [f"unreachable: {exc}"]
+    if not isinstance(found, list):
+        return ["unreachable: no answer"]
+    return [f"distro={starter.target.distro.name}", *map(str, found)]
 
 
 def cached_probe(python: str, import_tf: bool = True, *, timeout: float = 120.0) -> ProbeResult:
@@ -344,7 +423,7 @@ def cached_probe(python: str, import_tf: bool = True, *, timeout: float = 120.0)
     A result that includes the import also answers a request without it. Timed-out probes
     are not cached: a hang may be a one-off (a cold disk, an antivirus scan).
     """
-    python = os.path.abspath(python)
+    python = canonical(python)
     path = cache_file(python)
     try:
         entry = json.loads(path.read_text(encoding="utf-8"))

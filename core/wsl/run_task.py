@@ -1,0 +1,95 @@
+"""The local stand-in of a task inside WSL: ``tensordeck _wsl-task``, its spec (distribution,
+command, environment, folder) in the variable TENSORDECK_WSL_TASK, never on its command line.
+
+The supervisor starts this like any local task (logs, prefixes, restarts, the task's Job Object
+or process group). It runs the node agent (core.remote.node_agent, the LAN path's) with the
+task's interpreter inside the distribution, through ``wsl.exe -e`` (no shell), writes the task
+on the agent's stdin (Windows variables do not cross into WSL: the task's environment travels
+in the spec), relays the output and exits with the task's status. A stop (SIGTERM, SIGINT, the
+Windows stop event) goes in-band as ``stop``, a second one as ``kill``. Killing ``wsl.exe``
+does not end the Linux process it started; the agent ends the task tree when its stdin closes,
+so a stand-in killed with its tree (a closed window, ``kill -9`` of the launcher) leaves
+nothing running in the distribution.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from typing import IO
+
+from core.exitcodes import launcher_exit_code
+from core.placements import decode_spec
+from core.placements.wsl import WSL_SPEC_VARIABLE
+from core.proctree import listen_for_windows_stop, pdeathsig_preexec
+from core.remote.agent import EXIT_UNREACHABLE, agent_input
+from core.remote.shell import BOOTSTRAP
+from core.wsl.command import wsl_argv
+from core.wsl.distros import find_wsl_exe
+
+
+def _stop_on_signals(stdin: IO[bytes]) -> None:
+    """SIGTERM / SIGINT (and the Windows stop event, which raises SIGTERM's handler): ``stop``
+    to the agent, then ``kill`` at the second."""
+    words = iter([b"stop\n"])
+
+    def on_signal(*_: object) -> None:
+        try:
+            stdin.write(next(words, b"kill\n"))
+            stdin.flush()
+        except OSError:  # the agent is gone already
+            pass
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, on_signal)
+    listen_for_windows_stop()
+
+
+def run_in_wsl(spec: dict) -> int:
+    """Run the task of ``spec`` in its distribution; its exit status."""
+    wsl_exe = find_wsl_exe()
+    if wsl_exe is None:
+        print("tensordeck: wsl.exe is not on this machine any more; install WSL "
+              "(wsl --install, as administrator) or choose another interpreter", flush=True)
+        return EXIT_UNREACHABLE
+    python = spec["argv"][0]
+    argv = wsl_argv(wsl_exe, spec["distro"], python, ["-u", "-c", BOOTSTRAP], cwd=spec["cwd"])
+    # Out of reach of the supervisor's signals to this process group: a stop goes in-band (a
+    # signalled wsl.exe would drop the connection, and the agent would kill instead of stop).
+    # It still dies with this process: its parent-death signal (Linux), the task's Job Object
+    # (Windows).
+    own_group: dict
+    if sys.platform == "win32":
+        own_group = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    else:
+        own_group = {"start_new_session": True, "preexec_fn": pdeathsig_preexec()}
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, bufsize=0, **own_group)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(agent_input(spec["argv"], spec["env"], spec["cwd"]))
+    proc.stdin.flush()
+    _stop_on_signals(proc.stdin)
+    out = sys.stdout.buffer
+    while data := proc.stdout.read(65536):
+        out.write(data)
+        out.flush()
+    status = proc.wait()
+    # wsl.exe exits with the Linux process's status (0-255); a Windows status of its own (it
+    # failed to start the distribution) is mapped as the launcher maps its tasks'.
+    return status if os.name == "nt" else launcher_exit_code(status)
+
+
+def run_task_cli(args: object) -> int:
+    """``tensordeck _wsl-task``: started by the supervisor, never by hand."""
+    text = os.environ.pop(WSL_SPEC_VARIABLE, None)  # popped: nothing started here gets it
+    if not text:
+        print(f"tensordeck: _wsl-task runs a task of a run inside WSL; {WSL_SPEC_VARIABLE} is "
+              "not set (it is not a command to type)", flush=True)
+        return 2
+    try:
+        return run_in_wsl(decode_spec(text))
+    except OSError as exc:
+        print(f"tensordeck: cannot run wsl.exe: {exc}", flush=True)
+        return EXIT_UNREACHABLE
