@@ -169,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
 INTERNAL = {
     "_remote-task": "core.remote.run_task:run_task_cli",  # the local stand-in of a node's task
     "_slurm-task": "core.slurm.stand_in:stand_in_cli",  # ... of a Slurm run's task
+    "_wsl-task": "core.wsl.run_task:run_task_cli",  # ... of a task inside WSL
 }
 
 

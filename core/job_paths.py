@@ -16,69 +16,60 @@ from core.config import ConfigError, ConfigProblem, show
 from core.fsio import foreign_owner
 from core.local_checks import os_length
 from core.paths import resource, user_data_dir
+from core.wsl.paths import is_wsl_spec, parse_wsl_spec
+from core.wsl.refusals import WslPathError
 
 IS_WINDOWS = sys.platform == "win32"
 #: Not for files: kernel state (/proc, /sys) and devices (/dev, its tmpfs gone at boot).
 _PSEUDO_FS = ("/proc", "/sys", "/dev")
 
 
+def _refused(base: Path, message: str) -> ConfigError:
+    return ConfigError(str(base), [ConfigProblem(where="python", message=message)])
+
+
 def resolve_python(spec: str | None, base: Path) -> str:
-    """The training interpreter: the config's ``python`` (a path, or a name on PATH), or the one
+    """The training interpreter: the config's ``python`` (a path, a name on PATH, or one inside
+    WSL: ``wsl://DISTRO/path``, which core.topology asks the distribution about), or the one
     running TensorDeck. Raises ConfigError when it does not exist."""
     if spec is None:
         if getattr(sys, "frozen", False):
-            raise ConfigError(
-                str(base),
-                [
-                    ConfigProblem(
-                        where="python",
-                        message="choose the training interpreter (a Python with "
-                        "TensorFlow); the app's own executable cannot train",
-                    )
-                ],
-            )
+            raise _refused(base, "choose the training interpreter (a Python with TensorFlow); "
+                           "the app's own executable cannot train")
         return sys.executable
+    if is_wsl_spec(spec):
+        try:
+            return parse_wsl_spec(spec).spec()
+        except WslPathError as exc:
+            raise _refused(base, str(exc)) from None
     # Only ~ is expanded, as in every other path of a config: %NAME% and $NAME are legal in
     # folder names, and a path names exactly the folder the user picked.
     expanded = os.path.expanduser(spec)
     if os.sep in expanded or (os.altsep and os.altsep in expanded):
         path = Path(expanded)
-        path = path if path.is_absolute() else base / path
-        if problem := path_problem(path):
-            raise ConfigError(str(base), [ConfigProblem(where="python", message=problem)])
-        # os.path's checks: Path's raise on EACCES, a folder this user may not enter.
-        if os.path.isdir(path):
-            # A conda env or venv folder: its interpreter.
-            for candidate in ("python.exe", "bin/python", "Scripts/python.exe", "bin/python3"):
-                if os.path.isfile(path / candidate):
-                    return str(path / candidate)
-            what = "is a folder without python(.exe), bin/python or Scripts/python.exe"
-        elif os.path.isfile(path):
-            return str(path)
-        else:
-            what = "is not a file" if os.path.exists(path) else "does not exist"
-        raise ConfigError(
-            str(base),
-            [
-                ConfigProblem(
-                    where="python",
-                    message=f"{path} {what}; give the path of python(.exe) "
-                    "in the training environment",
-                )
-            ],
-        )
+        return _python_at(path if path.is_absolute() else base / path, base)
     found = shutil.which(expanded) if not path_problem(Path(expanded)) else None
     if not found:
-        raise ConfigError(
-            str(base),
-            [
-                ConfigProblem(
-                    where="python",
-                    message=f"{spec!r} is not on PATH; give the interpreter's full path",
-                )
-            ],
-        )
+        raise _refused(base, f"{spec!r} is not on PATH; give the interpreter's full path")
     return found
+
+
+def _python_at(path: Path, base: Path) -> str:
+    """The interpreter a path names: the file, or a conda env's or venv's own."""
+    if problem := path_problem(path):
+        raise _refused(base, problem)
+    # os.path's checks: Path's raise on EACCES, a folder this user may not enter.
+    if os.path.isdir(path):
+        for candidate in ("python.exe", "bin/python", "Scripts/python.exe", "bin/python3"):
+            if os.path.isfile(path / candidate):
+                return str(path / candidate)
+        what = "is a folder without python(.exe), bin/python or Scripts/python.exe"
+    elif os.path.isfile(path):
+        return str(path)
+    else:
+        what = "is not a file" if os.path.exists(path) else "does not exist"
+    raise _refused(base, f"{path} {what}; give the path of python(.exe) in the training "
+                   "environment")
 
 
 def _path_limits(path: Path) -> tuple[int, int]:

@@ -33,8 +33,12 @@ from core.local_checks import (
     reserve_ports,
     syntax_problem_for,
 )
+from core.placements import Placement
 from core.placements.node import OnNode, planned_place
-from core.plan import RunPlan, expand_tasks
+from core.placements.wsl import InWsl
+from core.plan import RunPlan, TaskPlan, expand_tasks
+from core.wsl.paths import is_wsl_spec, to_linux_path
+from core.wsl.refusals import WslPathError, WslRefusal
 
 
 def available_cores() -> int:
@@ -78,13 +82,18 @@ def plan_run(
     caller owns the returned plan's port reservation (``release_ports``)."""
     config_path = Path(config_path).resolve()
     files = _resolve_files(cfg, config_path, run_dir)
-    problems = [*files.problems, *_acting_problems(cfg, files, probe_python)]
+    problems = list(files.problems)
+    if is_wsl_spec(files.python):
+        files, wsl_problems = _in_wsl(files)
+        problems += wsl_problems
+    if files.wsl is not None or not is_wsl_spec(files.python):  # a refused WSL: said
+        problems += _acting_problems(cfg, files, probe_python)
     if problems:
         raise ConfigError(str(config_path), problems)
     plan = _with_local_ports(_pure_plan(cfg, config_path, files, base_env, cores)).launched()
-    for task in plan.tasks:
-        env = {**plan.base_env, **task.env}
-        if task.node is None and (problem := command_problem(task.name, task.argv, env, cfg)):
+    for task in plan.tasks:  # the processes this machine starts (a node's: once prepared)
+        env = plan.task_env(task)
+        if task.argv and (problem := command_problem(task.name, task.argv, env, cfg)):
             plan.release_ports()
             raise ConfigError(str(config_path), [problem])
     return plan
@@ -99,6 +108,28 @@ class _Files:
     run_dir: Path
     run_dir_default: bool
     problems: list[ConfigProblem]
+    #: The job's interpreter is inside WSL: every task runs there.
+    wsl: InWsl | None = None
+
+
+def _in_wsl(files: _Files) -> tuple[_Files, list[ConfigProblem]]:
+    """The WSL distribution of the job's ``wsl://`` interpreter, asked of this machine's
+    wsl.exe (it may not be installed, know no such distribution, or run it as WSL 1), and
+    the script and run folder as the distribution reaches them."""
+    from core.wsl.command import interpreter_target  # runs wsl.exe: only for such a job
+
+    try:
+        target, python = interpreter_target(files.python)
+        placement = InWsl(target.distro.name, python)
+        problems = []
+        for where, path in (("script", files.script), ("run_dir", files.run_dir)):
+            try:
+                to_linux_path(str(path), placement.distro)
+            except WslPathError as exc:
+                problems.append(ConfigProblem(where=where, message=str(exc)))
+    except WslRefusal as exc:
+        return files, [ConfigProblem(where="python", message=str(exc))]
+    return replace(files, wsl=placement), problems
 
 
 def _resolve_files(cfg: JobConfig, config_path: Path, run_dir: str | Path | None) -> _Files:
@@ -153,8 +184,9 @@ def _pure_plan(cfg: JobConfig, config_path: Path, files: _Files,
     wants (None: to pick; the evaluator and a single process serve nothing)."""
     from core.interpreters.activation import activation_env, clean_base_env
 
-    env0 = activation_env(files.python,
-                          dict(base_env) if base_env is not None else clean_base_env())
+    env0 = dict(base_env) if base_env is not None else clean_base_env()
+    if files.wsl is None:  # an interpreter inside WSL gets its own environment there
+        env0 = activation_env(files.python, env0)
     single = cfg.strategy in SINGLE_PROCESS
     tasks = tuple(replace(t, port=None) if single or (t.role == "evaluator" and t.node is None)
                   else t for t, _ in expand_tasks(cfg))
@@ -170,9 +202,18 @@ def _pure_plan(cfg: JobConfig, config_path: Path, files: _Files,
         config=cfg, config_path=config_path, python=files.python, script=files.script,
         run_dir=files.run_dir, tasks=tasks, base_env=env0,
         run_dir_default=files.run_dir_default, defaults=defaults,
-        placements={t.key: OnNode(t.node, planned_place(cfg.nodes[t.node], files.script,
-                                                        files.run_dir.name))
-                    for t in tasks if t.node is not None})
+        placements=_placements(cfg, files, tasks))
+
+
+def _placements(cfg: JobConfig, files: _Files, tasks: tuple[TaskPlan, ...]
+                ) -> dict[str, Placement]:
+    """Where each task runs, as far as planning knows: a node's (its planned folder there),
+    inside WSL, or (absent) this machine."""
+    if files.wsl is not None:
+        return {t.key: files.wsl for t in tasks}
+    return {t.key: OnNode(t.node, planned_place(cfg.nodes[t.node], files.script,
+                                                files.run_dir.name))
+            for t in tasks if t.node is not None}
 
 
 def _with_local_ports(plan: RunPlan) -> RunPlan:

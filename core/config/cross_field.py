@@ -10,14 +10,15 @@ from collections.abc import Callable
 from core.config.problems import ConfigProblem
 from core.config.records import MAX_TASKS, SINGLE_PROCESS, JobConfig
 from core.output import show
+from core.wsl.paths import is_wsl_spec
 
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def cross_field_problems(cfg: JobConfig) -> list[ConfigProblem]:
-    """What no field says alone: the run's size, its mix of tasks, nodes, ports."""
+    """What no field says alone: the run's size, its mix of tasks, nodes, WSL, ports."""
     return (_size_problems(cfg) + _task_mix_problems(cfg) + _node_problems(cfg)
-            + _port_problems(cfg))
+            + _wsl_problems(cfg) + _port_problems(cfg))
 
 
 def _layout_problems(cfg: JobConfig) -> list[ConfigProblem]:
@@ -92,6 +93,18 @@ def _strategy_mix_messages(cfg: JobConfig) -> list[str]:
     if first is None or first.count != 1 or first.role not in ("worker", "chief"):
         return [f'strategy \'{s}\' runs one process: use a single task {{"role": "worker"}}']
     return []
+
+
+def _wsl_problems(cfg: JobConfig) -> list[ConfigProblem]:
+    """A job whose interpreter is inside WSL runs every task there: WSL 2's network is behind
+    NAT, out of other machines' reach."""
+    if cfg.python is None or not is_wsl_spec(cfg.python) or all(g.node is None for g in cfg.tasks):
+        return []
+    return [ConfigProblem(
+        where="python",
+        message="a WSL interpreter runs this machine's tasks inside WSL 2, whose network other "
+        "machines cannot reach (NAT): run the nodes' tasks in a job of their own, or choose an "
+        "interpreter of this machine")]
 
 
 def _node_problems(cfg: JobConfig) -> list[ConfigProblem]:

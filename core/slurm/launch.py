@@ -87,6 +87,9 @@ def check_cluster(plan: RunPlan, host: SlurmHost | None = None) -> None:
     if plan.node_tasks:
         raise _problem(plan, "nodes", "a Slurm run places every task itself: leave out the "
                        "tasks' 'node' (or run without --slurm)")
+    if not all(plan.runs_here(t) for t in plan.tasks):  # an interpreter inside WSL
+        raise _problem(plan, "python", "a Slurm run starts its tasks on the cluster's nodes, "
+                       "with an interpreter there: give that one's path (or run without --slurm)")
     _check_partition(plan, *_partition_gpus(_sinfo(plan, host)))
     _test_only(plan, host)
 
