@@ -7,6 +7,7 @@ and what the cluster rule (``core.cluster_rule``) tells it, the task's :class:`L
     core.placements.here    this machine
     core.placements.node    a LAN node over SSH (its local stand-in: core.remote.run_task)
     core.placements.slurm   a step of a Slurm job (its stand-in: core.slurm.stand_in)
+    core.placements.wsl     inside a WSL 2 distribution (its stand-in: core.wsl.run_task)
 
 What a target learns by acting (a node's ports and run folder, a Slurm job's hosts) is found by
 its own module (``core.remote.prepare``, ``core.slurm.launch``), which gives the plan new
