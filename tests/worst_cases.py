@@ -23,6 +23,10 @@ from core.doctor import context, explain
 from core.metrics import MetricsTail, ProgressParser
 from core.output import MAX_LINE_CHARS, LineSplitter, plain, visible
 from core.tfnoise import KNOWN, classify
+from core.wsl import distros, paths
+from core.wsl.distros import decode_output, parse_listing
+from core.wsl.paths import parse_wsl_spec, to_linux_path
+from core.wsl.refusals import WslRefusal
 
 try:  # Python 3.11+
     from re import _constants as _sre
@@ -138,6 +142,28 @@ def _library_lines(size: int) -> str:
     return "\n".join([line] * max(1, size // len(line)))
 
 
+def _wsl_listing(size: int) -> bytes:
+    """``wsl.exe -l -v`` as it prints (UTF-16LE, CRLF) with as many distributions as fit."""
+    rows = "".join(f"  Distro-{i}    Stopped    2\r\n" for i in range(size // 64))
+    return ("  NAME    STATE    VERSION\r\n" + rows).encode("utf-16-le")
+
+
+def _listed(data: bytes) -> object:
+    try:
+        return len(parse_listing(decode_output(data)))
+    except WslRefusal as exc:
+        return str(exc)
+
+
+def _refused_or_parsed(run: Callable[[str], object]) -> Callable[[str], object]:
+    def parse(text: str) -> object:
+        try:
+            return run(text)
+        except WslRefusal as exc:
+            return str(exc)
+    return parse
+
+
 def _repeated_words(size: int) -> str:
     """Lines of 4,000 characters, each one rule's word repeated: the input on which a pattern
     that reads the rest of a line again from every place its word appears is quadratic."""
@@ -199,6 +225,20 @@ CASES: tuple[Case, ...] = (
     Case("explain: each rule's words repeated on lines of 4,000 characters",
          _repeated_words, _explained, lambda text, ids: _equal(bool(ids), True),
          str.splitlines),
+    Case("wsl listing: as many distributions as fit (UTF-16)",
+         _wsl_listing, _listed,
+         lambda data, n: _equal(n, data.decode("utf-16-le").count("Distro-")),
+         bytes.split),
+    Case("wsl listing: one line of the whole size",
+         lambda size: ("  NAME " + "x" * size).encode("utf-16-le"), _listed,
+         lambda data, n: _equal(n, 0), bytes.split),
+    Case("wsl:// name: a path of the whole size",
+         lambda size: "wsl://Ubuntu/" + "a/" * (size // 2), _refused_or_parsed(parse_wsl_spec),
+         lambda text, out: _equal("longer than" in str(out), True), str.split),
+    Case("windows path: '..' and names of the whole size",
+         lambda size: "C:\\" + "a\\..\\" * (size // 6),
+         _refused_or_parsed(lambda t: to_linux_path(t, "Ubuntu")),
+         lambda text, out: _equal("longer than" in str(out), True), str.split),
     Case("explain: blanks after 'tf.__version__'",
          lambda size: "tf.__version__" + " " * size + "x", _explained,
          lambda text, ids: _equal(ids, ["no-error-found"]), str.splitlines),
@@ -213,11 +253,12 @@ def _equal(got: object, want: object) -> None:
 
 def module_patterns() -> list[re.Pattern]:
     """The patterns the parsers of untrusted text use: the doctor's rules and the context they
-    read, the progress parser's, TensorFlow's noise, the sanitizers'."""
+    read, the progress parser's, TensorFlow's noise, the sanitizers', WSL's listings and
+    paths'."""
     from core import metrics, output
 
     found: list[re.Pattern] = []
-    for module in (explain, context, metrics, output):
+    for module in (explain, context, metrics, output, distros, paths):
         for value in vars(module).values():
             found += _patterns_in(value)
     found += [sig.pattern for sig in explain._SIGNATURES]
