@@ -312,6 +312,284 @@ def test_the_new_finding_has_a_title_and_steps_in_both_languages():
     assert "finding.host-out-of-memory" in CATALOGUE
 
 
+# --- versions an output states, wants, or lists ------------------------------------------------
+
+CUDA_SAID = st.sampled_from([
+    "I have CUDA {v} installed", "export CUDA_HOME=/usr/local/cuda-{v}", "Using CUDA{v} now",
+    "CUDA v{v}.2 and the latest driver", "my cuda version: {v}", "CUDA Version {v}.130",
+    "the cuda version of my laptop is {v}", "cuda版本是{v}", "nvcc: Cuda compilation tools, "
+    "release {v}, V{v}.89", "cudatoolkit               {v}.1               h59b6b97_2"])
+CUDA_VERSIONS = st.sampled_from(["9.1", "9.2", "10.0", "10.2", "11.0", "11.4", "12.3"])
+
+
+def _facts(text: str) -> facts.Facts:
+    return facts.read_facts(read_context(text))
+
+
+@SETTINGS
+@given(CUDA_SAID, CUDA_VERSIONS, NOISE, NOISE)
+def test_a_cuda_version_is_read_from_any_phrasing(sentence, version, before, after):
+    """A person's words, nvcc, a conda list, an exported path, a patch version after it."""
+    found = _facts(_around(before, [sentence.format(v=version)], after))
+    assert found.cuda_stated == {version} and not found.cuda_wanted
+
+
+@SETTINGS
+@given(st.sampled_from(["Download and install CUDA {v} from this URL",
+                        "TensorFlow requires CUDA {v}", "Could not find CUDA {v}",
+                        "CUDA {v} is required", "built against CUDA {v}"]), CUDA_VERSIONS, NOISE)
+def test_a_cuda_the_text_wants_is_read_as_wanted(sentence, version, noise):
+    found = _facts(_around(noise, [sentence.format(v=version)], []))
+    assert found.cuda_wanted == {version} and not found.cuda_stated
+
+
+@pytest.mark.parametrize("line", [
+    "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |",
+    "pip install cupy-cuda11x", "tensor on cuda:0", "CUDA_VISIBLE_DEVICES=0 python train.py"])
+def test_what_only_looks_like_a_cuda_version_is_not_read(line):
+    """nvidia-smi's CUDA Version is what the driver supports, not a toolkit."""
+    assert not _facts(line).cuda_stated
+
+
+@SETTINGS
+@given(st.sampled_from([("libcudart.so.{M}.{m}", "{M}.{m}"), ("cudart64_{M}{m}.dll", "{M}.{m}")]),
+       st.sampled_from([("9", "2"), ("10", "0"), ("10", "2")]),
+       st.sampled_from(["/usr/local/cuda/lib64/{f}", "./cuda/targets/x86_64-linux/lib/{f}.89",
+                        "-rwxr-xr-x 1 root root 491664 Jan 1 2020 /opt/cuda/lib64/{f}",
+                        "lrwxrwxrwx 1 root root 20 Jan 1 2020 libcudart.so -> {f}",
+                        "C:\\Program Files\\NVIDIA\\bin\\{f}"]), NOISE)
+def test_a_listed_cuda_runtime_says_which_toolkit_is_installed(name, version, listing, noise):
+    """find / ls -l / dir output: the runtime's file name carries its toolkit's version."""
+    file, want = (part.format(M=version[0], m=version[1]) for part in name)
+    assert _facts(_around(noise, [listing.format(f=file)], [])).cuda_stated == {want}
+
+
+@pytest.mark.parametrize("line, version", [
+    ("/usr/local/cuda-12.3/lib64/libcudart.so.12", "12"), ("C:\\cuda\\bin\\cudart64_110.dll", "11"),
+    ("C:\\cuda\\bin\\cudart64_12.dll", "12")])
+def test_a_listed_runtime_of_cuda_11_or_later_says_only_its_major(line, version):
+    assert version in _facts(line).cuda_stated
+
+
+@pytest.mark.parametrize("line", [
+    "Could not load dynamic library 'libcudart.so.10.2'; dlerror: not found",
+    "ImportError: libcudart.so.9.2: cannot open shared object file",
+    "cudart64_102.dll", "I tensorflow/stream_executor/platform/default/dso_loader.cc:53] "
+    "Successfully opened dynamic library cudart64_101.dll"])
+def test_a_runtime_named_in_a_message_is_not_a_listing(line):
+    """A loader looking for a file, or a bare name (a list of missing ones), shows nothing
+    installed."""
+    assert not facts._listed_cuda_runtimes(read_context(line))
+
+
+@SETTINGS
+@given(st.sampled_from(["cuDNN {v}", "cudnn-{v}", "CuDNN v{v}.5", "cudnn version: {v}",
+                        "cuDNN版本为{v}", "with cuDNN{v}.32"]),
+       st.sampled_from(["5.1", "7.0", "7.6", "8.1"]), NOISE)
+def test_a_cudnn_version_is_read_from_any_phrasing(sentence, version, noise):
+    assert _facts(_around(noise, [sentence.format(v=version)], [])).cudnn_stated == {version}
+
+
+@pytest.mark.parametrize("line", ["cudnn64_7.dll not found", "Loaded cuDNN version 8100",
+                                  "libcudnn.so.8: cannot open shared object file",
+                                  "cudnn_ops_infer64_8.dll", "cudnn-10.0-windows10-x64"])
+def test_cudnn_library_names_are_not_stated_versions(line):
+    assert not _facts(line).cudnn_stated
+
+
+def test_a_toolkit_fits_a_build_when_it_ships_the_same_library_names():
+    """CUDA 11.1+ (every name by major) fit each other; 11.0 (libcusolver.so.10) does not,
+    nor 10.2 a 10.1 build (libcudart.so.10.1); a major alone fits its major."""
+    fits = [("11.2", "11.8"), ("11.x", "11.4"), ("12.x", "12.6"), ("9", "9.0"), ("11.2", "11")]
+    misfits = [("11.0", "11.2"), ("11.x", "11.0"), ("10.1", "10.2"), ("9", "9.1"),
+               ("11.2", "12"), ("10.0", "10.1")]
+    assert all(kb.toolkit_fits(want, have) for want, have in fits)
+    assert not any(kb.toolkit_fits(want, have) for want, have in misfits)
+    assert [v for v in ("9.1", "9.2", "10.2", "11.1", "11.8", "12.4", "8.0")
+            if kb.cuda_without_build(v, "linux")] == ["9.1", "9.2", "10.2"]
+
+
+LIBRARY_FAILURES = st.sampled_from([
+    "Could not load dynamic library '{lib}'; dlerror: {lib}: cannot open shared object file: "
+    "No such file or directory; LD_LIBRARY_PATH: /usr/local/lib",
+    "ImportError: {lib}: cannot open shared object file: No such file or directory"])
+
+
+@SETTINGS
+@given(st.sampled_from([("2.4.1", "libcusolver.so.10", "11.2"), ("1.6.0", "libcublas.so.9.0",
+                                                                 "9.1"),
+                        ("2.2.0", "libcudart.so.10.1", "10.2"), ("2.6.0", "libcudart.so.11.0",
+                                                                 "10.1")]),
+       LIBRARY_FAILURES, CUDA_SAID, NOISE)
+def test_a_stated_cuda_that_does_not_ship_the_missing_library_is_first_a_mismatch(
+        case, failure, sentence, noise):
+    """The text says which CUDA is installed, and its library names are not the ones the
+    build loads: the mismatch ranks before "missing" (dev c088, c174)."""
+    tf, lib, have = case
+    text = _around(noise, [failure.format(lib=lib), sentence.format(v=have)], [])
+    ids = _ids(text, platform="linux", tf_version=tf)
+    assert ids[0] == "cuda-version-mismatch" and "missing-cuda-runtime" in ids
+
+
+@SETTINGS
+@given(st.sampled_from(["11.3", "11.4", "11.8"]), CUDA_SAID, NOISE)
+def test_a_later_cuda_11_minor_ships_the_builds_libraries(have, sentence, noise):
+    """TF 2.5-2.10 load cudart64_110.dll, which every CUDA 11.1+ ships: the DLL not found is
+    a search path problem first (dev c006: "installing the CUDA 11.3 libraries fixed it")."""
+    text = _around(noise, ["Could not load dynamic library 'cudart64_110.dll'; dlerror: "
+                           "cudart64_110.dll not found", sentence.format(v=have)], [])
+    ids = _ids(text, platform="windows", tf_version="2.9.1")
+    assert ids[0] == "missing-cuda-runtime" and "cuda-version-mismatch" in ids
+
+
+@SETTINGS
+@given(st.sampled_from(["9.1", "9.2", "10.2"]), CUDA_SAID,
+       st.sampled_from(["Failed to load the native TensorFlow runtime.",
+                        "  File \"/usr/lib/python3.6/site-packages/tensorflow/__init__.py\", "
+                        "line 24, in <module>\n    from tensorflow.python import "
+                        "pywrap_tensorflow", "Num GPUs Available:  0"]), NOISE)
+def test_a_cuda_no_release_was_built_for_is_a_mismatch(have, sentence, failure, noise):
+    """No TensorFlow release named, but the CUDA the text shows is one no build loads (dev
+    c174: only CUDA 9.2 is found, and the import fails)."""
+    found = explain(_around(noise, [sentence.format(v=have), failure], []), platform="linux")
+    assert found[0].id == "cuda-version-mismatch"
+    assert have in found[0].title and "no TensorFlow release" in found[0].title
+
+
+@SETTINGS
+@given(st.sampled_from([("1.3.0", "ImportError: libcudnn.so.6: cannot open shared object file",
+                         "5.1"),
+                        ("1.13.1", "Could not load dynamic library 'libcudnn.so.7'", "6.0"),
+                        ("2.4.0", "Could not load dynamic library 'cudnn64_8.dll'", "7.6"),
+                        ("1.13.1", "Failed to get convolution algorithm.", "7.1")]),
+       st.sampled_from(["cuDNN {v}", "I installed cudnn-{v}", "CuDNN v{v}.5"]), NOISE)
+def test_a_stated_cudnn_older_than_the_builds_is_a_mismatch(case, sentence, noise):
+    """The build (or the missing library) wants another cuDNN major, or a newer minor (TF's
+    own check): before "missing cuDNN" (dev c178, c179 in the thread's words)."""
+    tf, line, have = case
+    text = _around(noise, [line, sentence.format(v=have)], [])
+    found = explain(text, platform="linux", tf_version=tf)
+    assert found[0].id == "cuda-version-mismatch" and f"cuDNN {have}" in found[0].title
+
+
+@pytest.mark.parametrize("tf, have", [("1.13.1", "7.6"), ("2.4.0", "8.1"), ("1.3.0", "6")])
+def test_a_stated_cudnn_the_build_accepts_is_no_mismatch(tf, have):
+    text = f"Could not load dynamic library 'libcudnn.so.{have[0]}'\nI have cuDNN {have}"
+    assert _ids(text, platform="linux", tf_version=tf)[0] == "missing-cudnn"
+
+
+def test_a_major_alone_names_no_release():
+    """"TensorFlow 2" is not 2.0 (dev c099: a TF 2.1-2.3 library with "TF 2")."""
+    assert kb.find_build("2", "windows") is None and kb.find_build("2.0", "windows")
+    text = ("Could not load dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not "
+            "found")
+    assert _ids(text, platform="windows", tf_version="2")[0] == "missing-cuda-runtime"
+
+
+@pytest.mark.parametrize("line, unset", [
+    ("Could not load dynamic library 'libcudart.so.11.0'", False),
+    ("Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot "
+     "open shared object file: No such file or directory", True)])
+def test_an_unset_library_path_is_read_only_from_the_loaders_whole_line(line, unset):
+    """TF prints "; LD_LIBRARY_PATH: ..." after the loader's error whenever it is set: a line
+    cut before that error says nothing about the variable (dev c047)."""
+    ids = _ids(line, platform="linux", tf_version="2.4")
+    assert ids[0] == ("conda-env-not-activated" if unset else "missing-cuda-runtime")
+
+
+@SETTINGS
+@given(st.sampled_from(["cudart64_90.dll", "cudart64_100.dll"]), NOISE)
+def test_tfs_self_check_naming_the_dll_is_weighed_by_its_name(dll, noise):
+    """TF 1.x's self-check quotes build_info and names the DLL: the name's version decides,
+    as it does without the build_info line (dev c032, c244)."""
+    lines = ["    % (build_info.cudart_dll_name, build_info.cuda_version_number))",
+             f"ImportError: Could not find '{dll}'. TensorFlow requires that this DLL be "
+             "installed in a directory that is named in your %PATH% environment variable."]
+    with_check = _ids(_around(noise, lines, []), platform="windows")
+    assert with_check[:2] == _ids(lines[1], platform="windows")[:2]
+    assert with_check[0] == "cuda-version-mismatch"
+
+
+@pytest.mark.parametrize("tf, first", [("1.9.0", True), (None, False), ("2.4.0", None)])
+def test_tensorflow_gpu_on_the_cpu_is_a_cpu_package_beside_it(tf, first):
+    """Before 2.1 the GPU build does not import without CUDA: one that runs on the CPU is a
+    CPU ``tensorflow`` installed beside it (dev c081)."""
+    ids = _ids("Why my tensorflow-gpu runs only on cpu?", tf_version=tf)
+    assert (ids[0] == "mixed-tf-packages") is bool(first)
+    assert ("mixed-tf-packages" in ids) is (first is not None)
+
+
+@SETTINGS
+@given(st.sampled_from(["on Windows 11", "Win10 x64", "windows 10 pro", "my Windows laptop"]),
+       st.sampled_from(["2.12.0", "2.15.1"]),
+       st.sampled_from(["tf.config.list_physical_devices('GPU') returns []",
+                        "tensorflow doesn't detect my GPU", "it is not using the GPU",
+                        "is_gpu_available() gives False"]), NOISE)
+def test_windows_named_in_words_is_the_platform(where, tf, no_gpu, noise):
+    text = _around(noise, [f"I installed tensorflow {tf} {where}", no_gpu], [])
+    assert _ids(text)[0] == "tf-windows-gpu-unsupported"
+
+
+@pytest.mark.parametrize("text, platform", [
+    ("TF on Ubuntu 20.04", "linux"), ("Windows 10, then WSL with Ubuntu", None),
+    ("a MacBook Pro", "macos"), ("the window closes", None)])
+def test_the_platform_named_in_words_is_one_or_none(text, platform):
+    assert _facts(text).platform_said == platform
+
+
+def test_cudnns_newer_wording_of_its_version_check_is_a_mismatch():
+    line = ("CuDNN library major and minor version needs to match or have higher minor version "
+            "in case of CuDNN 7.0 or later version.")
+    assert _ids(line)[0] == "cuda-version-mismatch"
+
+
+def test_the_new_titles_are_said_in_both_languages():
+    from core.messages import CATALOGUE
+
+    for key in ("cuda-version-mismatch.no-build", "cuda-version-mismatch.cudnn",
+                "mixed-tf-packages.cpu-package"):
+        assert f"finding.{key}" in CATALOGUE
+
+
+@SETTINGS
+@given(st.sampled_from(["TF {v}", "tf{v}", "tf version: {v}", "tensorflow ({v})",
+                        "Name: tensorflow\nVersion: {v}\nSummary: TensorFlow is an open source",
+                        "TensorFlow-GPU v{v}"]),
+       st.sampled_from(["2.12", "2.15.1", "1.15.0"]), NOISE)
+def test_tensorflows_version_is_read_from_any_phrasing(sentence, version, noise):
+    said = _facts(_around(noise, [sentence.format(v=version)], [])).tf_version_said
+    assert said == kb.parse_version(version)
+
+
+@pytest.mark.parametrize("text", ["tf.keras 2.4", "tf_keras 2.16.0", "tensorflow_text 2.10.0",
+                                  "tf 2.4 and tensorflow 2.5", "TF 2"])
+def test_no_single_tensorflow_version_is_said(text):
+    assert _facts(text).tf_version_said is None
+
+
+@pytest.mark.parametrize("line", [
+    "ImportError: Keras requires TensorFlow 2.2 or higher. Install TensorFlow via `pip install "
+    "tensorflow`",
+    "UserWarning: The versions of TensorFlow you are currently using is 2.15.0 and is not "
+    "supported.",
+    "ImportError: numpy.core._multiarray_umath failed to import",
+    "TypeError: Unable to convert function return value to a Python type! The signature was",
+    "ValueError: numpy.ndarray size changed, may indicate binary incompatibility. Expected 88 "
+    "from C header, got 80 from PyObject"])
+def test_packages_built_for_another_tf_or_numpy_in_their_own_words(line):
+    assert _ids(line)[0] == "mixed-tf-packages"
+
+
+@pytest.mark.parametrize("line, keras3", [
+    ("ModuleNotFoundError: No module named 'keras.src.engine'", True),
+    ("ImportError: `keras.optimizers.legacy` is not supported in Keras 3. When using `tf.keras`, "
+     "to continue using a `tf.keras.optimizers.legacy` optimizer, you can install the `tf_keras` "
+     "package (Keras 2) and set the environment variable `TF_USE_LEGACY_KERAS=True`", True),
+    ("ModuleNotFoundError: No module named 'keras.engine.topology'", False)])
+def test_keras_3_refusals_in_their_own_words(line, keras3):
+    assert (_ids(line)[0] == "keras3-strategy-unsupported") is keras3
+
+
 # --- the real command, and linear reading -----------------------------------------------------
 
 def test_doctor_explain_reasons_from_facts_in_a_real_process(tmp_path):

@@ -19,7 +19,6 @@ import os
 import re
 import stat
 import sys
-from collections import Counter
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -89,7 +88,8 @@ _SIGNATURES: tuple[_Signature, ...] = (
     # version 7000) but ...".
     _sig("cuda-version-mismatch", 95, then("Loaded runtime CuDNN library", "but source was "
                                            "compiled with") + "|"
-         r"CuDNN library needs to have matching major version"),
+         r"CuDNN library needs to have matching major version|"
+         r"CuDNN library major and minor version needs to match"),
     # A build with no code for this GPU's compute capability.
     _sig("gpu-arch-unsupported", 93, r"minimum required (?:Cuda|compute) capability"),
     _sig("gpu-arch-unsupported", 88, r"no kernel image is available for execution|"
@@ -141,19 +141,25 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("mixed-tf-packages", 88, r"Descriptors cannot (?:not )?be created directly",
          protobuf=True),
     _sig("mixed-tf-packages", 88, r"Another metric with the same name already exists", "keras"),
-    _sig("mixed-tf-packages", 76, r"numpy\.core\.(?:multiarray|umath) failed to import|"
-         r"numpy\.dtype size changed"),
+    # NumPy's C API against a TF built for another NumPy: its own words, in every release, and
+    # pybind's when TF's module then fails ("... The signature was () -> handle").
+    _sig("mixed-tf-packages", 76, r"numpy\.core\.(?:_?multiarray(?:_umath)?|umath) failed to "
+         r"import|numpy\.(?:dtype|ndarray) size changed|Unable to convert function return value "
+         r"to a Python type"),
     _sig("tf-windows-gpu-unsupported", 95, r"\"tensorflow-gpu\" package has been removed",
          "package-removed"),
     # Modules, formats and layer types Keras 2 had and Keras 3 (TF 2.16+) does not.
-    _sig("keras3-strategy-unsupported", 88, r"No module named 'keras\.(?:engine|layers\.core|"
-         r"wrappers|utils\.generic_utils|preprocessing\.text)'|Keras 3 only supports|"
+    _sig("keras3-strategy-unsupported", 88, r"No module named 'keras\.(?:src\.)?(?:engine|"
+         r"layers\.core|wrappers|utils\.generic_utils|preprocessing\.text)'|"
+         r"Keras 3 only supports|"
          r"Only instances of `?keras\.Layer`? can be added", "mixed-keras"),
     # pip: the and-cuda extra exists only for Linux wheels.
     _sig("tf-windows-gpu-unsupported", 92, r"does not provide the extra ['\"]and-cuda['\"]"),
     _sig("missing-cudnn", 68, r"Could not find cuDNN"),
-    _sig("keras3-strategy-unsupported", 92, r"Keras is Keras 3|"
-         + then(r"\bKeras 3\b", r"not (?:yet )?supported"), "mixed-keras"),
+    # Keras 3's own refusals name what to do: tf_keras and TF_USE_LEGACY_KERAS.
+    _sig("keras3-strategy-unsupported", 92, r"Keras is Keras 3|TF_USE_LEGACY_KERAS|"
+         + then(r"\bKeras 3\b", r"not (?:yet )?supported") + "|"
+         + then(r"not (?:yet )?supported", r"\bKeras 3\b"), "mixed-keras"),
     # Distribution.
     _sig("nccl-unavailable", 95, r"NcclAllReduce|\bNccl\w*'? used by"),
     _sig("nccl-unavailable", 82, then(r"\bNCCL\b", r"not supported|unavailable|not available|"
@@ -249,6 +255,8 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     ctx = read_context(bounded_text(text), platform=platform, tf_version=tf_version)
     facts = read_facts(ctx)
     ctx.cuda_installs |= facts.cuda_stated
+    ctx.platform = ctx.platform or facts.platform_said
+    ctx.tf_version = ctx.tf_version or facts.tf_version_said
     scores = Scores()
     for sig in _SIGNATURES:
         lines = ctx.lines_matching(sig.pattern)
@@ -416,17 +424,6 @@ def _libraries(ctx: TextContext, facts: Facts) -> tuple[dict[str, str], set[str]
     return {k: v for k, v in missing.items() if k not in loaded}, loaded
 
 
-def _recommended_pair(labels: tuple[str, ...], platform: str | None) -> tuple[str | None,
-                                                                              str | None]:
-    """The CUDA/cuDNN pair most official builds used for a library's CUDA label."""
-    rows = [r for r in kb.build_configs() if r.os == kb.kb_os(platform) and r.variant == "gpu"
-            and r.status == "listed" and any(kb.cuda_label_matches(lb, r.cuda) for lb in labels)]
-    if not rows:
-        return None, None
-    (cuda, cudnn), _ = Counter((r.cuda, r.cudnn) for r in rows).most_common(1)[0]
-    return cuda, cudnn
-
-
 @dataclass(frozen=True)
 class _Missing:
     """The libraries a text says are missing (name -> the line that says so), what the
@@ -482,7 +479,7 @@ def _cuda_library_rules(ctx: TextContext, scores: Scores, missing: _Missing,
     env that holds it is not activated; the fix names the build's CUDA/cuDNN pair."""
     name = cuda_libs[0]
     labels = missing.infos[name].cuda_versions
-    cuda, cudnn = (row.cuda, row.cudnn) if row else _recommended_pair(labels, ctx.platform)
+    cuda, cudnn = (row.cuda, row.cudnn) if row else kb.recommended_pair(labels, ctx.platform)
     evidence = [missing.lines[n] for n in cuda_libs]
     evidence += ctx.lines_matching(r"Ignore above cudart dlerror|Cannot dlopen some GPU", 2)
     scores.add("missing-cuda-runtime", 70, evidence, library=name, cuda=cuda, cudnn=cudnn)
@@ -521,9 +518,10 @@ def _installed_toolkit_rules(ctx: TextContext, scores: Scores, labels: tuple[str
     """A CUDA toolkit the text shows installed is not the wanted version: a versioned folder,
     or an unversioned one on the search path."""
     installed = {v for v in ctx.cuda_installs if v}
-    if installed and labels and not any(kb.cuda_label_matches(lb, v)
+    if installed and labels and not any(kb.toolkit_fits(lb, v)
                                         for lb in labels for v in installed):
-        scores.add("cuda-version-mismatch", 84, evidence, cuda=wanted,
+        # Stated, and it explains the missing library: before any "missing" finding.
+        scores.add("cuda-version-mismatch", 88, evidence, cuda=wanted,
                    installed=", ".join(sorted(installed)))
     elif "" in ctx.cuda_installs and not installed and ctx.ld_library_path is not None and (
             "cuda" in ctx.ld_library_path):
@@ -547,10 +545,15 @@ def _other_version_rules(facts: Facts, scores: Scores, wanted: list[str],
             return
 
 
+# TF's loader line as it prints it, up to the loader's error: "; LD_LIBRARY_PATH: ..." follows
+# whenever the variable is set (a line cut before "dlerror" says nothing about it).
+_LOADER_LINE = re.compile(r"Could not load dynamic library '[^']*'; dlerror:")
+
+
 def _activation_rules(ctx: TextContext, scores: Scores, evidence: list[str]) -> None:
     """CUDA libraries missing because the env that holds them is not activated."""
     if ctx.platform in ("linux", "wsl", None) and ctx.ld_library_path is None and (
-            ctx.lines_matching(r"Could not load dynamic library", 1)) and (
+            ctx.lines_matching(_LOADER_LINE, 1)) and (
             ctx.tf_at_least((2, 14)) is not True):
         # TF's loader prints "; LD_LIBRARY_PATH: ..." whenever it is set. Unset, with a TF that
         # does not bundle CUDA, means the conda env's lib folder (TF's documented recipe, put

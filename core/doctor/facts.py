@@ -1,8 +1,10 @@
 """Facts an output states, read once, for the rules that reason from them rather than from
-one sentence: the libraries it names as missing (in any wording), the CUDA toolkits it says are
-there, the GPU's compute capability, the driver's two version reports, the package whose code
-raised, a TensorFlow companion package whose native ops failed to load, and every way of saying
-that TensorFlow sees no GPU (a printed device list, a ``# []`` comment, a sentence).
+one sentence: the libraries it names as missing (in any wording), the CUDA and cuDNN versions
+it says are there and those it says are wanted (a sentence, a tool's output, a file listing),
+the GPU's compute capability, the driver's two version reports, the package whose code raised,
+a TensorFlow companion package whose native ops failed to load, every way of saying that
+TensorFlow sees no GPU (a printed device list, a ``# []`` comment, a sentence), and the
+platform and the TensorFlow release it names in words.
 
 Each fact is one search with a pattern whose needles :mod:`core.doctor.linesearch` finds (so a
 20,000-line log costs a few ``str.find`` passes), no pattern with nested quantifiers, and every
@@ -39,18 +41,34 @@ _MISSING_WORDS = re.compile(
     r"not found|cannot open|can'?t (?:open|find|load)|could ?n[o']?t (?:open|find|load|locate)|"
     r"do(?:es)?n'?t load|not load|no such file|missing|\brequires?\b", re.IGNORECASE)
 _LIBRARY_KINDS = frozenset({"cuda", "cudnn", "driver", "msvc", "zlib"})
-# "CUDA 10.0", "cuda-9.2", "CUDA8.0", "CUDA v11.2", "the cuda version of my laptop is 12.1".
-_CUDA_STATED = re.compile(
-    r"\bcuda[ _\-]?(?:toolkit[ _\-]?)?v?(\d{1,2}\.\d)(?![\d.])|"
-    r"\bcuda version (?:of (?:my|the) \w+ )?is (\d{1,2}\.\d)(?![\d.])|"
+# What joins a component's name to its version: "CUDA 10.0", "cuda-9.2", "CUDA8.0", "CUDA v11.2",
+# "cudatoolkit   11.3.1" (conda list), "cuda version: 11.4", "the cuda version of my laptop is
+# 12.1", "cuda版本是10.1". One optional part between two blank runs, never two \s* side by side.
+_JOIN = (r"(?:[ _\-]?(?:toolkit\s*)?|\s*(?:version|版本)(?:\s+(?:of (?:my|the) \w+ )?is|"
+         r"\s*[:：]|是|为)?\s*)v?")
+# A major.minor (a patch may follow: "10.1.243"), or a major alone ("CUDA 12"), never the
+# start of a longer number or name ("cuda11x", "cudnn64_7").
+_CUDA_NUMBER = r"(\d{1,2}\.\d(?!\d)|(?:[7-9]|1[0-3])(?!\w|\.\d))"
+_CUDNN_NUMBER = r"(\d\.\d{1,2}(?!\d)|\d(?!\w|\.\d))"
+_CUDA_VERSION = re.compile(
+    r"\bcuda" + _JOIN + _CUDA_NUMBER + "|"
     # nvcc --version: "Cuda compilation tools, release 10.2, V10.2.89".
     r"\brelease (\d{1,2}\.\d), V\d", re.IGNORECASE)
-# A CUDA version the text says is wanted, not had ("Download and install CUDA 9.0").
+_CUDNN_VERSION = re.compile(r"\bcudnn" + _JOIN + _CUDNN_NUMBER, re.IGNORECASE)
+# A version the text says is wanted, not had ("Download and install CUDA 9.0", TF 1.x's
+# "Could not find cuDNN 6").
 _WANTED_BEFORE = re.compile(r"(?:requires?|needs?|wants?|built (?:with|against|for)|"
-                            r"compiled (?:with|against|for)|install|supports?|for)\s*$",
-                            re.IGNORECASE)
+                            r"compiled (?:with|against|for)|install|supports?|for|find|load|"
+                            r"locate)\s*$", re.IGNORECASE)
 _WANTED_AFTER = re.compile(r"\W{0,3}(?:\w{1,12} ){0,2}(?:(?:is|are) )?(?:needed|required)",
                            re.IGNORECASE)
+# The CUDA runtime's file name carries its toolkit's version: "libcudart.so.10.2",
+# "cudart64_92.dll"; from 11.0 on only the major ("libcudart.so.11.0" in every 11.x).
+_CUDART_FILE = re.compile(r"libcudart\.so\.(\d{1,2})(?:\.(\d))?|cudart64_(\d{2,3})\.dll",
+                          re.IGNORECASE)
+# An ls -l line's mode ("-rwxr-xr-x", "lrwxrwxrwx"), and a line that starts with a path.
+_LS_MODE = re.compile(r"[-l][-rwxsStT]{9}\s")
+_PATH_START = re.compile(r"[A-Za-z]:[\\/]|\.{0,2}/|~/")
 _CAPABILITY = re.compile(r"compute capability:?\s*(\d{1,2})\.(\d)|\bmajor: (\d{1,2}) minor: (\d)",
                          re.IGNORECASE)
 _LIBCUDA_VERSION = re.compile(r"libcuda reported version is:?\s*(\d+(?:\.\d+)*)")
@@ -80,7 +98,25 @@ _NO_GPU_SAID = re.compile(
                      r"(?:found|detected|utili[sz]ed?|used?|seen?|find)|"
                      r"isn'?t (?:found|detected|used|available)") + "|"
     r"\bno GPUs?\b|can'?t (?:utili[sz]e|use|see|find) (?:the |my |a )?GPU|"
+    r"(?:not|n't|never) (?:detect\w*|see\w*|find\w*|recogni[sz]\w*|utili[sz]\w*|us(?:es?|ed|ing)) "
+    r"(?:the |my |a |any )?GPU|"
+    + then(r"list_physical_devices\(['\"]GPU['\"]\)|is_gpu_available\(\)",
+           r"\[\]|\bempty\b|\bFalse\b") + "|"
     r"only (?:on|uses?|runs? on) (?:the )?CPU|runs? only on (?:the )?CPU", re.IGNORECASE)
+# TensorFlow's version in the words and tools :mod:`core.doctor.context` does not read: "TF
+# 2.12", "tf2.10", "tf version: 2.13", "tensorflow (2.15.0)", pip show's "Name: tensorflow" then
+# "Version: 2.15.0".
+_TF_SAID = re.compile(
+    r"\b(?:tf|tensorflow)(?:[-_](?:gpu|cpu|intel))?(?:\s*version\s*:?|\s*\(|\s*v)?\s*"
+    r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\d)|"
+    r"Name: tensorflow(?:-gpu|-cpu|-intel)?\s+Version: (\d\.\d{1,2}(?:\.\d{1,2})?)",
+    re.IGNORECASE)
+# Platforms named in words ("on Windows 10", "Ubuntu 20.04"), where no path tells.
+_PLATFORM_WORDS = (
+    ("windows", re.compile(r"\bwin(?:dows)?[ -]?(?:7|8|10|11)\b|\bwindows\b", re.IGNORECASE)),
+    ("linux", re.compile(r"\b(?:ubuntu|linux|centos|debian|fedora)\b", re.IGNORECASE)),
+    ("macos", re.compile(r"\bmac ?os\b|\bmacbook\b|\bapple silicon\b", re.IGNORECASE)),
+)
 _CPU_BUILD = re.compile(r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse")
 
 
@@ -92,8 +128,14 @@ class Facts:
     libraries_missing: dict[str, str]
     #: Every CUDA / cuDNN library the text names (found, listed, missing), lower case.
     libraries_named: frozenset[str]
-    #: CUDA toolkit versions the text says are there ("9.1"), not the ones it says are wanted.
+    #: CUDA toolkit versions the text says are there ("9.1", "12": a major alone), not the
+    #: ones it says are wanted; a CUDA runtime library that a file listing shows counts too.
     cuda_stated: frozenset[str]
+    #: CUDA versions the text says are wanted ("Download and install CUDA 9.0").
+    cuda_wanted: frozenset[str]
+    #: cuDNN versions the text says are there ("7.0", "8"), and the ones it says are wanted.
+    cudnn_stated: frozenset[str]
+    cudnn_wanted: frozenset[str]
     #: The GPU's compute capability, as TensorFlow prints it.
     capability: tuple[int, int] | None
     #: The driver's user-space library version and its kernel module's, as TF reports them.
@@ -107,6 +149,10 @@ class Facts:
     no_gpu: list[str]
     #: A line that shows a CPU-only build (``is_built_with_cuda() False``).
     cpu_build: list[str]
+    #: The one platform the text names in words (None: none, or several).
+    platform_said: str | None
+    #: The one TensorFlow release the text names in words (None: none, or several).
+    tf_version_said: Version | None
 
 
 def read_facts(ctx: TextContext) -> Facts:
@@ -115,10 +161,15 @@ def read_facts(ctx: TextContext) -> Facts:
     frames = whole.findall(_PACKAGE_FRAME)
     libcuda, kernel = whole.search(_LIBCUDA_VERSION), whole.search(_KERNEL_VERSION)
     missing, named = _libraries(ctx)
+    cuda_had, cuda_wanted = _versions_stated(ctx, _CUDA_VERSION)
+    cudnn_had, cudnn_wanted = _versions_stated(ctx, _CUDNN_VERSION)
     return Facts(
         libraries_missing=missing,
         libraries_named=frozenset(named),
-        cuda_stated=frozenset(_cuda_stated(ctx)),
+        cuda_stated=frozenset(cuda_had | _listed_cuda_runtimes(ctx)),
+        cuda_wanted=frozenset(cuda_wanted),
+        cudnn_stated=frozenset(cudnn_had),
+        cudnn_wanted=frozenset(cudnn_wanted),
         capability=_capability(ctx),
         libcuda_version=parse_version(libcuda.group(1)) if libcuda else None,
         kernel_version=parse_version(kernel.group(1)) if kernel else None,
@@ -126,7 +177,26 @@ def read_facts(ctx: TextContext) -> Facts:
         companion_failures=_companion_failures(ctx),
         no_gpu=_no_gpu_lines(ctx),
         cpu_build=_spanning_lines(ctx, _CPU_BUILD, 2),
+        platform_said=_platform_said(ctx),
+        tf_version_said=_tf_version_said(ctx),
     )
+
+
+def _tf_version_said(ctx: TextContext) -> Version | None:
+    """The TensorFlow release the text names, when it names exactly one (major.minor[.patch])."""
+    said: set[Version] = set()
+    for m in ctx.whole().finditer(_TF_SAID):
+        if version := parse_version(m.group(1) or m.group(2)):
+            said.add(kb.minor_of(version) + version[2:3])
+        if len(said) > 1:
+            return None  # several releases: a pip list, a comparison
+    return said.pop() if said else None
+
+
+def _platform_said(ctx: TextContext) -> str | None:
+    """The platform the text names in words, when it names exactly one."""
+    named = [name for name, rx in _PLATFORM_WORDS if ctx.lines_matching(rx, 1)]
+    return named[0] if len(named) == 1 else None
 
 
 def _libraries(ctx: TextContext) -> tuple[dict[str, str], set[str]]:
@@ -155,17 +225,52 @@ def library_stem(name: str) -> str:
     return stem + dot
 
 
-def _cuda_stated(ctx: TextContext) -> set[str]:
-    """CUDA versions the text says are installed or in use: not those after "requires",
-    "install", "built with" (what a build wants), nor nvidia-smi's "CUDA Version" (what the
-    driver supports)."""
-    stated = set()
-    for line in ctx.lines_matching(_CUDA_STATED, MAX_LIBRARIES):
-        for m in _CUDA_STATED.finditer(line):
+def _versions_stated(ctx: TextContext, rx: re.Pattern) -> tuple[set[str], set[str]]:
+    """The versions of one component (CUDA, cuDNN) the text states: those it says are
+    installed or in use, and those it says are wanted (after "requires", "install", "built
+    with", or before "is required"). nvidia-smi's "CUDA Version" is neither: it is what the
+    driver supports, read by :mod:`core.doctor.context`."""
+    had: set[str] = set()
+    wanted: set[str] = set()
+    for line in ctx.lines_matching(rx, MAX_LIBRARIES):
+        if "Driver Version" in line:
+            continue
+        for m in rx.finditer(line):
             before, after = line[max(0, m.start() - 40):m.start()], line[m.end():m.end() + 24]
-            if not (_WANTED_BEFORE.search(before) or _WANTED_AFTER.match(after)):
-                stated.add(m.group(1) or m.group(2) or m.group(3))
-    return stated
+            said = wanted if _WANTED_BEFORE.search(before) or _WANTED_AFTER.match(after) else had
+            said.add(next(g for g in m.groups() if g))
+    return had, wanted
+
+
+def _listed_cuda_runtimes(ctx: TextContext) -> set[str]:
+    """CUDA versions that a file listing shows installed (``find``, ``ls -l``, ``dir /s /b``
+    output): a line that is a path to the CUDA runtime, ls -l's columns and then its name,
+    or a link's target (``libcudart.so -> libcudart.so.10.2``). A bare name may be a list of
+    missing ones; a path with words after it is a loader's message."""
+    versions = set()
+    for line in ctx.lines_matching(_CUDART_FILE, MAX_LIBRARIES):
+        ls_line = _LS_MODE.match(line)
+        if not (ls_line or _PATH_START.match(line)):
+            continue
+        path, _, target = line.partition(" -> ")
+        name = (target or path).strip().replace("\\", "/").rsplit("/", 1)[-1]
+        name = name.split()[-1] if ls_line and name.split() else name
+        m = _CUDART_FILE.match(name)
+        if m and not name[m.end():].strip("0123456789."):
+            versions.add(_cudart_version(m))
+    return versions
+
+
+def _cudart_version(m: re.Match) -> str:
+    """The toolkit a CUDA runtime's file name says: "10.2", or "11" (11.0 on, a major only).
+    Windows writes major and minor together: "92" is 9.2, "102" 10.2, "12" CUDA 12."""
+    if m.group(1):
+        major, minor = m.group(1), m.group(2)
+    else:
+        digits = m.group(3)
+        major, minor = ((digits[:2], digits[2:]) if len(digits) == 3 or digits[0] == "1"
+                        else (digits[0], digits[1]))
+    return major if int(major) >= 11 or not minor else f"{major}.{minor}"
 
 
 def _capability(ctx: TextContext) -> tuple[int, int] | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePath
@@ -147,8 +148,8 @@ def find_build(tf_version: Version | str | None, platform: str | None,
                variant: str = "gpu") -> BuildConfig | None:
     """The listed build row for a TF release (matched on major.minor), or None."""
     version = parse_version(tf_version) if isinstance(tf_version, str) else tf_version
-    if not version:
-        return None
+    if not version or len(version) < 2:
+        return None  # "TensorFlow 2" names a major, not the release 2.0
     want = minor_of(version)
     for row in build_configs():
         if (row.os == kb_os(platform) and row.variant == variant and row.status == "listed"
@@ -266,6 +267,17 @@ def cuda_label_matches(label: str, cuda: str | None) -> bool:
     return minor_of(parse_version(label) or (0,)) == minor_of(version)
 
 
+def recommended_pair(labels: tuple[str, ...], platform: str | None) -> tuple[str | None,
+                                                                         str | None]:
+    """The CUDA/cuDNN pair most official builds used for these CUDA labels ("10.1", "11.x")."""
+    rows = [r for r in build_configs() if r.os == kb_os(platform) and r.variant == "gpu"
+            and r.status == "listed" and any(cuda_label_matches(lb, r.cuda) for lb in labels)]
+    if not rows:
+        return None, None
+    (cuda, cudnn), _ = Counter((r.cuda, r.cudnn) for r in rows).most_common(1)[0]
+    return cuda, cudnn
+
+
 @cache
 def tf_versions_for_cuda_label(label: str, platform: str) -> tuple[Version, ...]:
     """TF releases (GPU builds on that OS) whose CUDA falls under a library-row label."""
@@ -293,6 +305,66 @@ def minor_pinned_and_superseded(label: str) -> bool:
     pinned = any(r["cuda"] == label and label in r["cublas"]
                  for r in _rows("linux_cuda_lib_names.csv"))
     return pinned and any(v[0] == want[0] and v > want for v in _cuda_toolkits())
+
+
+@cache
+def _library_sets() -> frozenset[str]:
+    """The rows of the library-name table: "10.0" (every name carries 10.0), "11.x" (every
+    11.x after 11.0 ships the same names). Windows' DLL names follow the same rule."""
+    return frozenset(r["cuda"] for r in _rows("linux_cuda_lib_names.csv"))
+
+
+def cuda_library_set(version: Version) -> str:
+    """The set of library names a CUDA toolkit ships, as its row label: its own row, else its
+    major's ``.x`` row, else its own major.minor (9.2's names carry 9.2, which no row lists)."""
+    exact = "{}.{}".format(*minor_of(version))
+    if exact in _library_sets():
+        return exact
+    any_minor = f"{version[0]}.x"
+    return any_minor if any_minor in _library_sets() else exact
+
+
+def toolkit_fits(wanted: str, installed: str) -> bool:
+    """Whether an installed CUDA toolkit ships the libraries a build wanting ``wanted`` loads.
+    ``wanted``: a build's CUDA ("11.2"; "9" is 9.0, as TensorFlow's table writes it) or a
+    library-row label ("11.x"); ``installed``: a version a text states ("11.4"; "12" only
+    says its major, so only the major is compared)."""
+    have = parse_version(installed)
+    if wanted.endswith(".x"):
+        want_major, want_set = int(wanted.split(".")[0]), wanted
+    else:
+        want = minor_of(parse_version(wanted) or (0,))
+        want_major, want_set = want[0], cuda_library_set(want)
+    if not have:
+        return True
+    if have[0] != want_major:
+        return False
+    return len(have) < 2 or cuda_library_set(have) == want_set
+
+
+def cuda_without_build(installed: str, platform: str | None) -> bool:
+    """Whether TensorFlow has GPU builds for this CUDA major on the platform's OS, yet none
+    of them loads the libraries this toolkit ships (9.1, 9.2, 10.2: names with their own
+    minor, which no release was built for)."""
+    have = parse_version(installed)
+    if not have or len(have) < 2:
+        return False
+    same_major = [r.cuda for r in build_configs()
+                  if r.os == kb_os(platform) and r.variant == "gpu" and r.status == "listed"
+                  and r.cuda and (parse_version(r.cuda) or (0,))[0] == have[0]]
+    return bool(same_major) and not any(toolkit_fits(c, installed) for c in same_major)
+
+
+def cudnn_fits(wanted: str, installed: str) -> bool:
+    """Whether an installed cuDNN satisfies a build's: the same major, and a minor at least
+    the build's (TensorFlow's own check, "Loaded runtime CuDNN library ... but source was
+    compiled with"). A version given without its minor is compared by its major only."""
+    want, have = parse_version(wanted), parse_version(installed)
+    if not want or not have:
+        return True
+    if want[0] != have[0]:
+        return False
+    return len(want) < 2 or len(have) < 2 or have[1] >= want[1]
 
 
 def windows_cuda_has_build(cuda: str) -> bool:

@@ -1,9 +1,11 @@
 """Family rules that reason from facts (:mod:`core.doctor.facts`), so that any phrasing of the
-same facts gets the same answer: a CUDA version the text says is installed against the one the
-TensorFlow build wants (the knowledge base), a companion package whose ops do not fit this
-TensorFlow, standalone Keras failing inside TensorFlow's internals, the driver's two version
-reports, a GPU that TensorFlow says it skips for its compute capability, no GPU on native
-Windows where no TensorFlow GPU build exists, an out-of-memory on the host's RAM.
+same facts gets the same answer: a CUDA or cuDNN version the text says is installed against the
+one the TensorFlow build or the text wants (the knowledge base: which library names a toolkit
+ships), a CUDA no TensorFlow release was built for, a companion package whose ops do not fit
+this TensorFlow, standalone Keras failing inside TensorFlow's internals, a CPU package beside
+``tensorflow-gpu``, the driver's two version reports, a GPU that TensorFlow says it skips for
+its compute capability, no GPU on native Windows where no TensorFlow GPU build exists, an
+out-of-memory on the host's RAM.
 """
 
 from __future__ import annotations
@@ -26,10 +28,16 @@ _TF_ATTRIBUTE = re.compile(r"module 'tensorflow[\w.]*' has no attribute '\w+'")
 # another release ("cannot import name 'abs'", "... 'tf_utils'").
 _CANNOT_IMPORT = re.compile(r"cannot import name '?(\w+)'?(?: from '([\w.]+)')?")
 _TF_OR_KERAS = ("tensorflow", "tensorflow_core", "keras", "tf_keras")
-_REQUIRES_TF = re.compile(r"requires TensorFlow(?: version)?\s*[<>=~]=?\s*\d", re.IGNORECASE)
+# A companion package (or Keras) that names the TensorFlow it needs, in its own words:
+# "requires TensorFlow version >= 2.4", "Keras requires TensorFlow 2.2 or higher", TF Addons'
+# "The versions of TensorFlow you are currently using is 2.15.0 and is not supported".
+_REQUIRES_TF = re.compile(r"requires TensorFlow(?: version)?\s*(?:[<>=~]=?\s*\d|\d+\.\d+(?:\.\d+)? "
+                          r"or (?:higher|later|above|newer|greater))|versions? of TensorFlow you "
+                          r"are currently using is", re.IGNORECASE)
 # The placeholder "tensorflow-gpu" releases (2.11+) that only fail to install.
 _GPU_PLACEHOLDER = re.compile(r"tensorflow[-_]gpu[-=]=?(\d+\.\d+)[\w.]*(?:\.tar\.gz)?",
                               re.IGNORECASE)
+_GPU_PACKAGE = re.compile(r"tensorflow[-_]gpu\b", re.IGNORECASE)
 # An out-of-memory whose device is the host: TensorFlow's CPU allocator.
 _HOST_OOM = re.compile(then(r"\bOOM\b|out of memory|ResourceExhausted",
                             r"device:CPU:\d|allocator cpu\b"), re.IGNORECASE)
@@ -37,35 +45,101 @@ _HOST_OOM = re.compile(then(r"\bOOM\b|out of memory|ResourceExhausted",
 _SELF_CHECK = re.compile(r"build_info\.(msvcp|cudnn|cudart|nvcuda)_dll_names?\b")
 _SELF_CHECK_CAUSE = {"msvcp": "missing-msvc-runtime", "cudnn": "missing-cudnn",
                      "cudart": "missing-cuda-runtime", "nvcuda": "no-nvidia-driver"}
+_SELF_CHECK_KIND = {"msvcp": "msvc", "cudnn": "cudnn", "cudart": "cuda", "nvcuda": "driver"}
 _NO_TF_MODULE = re.compile(r"No module named '?tensorflow'?(?![\w.])")
+# TensorFlow's native module failed to import: a loader's or TF's words, or a traceback through
+# the module that loads it.
+_NATIVE_IMPORT = re.compile(r"DLL load failed|Failed to load the native TensorFlow runtime|"
+                            r"\bpywrap_tensorflow|cannot open shared object file")
 
 
 def fact_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     """Score every family the facts support."""
     _stated_cuda_rules(ctx, facts, scores)
+    _stated_cudnn_rules(ctx, facts, scores)
     _package_rules(ctx, facts, scores)
+    _shadowed_gpu_package_rules(ctx, facts, scores)
     _driver_report_rules(facts, scores)
     _gpu_arch_rules(facts, scores)
     _windows_rules(ctx, facts, scores)
     _memory_rules(ctx, scores)
     _module_rules(ctx, scores)
-    _self_check_rules(ctx, scores)
+    _self_check_rules(ctx, facts, scores)
 
 
 def _stated_cuda_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     """The text says which CUDA is installed, and the build (its TF version, the knowledge
-    base) wants another. Not for TF 2.14+ on Linux, whose pip wheel brings its own CUDA."""
+    base) or the text wants one whose libraries that toolkit does not ship. A TF 2.14+ pip
+    wheel on Linux brings its own CUDA: the system's is not what it loads."""
+    installed = {v for v in ctx.cuda_installs if v}
+    row, system = _gpu_build(ctx)
+    if not installed or not system:
+        return
+    wanted = set(facts.cuda_wanted) | ({row.cuda} if row and row.cuda else set())
+    if not wanted:
+        _cuda_without_build_rules(ctx, facts, scores, installed)
+        return
+    score = _stated_cuda_score(row, wanted, installed)
+    if not score:
+        return
+    have = ", ".join(sorted(installed))
+    if row:
+        cuda, cudnn, built = row.cuda, row.cudnn, f"TensorFlow {row.label} was built for"
+    else:
+        cuda, cudnn = kb.recommended_pair(tuple(wanted), ctx.platform)
+        built = "the text wants"
+    scores.add("cuda-version-mismatch", score,
+               [f"CUDA {have} in the text; {built} CUDA {', '.join(sorted(wanted))}"],
+               cuda=cuda, cudnn=cudnn, installed=have)
+
+
+def _stated_cuda_score(row: kb.BuildConfig | None, wanted: set[str], installed: set[str]) -> int:
+    """How surely the installed CUDA is the wrong one: none ships the libraries any wanted
+    CUDA loads (88); they ship them, but none is the minor the release was tested with (60:
+    it loads, so this only comes after any cause the output shows); else 0."""
+    if not any(kb.toolkit_fits(w, v) for w in wanted for v in installed):
+        return 88
+    if row and row.cuda and not any(kb.cuda_label_matches(row.cuda, v) for v in installed):
+        return 60
+    return 0
+
+
+def _gpu_build(ctx: TextContext) -> tuple[kb.BuildConfig | None, bool]:
+    """The GPU build of the text's TF release, and whether it loads the system's CUDA and
+    cuDNN (a TF 2.14+ pip wheel on Linux brings its own)."""
     row = kb.find_build(ctx.tf_version, ctx.platform, "gpu") if ctx.tf_version else None
-    if not row or not row.cuda or not facts.cuda_stated:
+    return row, not (row and ctx.platform != "windows" and ctx.tf_at_least((2, 14)))
+
+
+def _cuda_without_build_rules(ctx: TextContext, facts: Facts, scores: Scores,
+                              installed: set[str]) -> None:
+    """No release is named, but the installed CUDA is one no TensorFlow GPU build of this OS
+    loads (9.2, 10.2), and TF fails to load or to use the GPU."""
+    orphans = sorted(v for v in installed if kb.cuda_without_build(v, ctx.platform))
+    failed = [*facts.libraries_missing.values(), *facts.no_gpu,
+              *ctx.lines_matching(_NATIVE_IMPORT, 2)]
+    if orphans and failed and len(orphans) == len(installed):
+        have = ", ".join(orphans)
+        scores.add("cuda-version-mismatch", 80, [*failed[:2], f"CUDA {have} in the text"],
+                   installed=have,
+                   title=finding_title("cuda-version-mismatch.no-build", installed=have))
+
+
+def _stated_cudnn_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """The text says which cuDNN is installed, and the build or a missing cuDNN library wants
+    another major, or a newer minor (TF's own check: same major, minor at least the build's)."""
+    row, system = _gpu_build(ctx)
+    if not facts.cudnn_stated or not system:
         return
-    if ctx.platform != "windows" and ctx.tf_at_least((2, 14)):
+    wanted = set(facts.cudnn_wanted) | ({row.cudnn} if row and row.cudnn else set())
+    wanted |= {str(info.cudnn_major) for info in map(kb.library_info, facts.libraries_missing)
+               if info.kind == "cudnn" and info.cudnn_major}
+    if not wanted or any(kb.cudnn_fits(w, v) for w in wanted for v in facts.cudnn_stated):
         return
-    if any(kb.cuda_label_matches(row.cuda, v) for v in facts.cuda_stated):
-        return
-    installed = ", ".join(sorted(facts.cuda_stated))
-    scores.add("cuda-version-mismatch", 82,
-               [f"CUDA {installed} in the text; TensorFlow {row.label} was built for CUDA "
-                f"{row.cuda}"], cuda=row.cuda, cudnn=row.cudnn, installed=installed)
+    have, want = ", ".join(sorted(facts.cudnn_stated)), sorted(wanted)[-1]
+    scores.add("cuda-version-mismatch", 88, [f"cuDNN {have} in the text; wanted: cuDNN {want}"],
+               cudnn=want, title=finding_title("cuda-version-mismatch.cudnn", installed=have,
+                                               wanted=want))
 
 
 def _package_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
@@ -86,6 +160,19 @@ def _package_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
         module = (m.group(2) or "") if m else "-"
         if module.split(".")[0] in ("", *_TF_OR_KERAS):
             scores.add("mixed-tf-packages", 84, line)
+
+
+def _shadowed_gpu_package_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """``tensorflow-gpu`` runs, yet on the CPU. Before 2.1 its GPU build does not even import
+    without CUDA, so the ``tensorflow`` that runs is a CPU-only package installed beside it
+    (both write one ``tensorflow`` folder). Likely when the release is known to be older,
+    possible when it is not said; a missing library names another cause."""
+    if not facts.no_gpu or facts.libraries_missing or ctx.tf_at_least((2, 1)):
+        return
+    if lines := ctx.lines_matching(_GPU_PACKAGE, 1):
+        scores.add("mixed-tf-packages", 80 if ctx.tf_at_least((2, 1)) is False else 56,
+                   [*lines, *facts.no_gpu[:1]],
+                   title=finding_title("mixed-tf-packages.cpu-package"))
 
 
 def _driver_report_rules(facts: Facts, scores: Scores) -> None:
@@ -136,11 +223,14 @@ def _module_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("tf-not-installed", 62, lines)
 
 
-def _self_check_rules(ctx: TextContext, scores: Scores) -> None:
+def _self_check_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     """TF's self-check failed to load the DLL its build info names (``preload_check``, with
-    WinError 126 in any language): that DLL's component is missing."""
+    WinError 126 in any language): that DLL's component is missing. Where the text also names
+    the DLL ("Could not find 'cudart64_90.dll'"), its name says more (which version), and the
+    library rules weigh it."""
     for line in ctx.lines_matching(_SELF_CHECK, 1):
         m = _SELF_CHECK.search(line)
-        if m:
+        if m and not any(kb.library_info(name).kind == _SELF_CHECK_KIND[m.group(1)]
+                         for name in facts.libraries_missing):
             scores.add(_SELF_CHECK_CAUSE[m.group(1)], 92,
                        [line, *ctx.lines_matching(r"WinError|OSError", 1)])
