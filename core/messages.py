@@ -30,6 +30,9 @@ LANGUAGES = ("en", "zh_CN")
 class Message(NamedTuple):
     en: str
     zh_CN: str
+    #: Parameters that are catalogue messages themselves ("must be {expected}, not {given}":
+    #: "an integer"): read back from English, they are said in the same language too.
+    nested: tuple[str, ...] = ()
 
 
 CATALOGUE: dict[str, Message] = {
@@ -97,6 +100,8 @@ CATALOGUE: dict[str, Message] = {
                             "位置（默认：TensorDeck 的数据文件夹）"),
     "cli.env.cpu": Message("the CPU build, even with an NVIDIA GPU",
                            "使用 CPU 版本，即使有 NVIDIA GPU"),
+    "cli.env.wsl": Message("build it inside WSL 2 (DISTRO; default: the default distribution)",
+                           "在 WSL 2 中构建（DISTRO；默认：默认发行版）"),
     "cli.env.python": Message("the Python to base a venv on", "创建 venv 所基于的 Python"),
     "cli.env.yes": Message("build without asking", "不询问，直接构建"),
     "cli.env.dry_run": Message("show the plan; build nothing", "只显示计划；不构建任何东西"),
@@ -142,6 +147,61 @@ CATALOGUE: dict[str, Message] = {
     "config.one_of": Message("must be one of: {choices}", "必须是以下之一：{choices}"),
     "config.bound": Message("must be {op} {bound}", "必须 {op} {bound}"),
     "config.at_most": Message("at most {n} entries", "最多 {n} 项"),
+    "config.type": Message("must be {expected}, not {given}", "必须是{expected}，而不是{given}",
+                           nested=("expected", "given")),
+    "config.pattern": Message("must match the pattern {pattern}", "必须符合模式 {pattern}"),
+    # what a field must be or was given (config.type's words): a JSON type, or a value
+    "type.integer": Message("an integer", "整数"),
+    "type.number": Message("a number", "数字"),
+    "type.decimal": Message("a decimal number", "小数"),
+    "type.string": Message("a string", "字符串"),
+    "type.list": Message("a list", "列表"),
+    "type.object": Message("an object", "对象"),
+    "type.boolean": Message("true or false", "布尔值（true 或 false）"),
+    "type.true": Message("true", "布尔值 true"),
+    "type.false": Message("false", "布尔值 false"),
+    "type.null": Message("null", "空值 null"),
+    # the value rules' own words (core/config/value_rules.py, records.py: ValueError texts)
+    "config.control_character": Message(
+        "contains the control character {character} at position {position}; remove it",
+        "含有控制字符 {character}（位置 {position}）；请删除它"),
+    "config.not_a_host": Message(
+        "{host} is not a host name or IP address (letters, digits, '.', '-', '_'; IPv6 "
+        "without brackets)",
+        "{host} 不是主机名或 IP 地址（只能用字母、数字、'.'、'-'、'_'；IPv6 不加方括号）"),
+    "config.not_a_user": Message(
+        "{user} is not a user name: no spaces, no leading '-', none of ; | & $ ` < > ' \" ( ) "
+        ": /",
+        "{user} 不是用户名：不能有空格，不能以 '-' 开头，不能含 ; | & $ ` < > ' \" ( ) : /"),
+    "config.gpu_negative": Message("GPU indexes must be >= 0", "GPU 编号必须 >= 0"),
+    "config.gpu_twice": Message("lists a GPU twice", "同一个 GPU 列了两次"),
+    "config.task_host_elsewhere": Message(
+        '{host} is another machine: describe it in "nodes" and give the task "node": its name',
+        '{host} 是另一台机器：请在 "nodes" 中描述它，并在任务的 "node" 中填写它的名称'),
+    "config.sbatch_option": Message(
+        "must be one long sbatch option, such as --qos=high or #SBATCH --qos=high",
+        "必须是一个 sbatch 长选项，例如 --qos=high 或 #SBATCH --qos=high"),
+    "config.job_name": Message(
+        "must be 1-64 characters, no leading/trailing spaces, no trailing '.', no control "
+        'characters, none of \\ / : * ? " < > |',
+        "必须是 1-64 个字符，首尾不能有空格，不能以 '.' 结尾，不能含控制字符，也不能含 "
+        '\\ / : * ? " < > |'),
+    "config.script_missing": Message("must name the training script", "必须填写训练脚本"),
+    "config.env_name": Message(
+        "{name} is not a valid variable name: use letters, digits and '_', not starting with "
+        "a digit (Windows takes more, but no shell can export such a name, nor WSLENV pass it "
+        "to WSL); rename it",
+        "{name} 不是有效的变量名：只能用字母、数字和 '_'，且不能以数字开头（Windows 接受更多"
+        "字符，但任何 shell 都不能导出这样的名称，WSLENV 也不能把它传给 WSL）；请重命名"),
+    "config.env_reserved": Message("{name} is set by TensorDeck for each task; remove it",
+                                   "{name} 由 TensorDeck 为每个任务设置；请删除它"),
+    "config.node_name": Message(
+        "{name} is not a node name: 1-64 characters, no control characters, none of "
+        '\\ / : * ? " < > |',
+        "{name} 不是节点名：须为 1-64 个字符，不能含控制字符，也不能含 "
+        '\\ / : * ? " < > |'),
+    "config.on_failure_restarts": Message("policy 'on_failure' needs max_restarts >= 1",
+                                          "策略 'on_failure' 需要 max_restarts >= 1"),
     # --- what each run event says (core.describe: the console and the window) -------------------
     "event.task_started": Message("{task} started (pid {pid})", "{task} 已启动（pid {pid}）"),
     "event.task_exited": Message("{task} exited with code {code} ({state})",
@@ -199,6 +259,163 @@ CATALOGUE: dict[str, Message] = {
     "exit.code.126": Message("cannot execute: permission denied or not a program",
                              "无法执行：权限不足或不是可执行程序"),
     "exit.code.127": Message("command not found", "找不到命令"),
+    # --- an exit code's tooltip (core.exitcodes.explain) ------------------------------------
+    "exit.explain.status": Message("Windows status {shown} ({value}): {what}.",
+                                   "Windows 状态码 {shown}（{value}）：{what}。",
+                                   nested=("what",)),
+    "exit.status.unknown": Message("a status code this table does not know",
+                                   "本表不认识的状态码"),
+    "exit.explain.signal": Message(
+        "{value} = 128 + {number}: the task ended on {name}: {meaning}: {name}.",
+        "{value} = 128 + {number}：任务因 {name} 而结束：{meaning}：{name}。",
+        nested=("meaning",)),
+    "exit.explain.signal_hint": Message(
+        "{value} = 128 + {number}: the task ended on {name}: {hint}.",
+        "{value} = 128 + {number}：任务因 {name} 而结束：{hint}。", nested=("hint",)),
+    "exit.hint.9": Message(
+        "killed at once: by TensorDeck when a task outlives the stop grace period, or by the "
+        "out-of-memory killer",
+        "被立即强制终止：任务超过停止宽限期后由 TensorDeck 终止，或被系统的内存不足终止机制"
+        "（OOM killer）终止"),
+    "exit.hint.15": Message(
+        "stopped by TensorDeck (or whoever sent SIGTERM): the task was asked to exit",
+        "被 TensorDeck（或发送 SIGTERM 的程序）停止：任务被要求退出"),
+    "exit.explain.126": Message("126: {meaning}.", "126：{meaning}。", nested=("meaning",)),
+    "exit.explain.127": Message("127: {meaning}.", "127：{meaning}。", nested=("meaning",)),
+    "exit.explain.failed": Message(
+        "1: the task failed (for Python: an uncaught exception, its log says which).",
+        "1：任务失败（对 Python 来说：有未捕获的异常，日志里写明是哪一个）。"),
+    "exit.explain.own": Message("{value}: the task's own exit code (its script chose it).",
+                                "{value}：任务自己的退出码（由它的脚本决定）。"),
+    # --- what NVML says of the GPUs (core.gpu: the Machine view's GPU card) ---------------------
+    "gpu.no_driver": Message(
+        "No NVIDIA driver found (nvml.dll / libnvidia-ml.so.1 is missing). Install the NVIDIA "
+        "driver for your GPU from nvidia.com/drivers.",
+        "未找到 NVIDIA 驱动（缺少 nvml.dll / libnvidia-ml.so.1）。请从 nvidia.com/drivers "
+        "安装适合你的 GPU 的 NVIDIA 驱动。"),
+    "gpu.driver_not_loaded": Message(
+        "The NVIDIA driver is installed but not running. Reboot; if it persists, reinstall the "
+        "driver (on Linux check `dmesg` for nvidia errors, Secure Boot).",
+        "NVIDIA 驱动已安装，但没有运行。请重启；如果问题仍在，请重新安装驱动（在 Linux 上查看 "
+        "`dmesg` 中的 nvidia 错误，以及安全启动（Secure Boot））。"),
+    "gpu.driver_mismatch": Message(
+        "The NVIDIA driver library and the loaded kernel driver are different versions "
+        "(typical right after a driver update). Reboot.",
+        "NVIDIA 驱动库与已加载的内核驱动版本不同（刚更新驱动后常会这样）。请重启。"),
+    "gpu.nvml_failed": Message("NVML failed to start: {error}", "NVML 启动失败：{error}"),
+    "gpu.none": Message("The NVIDIA driver is running but reports no GPU.",
+                        "NVIDIA 驱动正在运行，但没有报告任何 GPU。"),
+    "gpu.count": Message("{n} NVIDIA GPU(s)", "{n} 个 NVIDIA GPU"),
+    # --- the plan of a TensorFlow environment (core/envcreate/plan.py: env create, the window) ---
+    "env.where": Message("Where: {target} ({kind})", "位置：{target}（{kind}）"),
+    "env.first": Message("First: removes what an interrupted build left in {target}",
+                         "首先：删除中断的构建在 {target} 中留下的内容"),
+    "env.download": Message("Download: about {mb} MB", "下载：约 {mb} MB"),
+    "env.commands": Message("Commands:", "命令："),
+    "env.manual": Message("Steps for you:", "需要你完成的步骤："),
+    "env.note": Message("Note: {note}", "注意：{note}"),
+    "env.why.cpu_asked": Message("TensorFlow {tf}, the CPU build, as asked",
+                                 "TensorFlow {tf}，CPU 版本（按你的要求）"),
+    "env.why.cpu_no_code": Message(
+        "TensorFlow {tf}, the CPU build: {lacks}, and no release TensorDeck knows has code for "
+        "it. TensorFlow trains on the CPU",
+        "TensorFlow {tf}，CPU 版本：{lacks}，TensorDeck 知道的版本也都没有针对它的代码。"
+        "TensorFlow 将在 CPU 上训练"),
+    "env.why.cpu_old_driver": Message(
+        "TensorFlow {tf}, the CPU build: the NVIDIA driver (CUDA {driver}) is older than every "
+        "TensorFlow GPU release with pip CUDA needs (CUDA 11 or newer); update it for GPU "
+        "training",
+        "TensorFlow {tf}，CPU 版本：NVIDIA 驱动（CUDA {driver}）比所有通过 pip 提供 CUDA 的 "
+        "TensorFlow GPU 版本所需的都旧（需要 CUDA 11 或更新）；要用 GPU 训练，请更新驱动"),
+    "env.why.cpu_no_gpu": Message(
+        "TensorFlow {tf}, no usable NVIDIA GPU here: the CPU build (TensorFlow trains on the "
+        "CPU)",
+        "TensorFlow {tf}，这里没有可用的 NVIDIA GPU：CPU 版本（TensorFlow 在 CPU 上训练）"),
+    "env.why.linux_gpu": Message(
+        "TensorFlow {tf} (CUDA {cuda}, cuDNN {cudnn}): the newest release your driver (CUDA "
+        "{driver}) runs; pip brings the CUDA libraries",
+        "TensorFlow {tf}（CUDA {cuda}，cuDNN {cudnn}）：你的驱动（CUDA {driver}）能运行的最新"
+        "版本；pip 会一并安装 CUDA 库"),
+    "env.why.linux_gpu_older": Message(
+        "TensorFlow {tf} (CUDA {cuda}, cuDNN {cudnn}): {blocked}; this release's build has code "
+        "for it; pip brings the CUDA libraries",
+        "TensorFlow {tf}（CUDA {cuda}，cuDNN {cudnn}）：{blocked}；这个版本的构建有针对它的"
+        "代码；pip 会一并安装 CUDA 库"),
+    "env.why.windows_conda": Message(
+        "TensorFlow {tf}: the last release with GPU support on native Windows (CUDA {cuda}, "
+        "cuDNN {cudnn}), in a conda env",
+        "TensorFlow {tf}：原生 Windows 上最后一个支持 GPU 的版本（CUDA {cuda}，cuDNN {cudnn}），"
+        "装在 conda 环境中"),
+    "env.why.windows_venv": Message(
+        "TensorFlow {tf}: the last release with GPU support on native Windows (CUDA {cuda}, "
+        "cuDNN {cudnn}), in a venv with NVIDIA's CUDA 11 pip wheels",
+        "TensorFlow {tf}：原生 Windows 上最后一个支持 GPU 的版本（CUDA {cuda}，cuDNN {cudnn}），"
+        "装在带有 NVIDIA CUDA 11 pip wheel 的 venv 中"),
+    "env.why.wsl": Message(
+        "No conda and no Python 3.7-3.10 here for TensorFlow {tf}: the WSL2 route (the current "
+        "release)",
+        "这里没有 conda，也没有能运行 TensorFlow {tf} 的 Python 3.7-3.10：改走 WSL2 路线"
+        "（当前版本）"),
+    "env.unknown": Message("unknown", "未知"),
+    "env.archs_unknown": Message(
+        "Which GPUs TensorFlow {tf}'s build has code for is unknown (TensorDeck has not read "
+        "that release's build_info): your GPUs' compute capability was not checked against it.",
+        "不知道 TensorFlow {tf} 的构建包含哪些 GPU 的代码（TensorDeck 还没有读过该版本的 "
+        "build_info）：没有用它核对你的 GPU 的计算能力。"),
+    "env.no_code": Message("TensorFlow {tf}'s GPU build has no code for the {gpus}",
+                           "TensorFlow {tf} 的 GPU 构建没有针对 {gpus}的代码"),
+    "env.no_code_from": Message(
+        "TensorFlow {tf}'s GPU build has no code for the {gpus}; it runs on compute capability "
+        "{minimum} and up",
+        "TensorFlow {tf} 的 GPU 构建没有针对 {gpus}的代码；它只能在计算能力 {minimum} "
+        "及以上的 GPU 上运行"),
+    "env.gpu_capability": Message("{gpu} (compute capability {cc})", "{gpu}（计算能力 {cc}）"),
+    "env.list_separator": Message(", ", "、"),
+    "env.unused_one": Message("{why}: TensorFlow will not use it", "{why}：TensorFlow 不会使用它"),
+    "env.unused_many": Message("{why}: TensorFlow will not use them",
+                               "{why}：TensorFlow 不会使用它们"),
+    "env.step.venv": Message("Create the virtual environment", "创建虚拟环境"),
+    "env.step.package": Message("Install {package} {tf}", "安装 {package} {tf}"),
+    "env.step.tf": Message("Install TensorFlow {tf}", "安装 TensorFlow {tf}"),
+    "env.step.tf_cuda": Message("Install TensorFlow {tf} with its CUDA libraries",
+                                "安装 TensorFlow {tf} 及其 CUDA 库"),
+    "env.step.conda": Message("Create the conda env with Python 3.10",
+                              "创建带 Python 3.10 的 conda 环境"),
+    "env.step.conda_cuda": Message("Install CUDA {cuda} and cuDNN {cudnn} into it (conda-forge)",
+                                   "在其中安装 CUDA {cuda} 和 cuDNN {cudnn}（conda-forge）"),
+    "env.step.cuda11_wheels": Message("Install the CUDA 11 and cuDNN 8.9 libraries as pip wheels",
+                                      "以 pip wheel 安装 CUDA 11 和 cuDNN 8.9 库"),
+    "env.manual.wsl_install": Message(
+        "In PowerShell as administrator: wsl --install (then restart)",
+        "以管理员身份在 PowerShell 中运行：wsl --install（然后重启）"),
+    "env.manual.wsl_venv": Message(
+        'In WSL (Ubuntu): python3 -m venv ~/tf && ~/tf/bin/pip install "tensorflow[and-cuda]"',
+        '在 WSL（Ubuntu）中运行：python3 -m venv ~/tf && ~/tf/bin/pip install '
+        '"tensorflow[and-cuda]"'),
+    "env.manual.native": Message(
+        "Or install Python 3.10 (python.org) or Miniconda and run this again for native "
+        "TensorFlow {tf}",
+        "或者安装 Python 3.10（python.org）或 Miniconda 后再运行一次，以使用原生 TensorFlow {tf}"),
+    "env.note.cuda11_newer": Message(
+        "These CUDA 11.8 / cuDNN 8.9 wheels are newer than the CUDA 11.2 / cuDNN 8.1 TensorFlow "
+        "2.10 was built with: they should load (CUDA 11 minor-version compatibility, cuDNN 8's "
+        "stable interface), but this pairing is confirmed only once a GPU run works.",
+        "这些 CUDA 11.8 / cuDNN 8.9 wheel 比构建 TensorFlow 2.10 时用的 CUDA 11.2 / cuDNN 8.1 "
+        "更新：它们应该能加载（CUDA 11 的次版本兼容性，cuDNN 8 的稳定接口），但只有 GPU "
+        "运行成功后才能确认这个组合可用。"),
+    "env.note.cuda11_path": Message(
+        "TensorDeck puts the wheels' bin folders (site-packages\\nvidia\\*\\bin) on the PATH of "
+        "every task it starts from this env, as it does for conda envs.",
+        "TensorDeck 会把这些 wheel 的 bin 文件夹（site-packages\\nvidia\\*\\bin）加入它从这个"
+        "环境启动的每个任务的 PATH，与 conda 环境的做法相同。"),
+    "env.none": Message("none", "无"),
+    "env.no_python": Message(
+        "no Python found here runs a TensorFlow release (found: {found}). Install Python "
+        "3.10-3.12 from python.org (or pass --python PATH), then try again",
+        "这里找到的 Python 都不能运行任何 TensorFlow 版本（找到：{found}）。请从 python.org "
+        "安装 Python 3.10-3.12（或用 --python PATH 指定），然后重试"),
+    "env.too_many": Message("{folder} holds 999 environments named {name}: remove some",
+                            "{folder} 中已有 999 个名为 {name} 的环境：请删除一些"),
     # --- a task's or a run's state (core.events.TaskState, RunStatus) ---------------------------
     "state.pending": Message("pending", "等待中"),
     "state.running": Message("running", "运行中"),
@@ -222,6 +439,7 @@ CATALOGUE: dict[str, Message] = {
     "kind.venv": Message("venv", "venv"),
     "kind.py-launcher": Message("py-launcher", "py 启动器"),
     "kind.path": Message("path", "PATH 中"),
+    "kind.wsl": Message("WSL", "WSL"),
     # --- an interpreter that is not a Python (core.interpreters.probe.interpreter_problem) -----
     "python.not_python": Message(
         "{python} does not run as a Python interpreter ({why}); give the path of python(.exe) "
@@ -380,6 +598,10 @@ CATALOGUE: dict[str, Message] = {
     "finding.mixed-tf-packages.one-version-twice": Message(
         "Two TensorFlow distributions of one version share one tensorflow folder: keep one",
         "同一版本的两个 TensorFlow 发行包共用一个 tensorflow 文件夹：只保留一个"),
+    "finding.mixed-tf-packages.cpu-package": Message(
+        "tensorflow-gpu runs on the CPU: a CPU-only tensorflow package installed beside it is "
+        "the one imported",
+        "tensorflow-gpu 在 CPU 上运行：与它一起安装的纯 CPU 版 tensorflow 包才是实际导入的那个"),
     "finding.mixed-tf-packages.keras-minor": Message(
         "keras does not match TensorFlow's minor version", "keras 与 TensorFlow 的次版本号不一致"),
     "finding.mixed-tf-packages.tf-keras-minor": Message(
@@ -422,6 +644,12 @@ CATALOGUE: dict[str, Message] = {
         "Visual C++ runtime (msvcp140.dll, msvcp140_1.dll, vcruntime140_1.dll)",
         "找不到 TensorFlow 原生模块导入的某个 DLL：最常见的是 Microsoft Visual C++ 运行库"
         "（msvcp140.dll、msvcp140_1.dll、vcruntime140_1.dll）"),
+    "finding.cuda-version-mismatch.no-build": Message(
+        "CUDA {installed} is installed: no TensorFlow release was built for it",
+        "已安装的是 CUDA {installed}：没有任何 TensorFlow 版本是针对它构建的"),
+    "finding.cuda-version-mismatch.cudnn": Message(
+        "cuDNN {installed} is installed; this TensorFlow build wants cuDNN {wanted}",
+        "已安装的是 cuDNN {installed}；此 TensorFlow 版本要求 cuDNN {wanted}"),
     "finding.cuda-version-mismatch.unofficial": Message(
         "This TensorFlow build wants CUDA {wanted}, not the CUDA {official} its official "
         "release uses",
@@ -484,6 +712,59 @@ CATALOGUE: dict[str, Message] = {
     "finding.library-wrong-arch": Message(
         "{library} is only present for another CPU architecture (needed by {needed_by})",
         "{library} 只有其他 CPU 架构的版本（{needed_by} 需要它）"),
+    # --- the doctor inside WSL (core/doctor/wsl_checks.py) -----------------------------------
+    "finding.wsl-linux-driver": Message(
+        "A Linux NVIDIA driver is installed inside WSL: its libcuda replaces the one the "
+        "Windows driver provides",
+        "WSL 内安装了 Linux 版 NVIDIA 驱动：它的 libcuda 会取代 Windows 驱动提供的 libcuda"),
+    "finding.wsl-gpu-unavailable": Message(
+        "WSL offers no GPU here (no /usr/lib/wsl/lib/libcuda.so.1 or no /dev/dxg): the "
+        "Windows NVIDIA driver or WSL is too old",
+        "这里的 WSL 没有提供 GPU（缺少 /usr/lib/wsl/lib/libcuda.so.1 或 /dev/dxg）："
+        "Windows 的 NVIDIA 驱动或 WSL 太旧"),
+    "finding.missing-cuda-runtime.no-and-cuda": Message(
+        "TensorFlow {tf} was installed without [and-cuda]: it has no CUDA libraries",
+        "TensorFlow {tf} 安装时没有带 [and-cuda]：它没有 CUDA 库"),
+    "finding.probe-failed.wsl-check": Message(
+        "The GPU check inside WSL gave no usable answer (the Windows driver's libcuda, "
+        "/dev/dxg and a Linux driver there were not checked)",
+        "WSL 内的 GPU 检查没有给出可用的结果（未检查 Windows 驱动的 libcuda、/dev/dxg "
+        "以及其中的 Linux 驱动）"),
+    "fix.in-wsl": Message(
+        "In WSL ({distro}), not in PowerShell: {text}",
+        "在 WSL（{distro}）中运行，不要在 PowerShell 中运行：{text}"),
+    "fix.wsl-default-distro": Message("the default distribution", "默认发行版"),
+    "fix.wsl-driver-purge": Message(
+        "remove the Linux NVIDIA driver's packages, and what only they needed:",
+        "删除 Linux 版 NVIDIA 驱动的软件包，以及只有它们需要的包："),
+    "fix.wsl-driver-uninstall": Message(
+        "remove the Linux NVIDIA driver with the uninstaller of NVIDIA's .run installer (a "
+        "libcuda file copied there by hand: delete it):",
+        "用 NVIDIA .run 安装程序的卸载工具删除 Linux 版 NVIDIA 驱动（手动复制进去的 libcuda "
+        "文件：直接删除）："),
+    "fix.wsl-driver-ldconfig": Message(
+        "refresh the loader's cache, then check that libcuda now comes only from "
+        "/usr/lib/wsl/lib:",
+        "刷新动态链接器缓存，然后确认 libcuda 现在只来自 /usr/lib/wsl/lib："),
+    "fix.wsl-driver-nothing-inside": Message(
+        "Install no NVIDIA driver inside WSL, now or later: the Windows NVIDIA driver provides "
+        "it (under /usr/lib/wsl/lib). Update the driver on Windows only.",
+        "现在和以后都不要在 WSL 内安装 NVIDIA 驱动：Windows 的 NVIDIA 驱动会提供它（位于 "
+        "/usr/lib/wsl/lib）。只在 Windows 上更新驱动。"),
+    "fix.wsl-windows-driver": Message(
+        "On Windows, not in WSL: install or update the NVIDIA driver for your GPU ({url}); "
+        "WSL's GPU support comes with it. Then check in PowerShell:",
+        "在 Windows 上（不是在 WSL 中）：安装或更新适合你的 GPU 的 NVIDIA 驱动（{url}）；"
+        "WSL 的 GPU 支持随它一起提供。然后在 PowerShell 中检查："),
+    "fix.wsl-update": Message(
+        "In PowerShell on Windows, not in WSL: update WSL and its Linux kernel, restart WSL, "
+        "and check that the distribution runs as WSL 2 (VERSION 2):",
+        "在 Windows 的 PowerShell 中（不是在 WSL 中）：更新 WSL 及其 Linux 内核，重启 WSL，"
+        "并确认该发行版以 WSL 2 运行（VERSION 为 2）："),
+    "fix.wsl-gpu-check": Message(
+        "check that the GPU device and the Windows driver's libcuda are there, and that "
+        "nvidia-smi sees the GPU:",
+        "确认 GPU 设备和 Windows 驱动的 libcuda 都在，并且 nvidia-smi 能看到 GPU："),
     # --- the doctor's fix steps (core/doctor/fixes.py, "fix.<key>") ----------------------------
     "fix.command-left-out": Message(
         "{text} (TensorDeck leaves the command out: {why})",
@@ -1017,4 +1298,6 @@ def translate_text(text: str, language_code: str | None = None) -> str:
     if found is None:
         return text
     message_id, params = found
+    for name in CATALOGUE[message_id].nested:  # each shorter than text: the recursion ends
+        params[name] = translate_text(params[name], language_code)
     return tr(message_id, language_code, **params)

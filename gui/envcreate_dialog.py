@@ -19,8 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core import messages
 from core.output import plain
 from gui.background import run_in_background
+from gui.i18n import core_text
 from gui.style import monospace_font
 from gui.widgets.screen_fit import within_screen
 
@@ -73,10 +75,12 @@ class EnvCreateDialog(QDialog):
         self.close_button.clicked.connect(self.close)
         self._line.connect(self._append)
 
+        language = messages.language()  # the window's, read here on the GUI thread
+
         def plan() -> Plan:
             from core.envcreate.plan import gather_facts, make_plan
 
-            return make_plan(gather_facts(nvml=nvml))
+            return make_plan(gather_facts(nvml=nvml), language=language)
 
         run_in_background(plan, self._on_plan, self._on_plan_failed)
 
@@ -89,7 +93,8 @@ class EnvCreateDialog(QDialog):
                             self.tr("TensorDeck cannot build this one itself: follow the steps."))
 
     def _on_plan_failed(self, exc: BaseException) -> None:
-        self.status.setText(self.tr("No environment can be planned: {error}").format(error=exc))
+        self.status.setText(self.tr("No environment can be planned: {error}").format(
+            error=core_text(str(exc))))
 
     def start_build(self) -> None:
         if self.plan is None or self.building:
@@ -121,7 +126,7 @@ class EnvCreateDialog(QDialog):
         self.cancel_button.setEnabled(False)
         self.status.setText(result.message)
         if result.ok:
-            self.built.emit(str(self.plan.python))
+            self.built.emit(self.plan.interpreter())
         else:  # removed again: it may be tried again
             self.build_button.setEnabled(True)
 

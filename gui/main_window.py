@@ -40,6 +40,7 @@ from gui.bridge import GpuFeed
 from gui.i18n import LANGUAGES, SYSTEM
 from gui.settings import Settings
 from gui.views.cluster import ClusterView
+from gui.views.field_problems import problem_text
 from gui.views.history import HistoryView
 from gui.views.machine import MachineView
 from gui.views.run import RunView
@@ -374,7 +375,7 @@ class MainWindow(QMainWindow):
         if problems:
             self.show_page("cluster")
             QMessageBox.warning(self, self.tr("Fix the config first"),
-                                "\n".join(str(p) for p in problems))
+                                "\n".join(map(problem_text, problems)))
             return False
         if self.cluster.path is None:
             return self.save_as()

@@ -8,16 +8,18 @@ from typing import TYPE_CHECKING
 from core.config import ConfigError
 from core.doctor.report import render_finding
 from core.session import DoctorRefused
+from gui.views.field_problems import problem_text
 
 if TYPE_CHECKING:  # the SSH stack: loaded by then when a node was refused
     from core.remote.connect import HostKey
 
 
 def refusal_problems(error: Exception) -> list[str]:
-    """One text per problem: a config's (a node that is not ready is one of them), the
-    doctor's findings, the run folder's, or an unexpected failure with its type."""
+    """One text per problem, in the window's language where core's catalogue has it: a
+    config's (a node that is not ready is one of them), the doctor's findings, the run
+    folder's, or an unexpected failure with its type."""
     if isinstance(error, ConfigError):
-        return [str(p) for p in error.problems]
+        return [problem_text(p) for p in error.problems]
     if isinstance(error, DoctorRefused):
         return [render_finding(f) for f in error.findings]
     if isinstance(error, OSError):  # RunFolderError: its message names the folder

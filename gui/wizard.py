@@ -450,7 +450,8 @@ def distinct_interpreters() -> list[str]:
     from core.interpreters.discover import discover_interpreters
     from core.interpreters.probe import cached_probe
 
-    paths = [sys.executable, *(i.path for i in discover_interpreters(use_conda=True))]
+    found = discover_interpreters(use_conda=True, wsl=True)
+    paths = [sys.executable, *(i.path for i in found)]
     return [probe.python for probe in
             unique_probes([cached_probe(path, import_tf=False) for path in paths])[1:]]
 

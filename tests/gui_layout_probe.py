@@ -6,8 +6,9 @@ with ``QT_QPA_PLATFORM=offscreen:configfile=...`` and ``QT_SCALE_FACTOR`` set by
 It opens the main window as the first start sizes it on that screen, runs a short real job
 twice (two workers printing Keras-style lines; one exits 3, so the run ends with a reason),
 then looks at the Run view (the log under the status line, the task table's columns, the
-buttons), follows the log through resizes, looks at the Cluster view's task table, and hovers
-the History's Compare dialog. Every figure is in the window's own (logical) pixels."""
+buttons), follows the log through resizes, looks at every page's tables, buttons and sideways
+scrolling, and hovers the History's Compare dialog. Every figure is in the window's own
+(logical) pixels."""
 
 from __future__ import annotations
 
@@ -105,6 +106,19 @@ def buttons(page) -> list[dict]:
                     "hint_width": hint.width(), "hint_height": hint.height(),
                     "shown_width": shown.width() if shown.height() else button.width()})
     return out
+
+
+def sideways(area) -> dict:
+    """How far a page (its scroll area) scrolls sideways, whether its bar shows, and what is
+    widest in it (each shown widget's smallest width: what to look at when it scrolls)."""
+    from PySide6.QtWidgets import QAbstractButton, QLabel, QWidget
+
+    page = area.widget()
+    wide = sorted((w.minimumSizeHint().width(), type(w).__name__,
+                   w.text()[:40] if isinstance(w, (QLabel, QAbstractButton)) else "")
+                  for w in page.findChildren(QWidget) if w.isVisibleTo(page))
+    bar = area.horizontalScrollBar()
+    return {"scroll_x": bar.maximum(), "bar_x": bar.isVisible(), "widest": wide[-8:]}
 
 
 def log_follows(app, window, view, log) -> list[bool]:
@@ -221,7 +235,8 @@ def measure(folder: Path, language: str) -> dict:
                          ("run", view), ("history", window.history)):
         window.show_page(name)
         settle(app, 0.5)
-        seen["pages"][name] = {"tables": tables(widget), "buttons": buttons(widget)}
+        seen["pages"][name] = {"tables": tables(widget), "buttons": buttons(widget),
+                               **sideways(window.stack.currentWidget())}
     seen["compare"] = compare_width(app, window)
     window.cluster.dirty = False
     window.close()

@@ -1,7 +1,7 @@
 """The window on a small or scaled screen (1024x700, and 150% at 1024x700 and 1280x800; the
 Chinese UI at the smallest): what the user sees of the Run view after a finished run, every
-table's columns and every button on each page, the log following its end through resizes, and
-the History's Compare dialog under the mouse.
+table's columns and every button on each page, no page scrolling sideways, the log following
+its end through resizes, and the History's Compare dialog under the mouse.
 
 Each screen is one child process (the scale is fixed when Qt starts) that drives the real
 window: tests/gui_layout_probe.py says what it does and measures."""
@@ -86,6 +86,15 @@ def test_no_button_on_a_page_is_cut(seen, page):
            if b["width"] < b["hint_width"] or b["height"] < b["hint_height"]
            or b["shown_width"] < b["width"]]
     assert cut == []
+
+
+@pytest.mark.parametrize("page", ["machine", "cluster", "run", "history"])
+def test_no_page_scrolls_sideways(seen, page):
+    """The Cluster form's widest rows (an unwrapped label, long choices, labels beside their
+    fields) and History's title beside its five buttons made those pages scroll sideways by
+    a few dozen pixels at 1024x700 150%."""
+    shown = seen["pages"][page]
+    assert (shown["scroll_x"], shown["bar_x"]) == (0, False), shown["widest"]
 
 
 def test_the_compare_dialog_fits_the_screen_under_the_mouse(seen):

@@ -8,10 +8,14 @@ import re
 import string
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core import messages
 from core.messages import CATALOGUE, recognise, system_language, tr, translate_text
 from tests.conftest import tensordeck
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(autouse=True)
@@ -86,3 +90,121 @@ def test_output_that_cannot_show_chinese_gets_english_not_a_crash():
                       timeout=60, encoding="cp1252")
     assert ansi.returncode == 0, ansi.stderr
     assert "check a config file" in ansi.stdout
+
+
+def test_a_message_inside_a_message_is_said_in_the_same_language():
+    english = tr("config.type", "en", expected=tr("type.integer", "en"),
+                 given=tr("type.string", "en"))
+    assert english == "must be an integer, not a string"
+    assert translate_text(english, "zh_CN") == "必须是整数，而不是字符串"
+    # What only looks like one (a value of the file, a word no message says) stays as it is.
+    assert translate_text("must be a list, not dict_keys", "zh_CN") == "必须是列表，而不是dict_keys"
+    hostile = tr("env.unused_one", "en", why="completed")  # said in a non-nested place
+    assert translate_text(hostile, "zh_CN") == "completed：TensorFlow 不会使用它"
+
+
+#: A config that passes every field rule: each example below breaks some of it.
+_VALID = {"name": "t", "script": "train.py", "strategy": "parameter_server",
+          "tasks": [{"role": "chief"}, {"role": "worker", "count": 2, "port": 2222,
+                                        "gpus": [0], "host": "localhost", "node": "n1",
+                                        "restart": {"policy": "never"}}],
+          "nodes": {"n1": {"host": "h1", "user": "u", "address": "10.0.0.2", "port": 22,
+                           "python": "/usr/bin/python3"}},
+          "slurm": {"partition": "p", "account": "a", "time_limit": "1:00:00",
+                    "gpus_per_task": 1, "extra_sbatch": ["--qos=high"]},
+          "env": {"A": "1"}, "restart": {"policy": "on_failure", "max_restarts": 2},
+          "stop_grace_seconds": 5, "run_dir": "runs", "args": ["--x"], "address": "10.0.0.1"}
+_PLACES = [("name",), ("script",), ("strategy",), ("tasks",), ("tasks", 1), ("tasks", 1, "count"),
+           ("tasks", 1, "port"), ("tasks", 1, "gpus"), ("tasks", 1, "host"), ("tasks", 1, "role"),
+           ("tasks", 1, "restart"), ("nodes",), ("nodes", "n1", "host"), ("nodes", "n1", "user"),
+           ("nodes", "n1", "port"), ("slurm", "partition"), ("slurm", "time_limit"),
+           ("slurm", "gpus_per_task"), ("slurm", "extra_sbatch"), ("env",), ("restart",),
+           ("restart", "max_restarts"), ("stop_grace_seconds",), ("args",), ("python",),
+           ("cross_device_ops",), ("cluster_spec",), ("x-unknown",)]
+_SCALARS = (st.none() | st.booleans() | st.integers(-(2**40), 2**40)
+            | st.floats(allow_nan=False, allow_infinity=False)
+            | st.text(max_size=70) | st.sampled_from(["", "x\x01", "a b", "TF_CONFIG", "1x",
+                                                      "-o", "a/b", "on_failure", "#SBATCH -q"]))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(st.text(max_size=12), inner, max_size=3), max_leaves=5)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(_PLACES), _VALUES), min_size=1, max_size=3))
+def test_every_field_problem_is_a_catalogue_message(changes):
+    """Whatever a file holds, each problem of its fields is a catalogue message (the window
+    says it in Chinese); the file keeps the English."""
+    import contextlib
+    import copy
+
+    from core.config.field_errors import field_problems
+    from core.config.records import JobConfig
+    from core.model import validate, validation_error
+
+    data = copy.deepcopy(_VALID)
+    for place, value in changes:
+        inside = data
+        with contextlib.suppress(LookupError, TypeError):  # an earlier change took the place
+            for key in place[:-1]:
+                inside = inside[key]
+            inside[place[-1]] = value
+    try:
+        validate(JobConfig, data)
+    except validation_error() as exc:
+        for problem in field_problems(exc.errors()):
+            assert recognise(problem.message), problem
+            chinese = translate_text(problem.message, "zh_CN")
+            assert CJK.search(chinese), (problem, chinese)
+            assert not re.search(r"\b(must|is not|not a|remove it)\b", chinese), chinese
+
+
+@given(st.integers(-(2**31), 2**32 - 1) | st.integers(-300, 300))
+def test_every_exit_codes_tooltip_is_a_catalogue_message(code):
+    from core.exitcodes import explain
+
+    english = explain(code)
+    if english:
+        chinese = translate_text(english, "zh_CN")
+        assert CJK.search(chinese) and not re.search(r"\b(the|task|status|ended)\b", chinese), (
+            english, chinese)
+
+
+@pytest.mark.parametrize("init_error", ["LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED",
+                                        "LIB_RM_VERSION_MISMATCH", "UNKNOWN", None])
+def test_what_nvml_says_of_the_gpus_is_a_catalogue_message(init_error):
+    from core.gpu import read_gpus
+    from tests.nvml_replay import ReplayNvml
+
+    recording: dict = {"system": {}, "devices": []}
+    if init_error:
+        recording["init_error"] = init_error
+    message = read_gpus(ReplayNvml(recording), processes=False).message
+    assert recognise(message) and CJK.search(translate_text(message, "zh_CN")), message
+
+
+def test_the_environment_plan_is_said_in_the_language_asked_for(tmp_path):
+    """Every kind of plan (CPU, Linux GPU with a GPU the release lacks, native Windows with
+    conda and with pip wheels, the WSL route) and the refusal without a Python: in Chinese
+    each line but the commands; the command line's English is the default."""
+    from core.envcreate.plan import MachineFacts, make_plan
+    from core.gpu.info import GpuInfo
+
+    old, new = (GpuInfo(index=0, name="GTX 980", compute_capability=(5, 2)),
+                GpuInfo(index=1, name="H200", compute_capability=(9, 0)))
+    py = (("/usr/bin/python3.10", (3, 10)),)
+    machines = [MachineFacts("linux", (), None, py), MachineFacts("linux", (old,), (12, 8), py),
+                MachineFacts("linux", (old, new), (12, 8), py),
+                MachineFacts("linux", (new,), (10, 2), py),
+                MachineFacts("windows", (new,), (12, 8), py, "conda.exe"),
+                MachineFacts("windows", (new,), (12, 8), py),
+                MachineFacts("windows", (new,), (12, 8), (("py3.12", (3, 12)),))]
+    for facts in machines:
+        plan = make_plan(facts, tmp_path / "env", language="zh_CN")
+        lines = plan.describe().splitlines()
+        said = [line for line in lines if not line.startswith("  ")] + list(plan.manual)
+        assert all(CJK.search(line) for line in said), lines
+        assert all(CJK.search(step.text) for step in plan.steps), plan.steps
+        assert not any(CJK.search(line) for line in make_plan(facts, tmp_path / "env")
+                       .describe().splitlines())
+    with pytest.raises(ValueError, match=CJK):
+        make_plan(MachineFacts("linux", (), None, ()), tmp_path / "env", language="zh_CN")

@@ -1,11 +1,13 @@
 """pydantic's field errors said as TensorDeck's messages (catalogue ids of core.messages, in
-English): "must be an integer, not a string", the allowed keys and the one meant by a typo.
+English, which the window says in its language): "must be an integer, not a string", the
+allowed keys and the one meant by a typo.
 Apart so that the records and their checks never depend on pydantic's error vocabulary."""
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,17 +23,23 @@ def field_problems(errors: Iterable[Mapping[str, Any]]) -> list[ConfigProblem]:
             for e in errors]
 
 
-_TYPE_WORDS = {
-    "int_type": "an integer",
-    "string_type": "a string",
-    "list_type": "a list",
-    "dict_type": "an object",
-    "float_type": "a number",
-    "bool_type": "true or false",
-    "model_type": "an object",
-    "dataclass_type": "an object",
-    "int_from_float": "an integer",
+#: What a field must be, by pydantic's error type: words of the catalogue (``type.*``).
+_EXPECTED = {
+    "int_type": "type.integer",
+    "int_from_float": "type.integer",
+    "float_type": "type.number",
+    "string_type": "type.string",
+    "list_type": "type.list",
+    "dict_type": "type.object",
+    "model_type": "type.object",
+    "dataclass_type": "type.object",
+    "bool_type": "type.boolean",
 }
+#: What the file gave instead, by its JSON type (true, false and null: by their value).
+_GIVEN = {int: "type.integer", float: "type.decimal", str: "type.string", list: "type.list",
+          dict: "type.object"}
+_BOUNDS = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=",
+           "less_than": "<"}
 
 
 def _message(err: Mapping[str, Any], model_fields: dict[tuple, list[str]]) -> str:
@@ -39,38 +47,40 @@ def _message(err: Mapping[str, Any], model_fields: dict[tuple, list[str]]) -> st
     if kind in ("missing", "missing_argument"):
         return tr("config.required", "en")
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        parent = tuple(p for p in err["loc"][:-1] if not isinstance(p, int))
-        if parent[:1] == ("nodes",):
-            parent = ("nodes",)  # nodes.<name>.<key>: the key of a Node
-        allowed = model_fields.get(parent, [])
-        close = difflib.get_close_matches(str(err["loc"][-1]), allowed, n=1)
-        if close:
-            return tr("config.unknown_key_close", "en", close=close[0],
-                      allowed=", ".join(allowed))
-        return tr("config.unknown_key", "en", allowed=", ".join(allowed))
+        return _unknown_key(err["loc"], model_fields)
+    if kind in _EXPECTED:
+        return tr("config.type", "en", expected=tr(_EXPECTED[kind], "en"),
+                  given=_given(err.get("input")))
     if kind == "literal_error":
         return tr("config.one_of", "en", choices=str(ctx.get("expected", "")).replace("'", ""))
-    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
-        op = {
-            "greater_than_equal": ">=",
-            "greater_than": ">",
-            "less_than_equal": "<=",
-            "less_than": "<",
-        }[kind]
-        return tr("config.bound", "en", op=op, bound=next(iter(ctx.values())))
-    if kind in _TYPE_WORDS:
-        return (
-            f"must be {_TYPE_WORDS[kind]}, not {type(err.get('input')).__name__}".replace(
-                "NoneType", "null"
-            )
-            .replace("not str", "not a string")
-            .replace("not dict", "not an object")
-        )
-    if kind == "value_error":
+    if kind in _BOUNDS:
+        return tr("config.bound", "en", op=_BOUNDS[kind], bound=next(iter(ctx.values())))
+    if kind == "value_error":  # the value rules' words, each a catalogue message's English
         return str(ctx.get("error", err["msg"]))
     if kind == "too_long":
         return tr("config.at_most", "en", n=ctx.get("max_length"))
+    if kind == "string_pattern_mismatch":
+        return tr("config.pattern", "en", pattern=ctx.get("pattern"))
     return err["msg"]
+
+
+def _unknown_key(loc: tuple, model_fields: dict[tuple, list[str]]) -> str:
+    parent = tuple(p for p in loc[:-1] if not isinstance(p, int))
+    if parent[:1] == ("nodes",):
+        parent = ("nodes",)  # nodes.<name>.<key>: the key of a Node
+    allowed = model_fields.get(parent, [])
+    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+    if close:
+        return tr("config.unknown_key_close", "en", close=close[0], allowed=", ".join(allowed))
+    return tr("config.unknown_key", "en", allowed=", ".join(allowed))
+
+
+def _given(value: object) -> str:
+    if value is None or isinstance(value, bool):
+        word: str | None = f"type.{json.dumps(value)}"
+    else:
+        word = _GIVEN.get(type(value))
+    return tr(word, "en") if word else type(value).__name__
 
 
 def _field_names() -> dict[tuple, list[str]]:

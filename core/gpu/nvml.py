@@ -16,13 +16,15 @@ from types import ModuleType
 from typing import Any
 
 from core.gpu.info import GpuInfo, GpuProcess, GpuReport, GpuState
+from core.messages import tr
 
 MIB = 1024 * 1024
 _DRIVER_MODELS = {0: "WDDM", 1: "TCC", 2: "MCDM"}
 
 
 class NvmlUnavailable(Exception):
-    """NVML could not start; ``state`` and the message say why and what to do."""
+    """NVML could not start; ``state`` and the message (a catalogue message of core.messages,
+    in English) say why and what to do."""
 
     def __init__(self, state: GpuState, message: str) -> None:
         super().__init__(message)
@@ -48,24 +50,12 @@ def cuda_version_text(value: int | None) -> str | None:
 def _init_failure(nvml: Any, error: Exception) -> NvmlUnavailable:
     code = getattr(error, "value", None)
     if code == nvml.NVML_ERROR_LIBRARY_NOT_FOUND:
-        return NvmlUnavailable(
-            GpuState.NO_DRIVER,
-            "No NVIDIA driver found (nvml.dll / libnvidia-ml.so.1 is missing). "
-            "Install the NVIDIA driver for your GPU from nvidia.com/drivers.",
-        )
+        return NvmlUnavailable(GpuState.NO_DRIVER, tr("gpu.no_driver", "en"))
     if code == nvml.NVML_ERROR_DRIVER_NOT_LOADED:
-        return NvmlUnavailable(
-            GpuState.DRIVER_NOT_LOADED,
-            "The NVIDIA driver is installed but not running. Reboot; if it persists, "
-            "reinstall the driver (on Linux check `dmesg` for nvidia errors, Secure Boot).",
-        )
+        return NvmlUnavailable(GpuState.DRIVER_NOT_LOADED, tr("gpu.driver_not_loaded", "en"))
     if code == nvml.NVML_ERROR_LIB_RM_VERSION_MISMATCH:
-        return NvmlUnavailable(
-            GpuState.DRIVER_MISMATCH,
-            "The NVIDIA driver library and the loaded kernel driver are different versions "
-            "(typical right after a driver update). Reboot.",
-        )
-    return NvmlUnavailable(GpuState.ERROR, f"NVML failed to start: {error}")
+        return NvmlUnavailable(GpuState.DRIVER_MISMATCH, tr("gpu.driver_mismatch", "en"))
+    return NvmlUnavailable(GpuState.ERROR, tr("gpu.nvml_failed", "en", error=error))
 
 
 class NvmlSession:
@@ -206,9 +196,9 @@ def read_gpus(nvml: Any = None, *, processes: bool = True) -> GpuReport:
     finally:
         session.close()
     if not gpus:
-        state, message = GpuState.NO_GPU, "The NVIDIA driver is running but reports no GPU."
+        state, message = GpuState.NO_GPU, tr("gpu.none", "en")
     else:
-        state, message = GpuState.OK, f"{len(gpus)} NVIDIA GPU(s)"
+        state, message = GpuState.OK, tr("gpu.count", "en", n=len(gpus))
     return GpuReport(
         state=state,
         message=message,

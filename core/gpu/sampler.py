@@ -19,6 +19,7 @@ from typing import Any
 
 from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.gpu.nvml import NvmlSession, NvmlUnavailable
+from core.messages import tr
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class GpuSampler:
         count = len(session.handles)
         self.report = GpuReport(
             state=GpuState.OK if count else GpuState.NO_GPU,
-            message=f"{count} NVIDIA GPU(s)" if count else "The NVIDIA driver reports no GPU.",
+            message=tr("gpu.count", "en", n=count) if count else tr("gpu.none", "en"),
             driver_version=session.driver_version,
             cuda_driver_version=session.cuda_driver_version,
         )

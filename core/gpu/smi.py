@@ -20,6 +20,7 @@ import csv
 
 from core.gpu.capability import parse_capability
 from core.gpu.info import GpuInfo, GpuReport, GpuState
+from core.messages import tr
 
 QUERY_FIELDS: tuple[str, ...] = (
     "index",
@@ -147,7 +148,7 @@ def parse_output(text: str) -> GpuReport:
         return GpuReport(GpuState.NO_GPU, "nvidia-smi listed no GPU.", source="nvidia-smi")
     return GpuReport(
         state=GpuState.OK,
-        message=f"{len(gpus)} NVIDIA GPU(s)",
+        message=tr("gpu.count", "en", n=len(gpus)),
         driver_version=driver,
         gpus=tuple(gpus),
         source="nvidia-smi",

@@ -84,63 +84,63 @@
 <context>
     <name>ClusterView</name>
     <message>
-        <location filename="../views/cluster.py" line="63"/>
+        <location filename="../views/cluster.py" line="60"/>
         <source>The config file (read-only)</source>
-        <extracomment>The config file&apos;s pane may be this narrow before the page scrolls sideways. What validate() found at once, before the deeper check adds its own.</extracomment>
+        <extracomment>What validate() found at once, before the deeper check adds its own.</extracomment>
         <translation>配置文件（只读）</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="81"/>
+        <location filename="../views/cluster.py" line="79"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="134"/>
+        <location filename="../views/cluster.py" line="128"/>
         <source>Remove the unknown keys: {keys}</source>
         <translation>移除未知的键：{keys}</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="214"/>
+        <location filename="../views/cluster.py" line="208"/>
         <source>Checking the interpreter, the ports and the doctor&apos;s pre-run checks…</source>
         <translation>正在检查解释器、端口和诊断的运行前检查…</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="231"/>
+        <location filename="../views/cluster.py" line="225"/>
         <source>No problem in the fields. Saved, the file is also checked as `tensordeck validate` does.</source>
         <translation>各字段没有问题。保存后，文件还会像 `tensordeck validate` 那样被完整检查。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="255"/>
+        <location filename="../views/cluster.py" line="249"/>
         <source>{n} problem(s) to fix before this config can run.</source>
         <translation>还有 {n} 个问题需要修正，之后才能运行此配置。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="262"/>
+        <location filename="../views/cluster.py" line="256"/>
         <source>Valid: this is exactly the file `tensordeck --run` reads.</source>
         <translation>有效：这正是 `tensordeck --run` 读取的文件。</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="264"/>
+        <location filename="../views/cluster.py" line="258"/>
         <source>The doctor warns: {titles}</source>
         <translation>诊断提醒：{titles}</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="225"/>
+        <location filename="../views/cluster.py" line="219"/>
         <source>{path} does not exist</source>
         <translation>{path} 不存在</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="187"/>
+        <location filename="../views/cluster.py" line="181"/>
         <source>Not saved yet</source>
         <translation>尚未保存</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="209"/>
+        <location filename="../views/cluster.py" line="203"/>
         <source>two machines are named {name!r}: give each its own name</source>
         <translation>有两台机器都叫 {name!r}：请给每台机器起不同的名字</translation>
     </message>
     <message>
-        <location filename="../views/cluster.py" line="210"/>
+        <location filename="../views/cluster.py" line="204"/>
         <source>a machine has no name: give it one</source>
         <translation>有一台机器没有名字：请给它起个名字</translation>
     </message>
@@ -148,17 +148,17 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../views/history.py" line="351"/>
+        <location filename="../views/history.py" line="354"/>
         <source>Compare runs</source>
         <translation>比较运行</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="355"/>
+        <location filename="../views/history.py" line="358"/>
         <source>Reading the runs&apos; metrics…</source>
         <translation>正在读取各次运行的指标…</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="370"/>
+        <location filename="../views/history.py" line="373"/>
         <source>{count} runs; hover a chart for the values at a step</source>
         <translation>{count} 次运行；鼠标悬停在图表上可查看某一步的数值</translation>
     </message>
@@ -166,7 +166,7 @@
 <context>
     <name>ConfigWizard</name>
     <message>
-        <location filename="../wizard.py" line="583"/>
+        <location filename="../wizard.py" line="584"/>
         <source>New TensorDeck job</source>
         <translation>新建 TensorDeck 作业</translation>
     </message>
@@ -174,57 +174,57 @@
 <context>
     <name>EnvCreateDialog</name>
     <message>
-        <location filename="../envcreate_dialog.py" line="40"/>
+        <location filename="../envcreate_dialog.py" line="42"/>
         <source>Make a TensorFlow environment</source>
         <translation>创建 TensorFlow 环境</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="46"/>
+        <location filename="../envcreate_dialog.py" line="48"/>
         <source>Looking at this machine…</source>
         <translation>正在查看本机…</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="57"/>
+        <location filename="../envcreate_dialog.py" line="59"/>
         <source>Build</source>
         <translation>构建</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="59"/>
+        <location filename="../envcreate_dialog.py" line="61"/>
         <source>Cancel build</source>
         <translation>取消构建</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="61"/>
+        <location filename="../envcreate_dialog.py" line="63"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="87"/>
+        <location filename="../envcreate_dialog.py" line="91"/>
         <source>This environment will work on this machine. Build it?</source>
         <translation>此环境可在本机上运行。要构建吗？</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="89"/>
+        <location filename="../envcreate_dialog.py" line="93"/>
         <source>TensorDeck cannot build this one itself: follow the steps.</source>
         <translation>TensorDeck 无法自行构建此环境：请按上面的步骤操作。</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="92"/>
+        <location filename="../envcreate_dialog.py" line="96"/>
         <source>No environment can be planned: {error}</source>
         <translation>无法规划环境：{error}</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="103"/>
+        <location filename="../envcreate_dialog.py" line="108"/>
         <source>Building… (Cancel removes what was made)</source>
         <translation>正在构建…（取消会删除已创建的内容）</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="112"/>
+        <location filename="../envcreate_dialog.py" line="117"/>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="132"/>
+        <location filename="../envcreate_dialog.py" line="137"/>
         <source>The build stopped: {error}</source>
         <translation>构建已停止：{error}</translation>
     </message>
@@ -250,7 +250,7 @@
 <context>
     <name>FieldProblems</name>
     <message>
-        <location filename="../views/field_problems.py" line="28"/>
+        <location filename="../views/field_problems.py" line="34"/>
         <source>Row {row}</source>
         <extracomment>The forms&apos; problem labels, by what they show: a field of the file, a group of them (&quot;restart&quot;, &quot;advanced&quot;), or &quot;&quot; for what belongs to no field. Keys shown together in the Advanced group, each named there.</extracomment>
         <translation>第 {row} 行</translation>
@@ -349,7 +349,7 @@
 <context>
     <name>HistoryView</name>
     <message>
-        <location filename="../views/history.py" line="233"/>
+        <location filename="../views/history.py" line="236"/>
         <source>restarts</source>
         <translation>重启次数</translation>
     </message>
@@ -386,7 +386,7 @@
     </message>
     <message>
         <location filename="../views/history.py" line="102"/>
-        <location filename="../views/history.py" line="336"/>
+        <location filename="../views/history.py" line="339"/>
         <source>Run again</source>
         <translation>再次运行</translation>
     </message>
@@ -396,94 +396,94 @@
         <translation>在新的运行文件夹中重新运行这次运行的内容（使用其运行文件夹中保存的配置，即使配置文件此后已更改）</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="118"/>
+        <location filename="../views/history.py" line="120"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="118"/>
+        <location filename="../views/history.py" line="120"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="119"/>
+        <location filename="../views/history.py" line="121"/>
         <source>Started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="119"/>
+        <location filename="../views/history.py" line="121"/>
         <source>Duration</source>
         <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="120"/>
+        <location filename="../views/history.py" line="122"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="173"/>
+        <location filename="../views/history.py" line="176"/>
         <source>Runs found next to the configs you opened: {folders}</source>
         <extracomment>The open comparisons (each a window of its own).</extracomment>
         <translation>在你打开过的配置文件旁找到的运行：{folders}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="174"/>
+        <location filename="../views/history.py" line="177"/>
         <source>none yet</source>
         <translation>暂无</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="195"/>
+        <location filename="../views/history.py" line="198"/>
         <source>No runs yet. Start one from the Run view.</source>
         <translation>还没有运行记录。请在“运行”页面启动一次。</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="228"/>
+        <location filename="../views/history.py" line="231"/>
         <source>exit code</source>
         <translation>退出码</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="241"/>
+        <location filename="../views/history.py" line="244"/>
         <source>Config: {path}</source>
         <translation>配置：{path}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="242"/>
+        <location filename="../views/history.py" line="245"/>
         <source>Reason: {reason}</source>
         <translation>原因：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="260"/>
+        <location filename="../views/history.py" line="263"/>
         <source>Metrics so far: {metrics}</source>
         <translation>目前的指标：{metrics}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="262"/>
+        <location filename="../views/history.py" line="265"/>
         <source>Final metrics: {metrics}</source>
         <translation>最终指标：{metrics}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="265"/>
+        <location filename="../views/history.py" line="268"/>
         <source>The config file changed since this run (or is gone): Run again runs what this run ran.</source>
         <translation>配置文件在这次运行之后已更改（或已不存在）：“再次运行”将运行这次运行当时的内容。</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="268"/>
+        <location filename="../views/history.py" line="271"/>
         <source>Environment: {variables}</source>
         <translation>环境变量：{variables}</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="288"/>
+        <location filename="../views/history.py" line="291"/>
         <source>All tasks</source>
         <translation>全部任务</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="314"/>
-        <location filename="../views/history.py" line="326"/>
+        <location filename="../views/history.py" line="317"/>
+        <location filename="../views/history.py" line="329"/>
         <source>Delete runs</source>
         <translation>删除运行</translation>
     </message>
     <message>
-        <location filename="../views/history.py" line="315"/>
+        <location filename="../views/history.py" line="318"/>
         <source>Delete these run folders with their logs and metrics? This cannot be undone.</source>
         <translation>删除这些运行文件夹及其日志和指标？此操作无法撤销。</translation>
     </message>
@@ -593,48 +593,48 @@
 <context>
     <name>JobForm</name>
     <message>
-        <location filename="../views/job_form.py" line="96"/>
+        <location filename="../views/job_form.py" line="95"/>
         <source>train.py (relative to the config file&apos;s folder)</source>
         <translation>train.py（相对于配置文件所在的文件夹）</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="97"/>
-        <location filename="../views/job_form.py" line="107"/>
+        <location filename="../views/job_form.py" line="96"/>
+        <location filename="../views/job_form.py" line="106"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="100"/>
+        <location filename="../views/job_form.py" line="99"/>
         <source>--epochs 5 --data {run_dir}/data</source>
         <translation>--epochs 5 --data {run_dir}/data</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="101"/>
+        <location filename="../views/job_form.py" line="100"/>
         <source>Add file…</source>
         <translation>添加文件…</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="106"/>
+        <location filename="../views/job_form.py" line="105"/>
         <source>Default: the Python running TensorDeck</source>
         <translation>默认：运行 TensorDeck 的 Python</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="110"/>
+        <location filename="../views/job_form.py" line="109"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="113"/>
+        <location filename="../views/job_form.py" line="112"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="114"/>
+        <location filename="../views/job_form.py" line="113"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="116"/>
+        <location filename="../views/job_form.py" line="115"/>
         <source>Script</source>
         <translation>脚本</translation>
     </message>
@@ -654,157 +654,157 @@
         <translation>本机未找到 NVIDIA GPU：任务将在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="127"/>
+        <location filename="../views/job_form.py" line="128"/>
         <source>Tasks</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="137"/>
+        <location filename="../views/job_form.py" line="138"/>
         <source>Only when tasks run on other machines too, e.g. 192.168.1.10</source>
         <translation>仅当任务也在其他机器上运行时填写，例如 192.168.1.10</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="139"/>
+        <location filename="../views/job_form.py" line="140"/>
         <source>Each machine needs an SSH server. On Windows 10/11, in an administrator PowerShell:</source>
         <translation>每台机器都需要 SSH 服务器。在 Windows 10/11 上，于管理员 PowerShell 中运行：</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="145"/>
+        <location filename="../views/job_form.py" line="146"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="146"/>
+        <location filename="../views/job_form.py" line="147"/>
         <source>Check every machine and the connections between them before a run</source>
         <translation>运行前检查每台机器及它们之间的连接</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="148"/>
+        <location filename="../views/job_form.py" line="149"/>
         <source>Machines</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="150"/>
+        <location filename="../views/job_form.py" line="151"/>
         <source>Other machines of the LAN that run tasks (choose them in the tasks&apos; Node column).</source>
         <translation>局域网中运行任务的其他机器（在任务的“节点”列中选择）。</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="155"/>
+        <location filename="../views/job_form.py" line="158"/>
         <source>This machine&apos;s address</source>
         <translation>本机地址</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="164"/>
+        <location filename="../views/job_form.py" line="167"/>
         <source>Environment variables</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="172"/>
+        <location filename="../views/job_form.py" line="175"/>
         <source>Never: the first failure fails the run</source>
         <translation>从不：任一任务失败即整个运行失败</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="173"/>
+        <location filename="../views/job_form.py" line="176"/>
         <source>On failure: restart the task</source>
         <translation>失败时：重启该任务</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="184"/>
+        <location filename="../views/job_form.py" line="187"/>
         <source>Failures and stopping</source>
         <translation>失败与停止</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="186"/>
+        <location filename="../views/job_form.py" line="189"/>
         <source>Restart policy</source>
         <translation>重启策略</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="187"/>
+        <location filename="../views/job_form.py" line="190"/>
         <source>Max restarts per task</source>
         <translation>每个任务最多重启次数</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="188"/>
+        <location filename="../views/job_form.py" line="191"/>
         <source>First restart after</source>
         <translation>首次重启等待</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="190"/>
+        <location filename="../views/job_form.py" line="193"/>
         <source>Stop grace period</source>
         <translation>停止宽限时间</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="196"/>
+        <location filename="../views/job_form.py" line="199"/>
         <source>Default for the strategy</source>
         <translation>按策略默认</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="197"/>
+        <location filename="../views/job_form.py" line="200"/>
         <source>TF_CONFIG variable</source>
         <translation>TF_CONFIG 环境变量</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="198"/>
+        <location filename="../views/job_form.py" line="201"/>
         <source>--job_name/--task_index flags</source>
         <translation>--job_name/--task_index 命令行参数</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="198"/>
+        <location filename="../views/job_form.py" line="201"/>
         <source>Both</source>
         <translation>两者都用</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="202"/>
+        <location filename="../views/job_form.py" line="205"/>
         <source>auto (hierarchical copy on Windows)</source>
         <translation>自动（Windows 上为 hierarchical copy）</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="208"/>
+        <location filename="../views/job_form.py" line="211"/>
         <source>Default: runs/&lt;time&gt;-&lt;name&gt; next to the config</source>
         <translation>默认：配置文件旁的 runs/&lt;时间&gt;-&lt;名称&gt;</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="209"/>
+        <location filename="../views/job_form.py" line="212"/>
         <source>Advanced</source>
         <translation>高级</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="211"/>
+        <location filename="../views/job_form.py" line="214"/>
         <source>Cluster description</source>
         <translation>集群描述方式</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="212"/>
+        <location filename="../views/job_form.py" line="215"/>
         <source>All-reduce</source>
         <translation>All-reduce 方式</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="213"/>
+        <location filename="../views/job_form.py" line="216"/>
         <source>Run folder</source>
         <translation>运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="373"/>
+        <location filename="../views/job_form.py" line="376"/>
         <source>Training script</source>
         <translation>训练脚本</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="374"/>
+        <location filename="../views/job_form.py" line="377"/>
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="380"/>
+        <location filename="../views/job_form.py" line="383"/>
         <source>File argument</source>
         <translation>文件参数</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="386"/>
+        <location filename="../views/job_form.py" line="389"/>
         <source>Training interpreter</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="387"/>
+        <location filename="../views/job_form.py" line="390"/>
         <source>Python ({pattern});;All files (*)</source>
         <translation>Python ({pattern});;所有文件 (*)</translation>
     </message>
@@ -881,57 +881,57 @@
         <translation>正在检查本机…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="352"/>
+        <location filename="../views/machine.py" line="354"/>
         <source>The check failed: {error}</source>
         <translation>检查失败：{error}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="376"/>
+        <location filename="../views/machine.py" line="378"/>
         <source>Training still runs on the CPU.</source>
         <translation>训练仍可在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="386"/>
+        <location filename="../views/machine.py" line="388"/>
         <source>No NVIDIA driver</source>
         <translation>没有 NVIDIA 驱动</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="387"/>
+        <location filename="../views/machine.py" line="389"/>
         <source>The NVIDIA driver is not running</source>
         <translation>NVIDIA 驱动未运行</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="388"/>
+        <location filename="../views/machine.py" line="390"/>
         <source>NVIDIA driver mismatch: reboot</source>
         <translation>NVIDIA 驱动版本不一致：请重启</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="389"/>
+        <location filename="../views/machine.py" line="391"/>
         <source>No NVIDIA GPU</source>
         <translation>没有 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="390"/>
+        <location filename="../views/machine.py" line="392"/>
         <source>The GPUs could not be read</source>
         <translation>无法读取 GPU 信息</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="404"/>
+        <location filename="../views/machine.py" line="406"/>
         <source>No Python found. Install Python with TensorFlow, or add one in the Cluster view&apos;s Interpreter field.</source>
         <translation>未找到 Python。请安装带 TensorFlow 的 Python，或在“集群”页面的“解释器”一栏中指定。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="416"/>
+        <location filename="../views/machine.py" line="418"/>
         <source>Nothing to fix: no problem found.</source>
         <translation>无需修复：未发现问题。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="431"/>
+        <location filename="../views/machine.py" line="433"/>
         <source>Run this command?</source>
         <translation>运行此命令？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="432"/>
+        <location filename="../views/machine.py" line="434"/>
         <source>TensorDeck will run:
 
 {command}
@@ -944,13 +944,13 @@ It may change your system. Continue?</source>
 这可能会修改你的系统。是否继续？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="463"/>
+        <location filename="../views/machine.py" line="465"/>
         <source>[exit code {code}]</source>
         <translation>[退出码 {code}]</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="448"/>
-        <location filename="../views/machine.py" line="472"/>
+        <location filename="../views/machine.py" line="450"/>
+        <location filename="../views/machine.py" line="474"/>
         <source>[could not start: {error}]</source>
         <translation>[无法启动：{error}]</translation>
     </message>
@@ -966,12 +966,12 @@ It may change your system. Continue?</source>
         <translation>正在检查…（开始于 {time}）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="347"/>
+        <location filename="../views/machine.py" line="349"/>
         <source>Checked at {time} ({seconds:.1f} s): {n} interpreter(s), {m} finding(s)</source>
         <translation>检查于 {time}（{seconds:.1f} 秒）：{n} 个解释器，{m} 项发现</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="354"/>
+        <location filename="../views/machine.py" line="356"/>
         <source>Check failed at {time} ({seconds:.1f} s)</source>
         <translation>检查失败于 {time}（{seconds:.1f} 秒）</translation>
     </message>
@@ -1017,219 +1017,219 @@ It may change your system. Continue?</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="95"/>
+        <location filename="../main_window.py" line="96"/>
         <source>Machine</source>
         <extracomment>The window&apos;s size at the first start, where the screen has room for it. Below this width the navigation goes above the pages (the Run view needs ~640 pixels). The command that starts TensorDeck again after a language switch (this process&apos;s). Whether preflight imports TensorFlow on every machine (slow; tests switch it off).</extracomment>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="95"/>
+        <location filename="../main_window.py" line="96"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="95"/>
+        <location filename="../main_window.py" line="96"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="95"/>
+        <location filename="../main_window.py" line="96"/>
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="166"/>
+        <location filename="../main_window.py" line="167"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="167"/>
+        <location filename="../main_window.py" line="168"/>
         <source>&amp;New (wizard)…</source>
         <translation>新建（向导）(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="169"/>
+        <location filename="../main_window.py" line="170"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="171"/>
+        <location filename="../main_window.py" line="172"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="172"/>
+        <location filename="../main_window.py" line="173"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="174"/>
+        <location filename="../main_window.py" line="175"/>
         <source>Save &amp;as…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="177"/>
+        <location filename="../main_window.py" line="178"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="179"/>
+        <location filename="../main_window.py" line="180"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="180"/>
+        <location filename="../main_window.py" line="181"/>
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="181"/>
+        <location filename="../main_window.py" line="182"/>
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="182"/>
+        <location filename="../main_window.py" line="183"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="183"/>
+        <location filename="../main_window.py" line="184"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="186"/>
+        <location filename="../main_window.py" line="187"/>
         <source>System language</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="192"/>
+        <location filename="../main_window.py" line="193"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="193"/>
+        <location filename="../main_window.py" line="194"/>
         <source>&amp;About TensorDeck</source>
         <translation>关于 TensorDeck(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="211"/>
+        <location filename="../main_window.py" line="212"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="221"/>
+        <location filename="../main_window.py" line="222"/>
         <source>About TensorDeck</source>
         <translation>关于 TensorDeck</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="222"/>
+        <location filename="../main_window.py" line="223"/>
         <source>TensorDeck {version}
 Launch, watch and diagnose TensorFlow training.</source>
         <translation>TensorDeck {version}
 启动、监视和诊断 TensorFlow 训练。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="231"/>
+        <location filename="../main_window.py" line="232"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="232"/>
+        <location filename="../main_window.py" line="233"/>
         <source>The config has unsaved changes. Save them first?</source>
         <translation>配置有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="268"/>
-        <location filename="../main_window.py" line="307"/>
-        <location filename="../main_window.py" line="324"/>
+        <location filename="../main_window.py" line="269"/>
+        <location filename="../main_window.py" line="308"/>
+        <location filename="../main_window.py" line="325"/>
         <source>Not saved</source>
         <translation>未保存</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="269"/>
+        <location filename="../main_window.py" line="270"/>
         <source>{path} could not be saved ({error}); nothing was started. The config is in the Cluster view: save it elsewhere with File &gt; Save as.</source>
         <translation>无法保存 {path}（{error}），因此没有启动任何运行。配置仍在“集群”视图中：请用“文件 &gt; 另存为”保存到其他位置。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="283"/>
+        <location filename="../main_window.py" line="284"/>
         <source>Open a config</source>
         <translation>打开配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="285"/>
-        <location filename="../main_window.py" line="318"/>
+        <location filename="../main_window.py" line="286"/>
+        <location filename="../main_window.py" line="319"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="293"/>
+        <location filename="../main_window.py" line="294"/>
         <source>Cannot open</source>
         <translation>无法打开</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="317"/>
+        <location filename="../main_window.py" line="318"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="341"/>
+        <location filename="../main_window.py" line="342"/>
         <source>new config</source>
         <translation>新配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="376"/>
+        <location filename="../main_window.py" line="377"/>
         <source>Fix the config first</source>
         <translation>请先修正配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="384"/>
+        <location filename="../main_window.py" line="385"/>
         <source>Save the changes?</source>
         <translation>保存更改？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="385"/>
+        <location filename="../main_window.py" line="386"/>
         <source>The run reads the config file. Save your changes to {path} first?</source>
         <translation>运行读取的是配置文件。要先把更改保存到 {path} 吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="427"/>
+        <location filename="../main_window.py" line="428"/>
         <source>Run again</source>
         <translation>再次运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="428"/>
+        <location filename="../main_window.py" line="429"/>
         <source>A run started from this window is going on: stop it, or wait until it ends, then press Run again.</source>
         <translation>此窗口启动的运行仍在进行：请先停止它，或等它结束，然后再按“再次运行”。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="438"/>
+        <location filename="../main_window.py" line="439"/>
         <source>TensorDeck: {name} {status}</source>
         <translation>TensorDeck：{name} {status}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="502"/>
+        <location filename="../main_window.py" line="503"/>
         <source>A run is going on</source>
         <translation>有运行正在进行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="503"/>
+        <location filename="../main_window.py" line="504"/>
         <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="399"/>
+        <location filename="../main_window.py" line="400"/>
         <source>Checking the machines…</source>
         <translation>正在检查机器…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="212"/>
+        <location filename="../main_window.py" line="213"/>
         <source>TensorDeck shows the new language after a restart. Restart now?</source>
         <translation>TensorDeck 重启后才会显示新的语言。现在重启吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="409"/>
-        <location filename="../main_window.py" line="419"/>
+        <location filename="../main_window.py" line="410"/>
+        <location filename="../main_window.py" line="420"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>
@@ -1311,12 +1311,12 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>NodeGpuPanel</name>
     <message>
-        <location filename="../widgets/node_gpu_panel.py" line="47"/>
+        <location filename="../widgets/node_gpu_panel.py" line="48"/>
         <source>Node {name}</source>
         <translation>节点 {name}</translation>
     </message>
     <message>
-        <location filename="../widgets/node_gpu_panel.py" line="54"/>
+        <location filename="../widgets/node_gpu_panel.py" line="55"/>
         <source>Waiting for the first sample from {name}…</source>
         <translation>正在等待 {name} 的第一个采样…</translation>
     </message>
@@ -1367,56 +1367,67 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>ResourcePanel</name>
     <message>
-        <location filename="../widgets/resources.py" line="99"/>
+        <location filename="../widgets/resources.py" line="119"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="100"/>
+        <location filename="../widgets/resources.py" line="120"/>
         <source>Memory used</source>
         <translation>已用内存</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="41"/>
-        <location filename="../widgets/resources.py" line="52"/>
+        <location filename="../widgets/resources.py" line="46"/>
+        <location filename="../widgets/resources.py" line="57"/>
         <source>Task</source>
+        <extracomment>What the table cannot show of tasks that run elsewhere (inside WSL, on a node).</extracomment>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="41"/>
-        <location filename="../widgets/resources.py" line="51"/>
+        <location filename="../widgets/resources.py" line="46"/>
+        <location filename="../widgets/resources.py" line="56"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="42"/>
+        <location filename="../widgets/resources.py" line="47"/>
         <source>CPU (% of a core)</source>
         <translation>CPU（单核的 %）</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="42"/>
+        <location filename="../widgets/resources.py" line="47"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="43"/>
-        <location filename="../widgets/resources.py" line="51"/>
+        <location filename="../widgets/resources.py" line="48"/>
+        <location filename="../widgets/resources.py" line="56"/>
         <source>GPU memory</source>
         <translation>显存</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="51"/>
+        <location filename="../widgets/resources.py" line="56"/>
         <source>GPU</source>
         <extracomment>Every compute process on the GPUs, this run&apos;s or not (as nvitop lists them).</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="51"/>
+        <location filename="../widgets/resources.py" line="56"/>
         <source>Process</source>
         <translation>进程</translation>
     </message>
     <message>
-        <location filename="../widgets/resources.py" line="121"/>
+        <location filename="../widgets/resources.py" line="86"/>
+        <source>Tasks inside WSL run in the WSL 2 virtual machine: their CPU, memory and GPU memory count as that machine&apos;s (vmmem, and NVML&apos;s processes of this machine), not per task; their rows show the stand-in that relays them.</source>
+        <translation>WSL 中的任务运行在 WSL 2 虚拟机里：它们的 CPU、内存和 GPU 显存计入该虚拟机（vmmem，以及本机 NVML 所见的进程），无法按任务区分；这些行显示的是转发它们的替身进程。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="90"/>
+        <source>Tasks on other machines: their rows show the stand-in here; their GPUs are in the Node GPUs tab.</source>
+        <translation>其他机器上的任务：这些行显示的是本机上的替身进程；它们的 GPU 见“节点 GPU”页。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/resources.py" line="141"/>
         <source>CPU {cpu:.0f}% · memory {used:,.0f} of {total:,.0f} MiB</source>
         <translation>CPU {cpu:.0f}% · 内存 {used:,.0f} / {total:,.0f} MiB</translation>
     </message>
@@ -1453,72 +1464,72 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>ReviewPage</name>
     <message>
-        <location filename="../wizard.py" line="482"/>
+        <location filename="../wizard.py" line="483"/>
         <source>Review and save</source>
         <translation>检查并保存</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="483"/>
+        <location filename="../wizard.py" line="484"/>
         <source>This is the config file TensorDeck will save. The command line runs the same file: tensordeck --run FILE</source>
         <translation>这是 TensorDeck 将要保存的配置文件。命令行运行的也是同一个文件：tensordeck --run 文件</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="488"/>
+        <location filename="../wizard.py" line="489"/>
         <source>Save as…</source>
         <translation>另存为…</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="494"/>
+        <location filename="../wizard.py" line="495"/>
         <source>Start the run when I press Finish</source>
         <translation>点击“完成”后立即开始运行</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="499"/>
+        <location filename="../wizard.py" line="500"/>
         <source>Job name</source>
         <translation>作业名称</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="500"/>
+        <location filename="../wizard.py" line="501"/>
         <source>Config file</source>
         <translation>配置文件</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="526"/>
+        <location filename="../wizard.py" line="527"/>
         <source>{path} is a folder: add a file name, e.g. job.json</source>
         <translation>{path} 是一个文件夹：请加上文件名，例如 job.json</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="530"/>
+        <location filename="../wizard.py" line="531"/>
         <source>{path} is a file, not a folder</source>
         <translation>{path} 是文件，不是文件夹</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="538"/>
+        <location filename="../wizard.py" line="539"/>
         <source>{path} exists: Finish asks before replacing it.</source>
         <translation>{path} 已存在：点击“完成”时会先询问是否替换。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="541"/>
+        <location filename="../wizard.py" line="542"/>
         <source>Finish creates the folder {folder}.</source>
         <translation>点击“完成”时会创建文件夹 {folder}。</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="554"/>
+        <location filename="../wizard.py" line="555"/>
         <source>Replace the file?</source>
         <translation>替换文件？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="555"/>
+        <location filename="../wizard.py" line="556"/>
         <source>{path} exists. Replace it with this config?</source>
         <translation>{path} 已存在。要用这个配置替换它吗？</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="563"/>
+        <location filename="../wizard.py" line="564"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../wizard.py" line="564"/>
+        <location filename="../wizard.py" line="565"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
@@ -1534,209 +1545,209 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>RunView</name>
     <message>
-        <location filename="../views/run.py" line="347"/>
+        <location filename="../views/run.py" line="348"/>
         <source>TensorBoard</source>
         <translation>TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="114"/>
+        <location filename="../views/run.py" line="115"/>
         <source>Run</source>
         <extracomment>Substrings a metric line must contain before it is worth a regex (floods stay cheap). When the tasks are killed if they have not exited (monotonic), while stopping. Offered when a start was refused for nodes whose host keys are not known yet.</extracomment>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="116"/>
-        <location filename="../views/run.py" line="219"/>
+        <location filename="../views/run.py" line="117"/>
+        <location filename="../views/run.py" line="220"/>
         <source>No config loaded: open one, or create one with File &gt; New.</source>
         <translation>尚未加载配置：请打开一个，或通过“文件 &gt; 新建”创建。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="128"/>
+        <location filename="../views/run.py" line="129"/>
         <source>Start</source>
         <extracomment>Why the last run ended, or why it did not start: stays after the dialog is closed. One line per line of it, cut to the page&apos;s width: it never pushes the log down.</extracomment>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="130"/>
-        <location filename="../views/run.py" line="476"/>
+        <location filename="../views/run.py" line="131"/>
+        <location filename="../views/run.py" line="480"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="133"/>
+        <location filename="../views/run.py" line="134"/>
         <source>Run on:</source>
         <translation>运行于：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="135"/>
+        <location filename="../views/run.py" line="136"/>
         <source>this machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="135"/>
+        <location filename="../views/run.py" line="136"/>
         <source>the LAN</source>
         <translation>局域网</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="136"/>
+        <location filename="../views/run.py" line="137"/>
         <source>a Slurm cluster</source>
         <translation>Slurm 集群</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="146"/>
+        <location filename="../views/run.py" line="147"/>
         <source>Open run folder</source>
         <translation>打开运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="148"/>
+        <location filename="../views/run.py" line="149"/>
         <source>Open TensorBoard</source>
         <translation>打开 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="173"/>
+        <location filename="../views/run.py" line="174"/>
         <source>Logs</source>
         <extracomment>CPU and memory of the machine and of each task, sampled once a second while shown.</extracomment>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="174"/>
+        <location filename="../views/run.py" line="175"/>
         <source>Training metrics</source>
         <translation>训练指标</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="175"/>
+        <location filename="../views/run.py" line="176"/>
         <source>Resources</source>
         <translation>资源</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="250"/>
+        <location filename="../views/run.py" line="251"/>
         <source>Tasks of this config run on other machines (the tasks&apos; Node column in Cluster): it runs on the LAN.</source>
         <translation>此配置的任务在其他机器上运行（“集群”中任务的“节点”列）：它在局域网上运行。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="253"/>
+        <location filename="../views/run.py" line="254"/>
         <source>No task runs on the config&apos;s other machines ({names}): choose one in the tasks&apos; Node column in Cluster to run on the LAN.</source>
         <translation>没有任务在配置中的其他机器（{names}）上运行：要在局域网上运行，请在“集群”中任务的“节点”列选择一台。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="257"/>
+        <location filename="../views/run.py" line="258"/>
         <source>This config names no other machine: add them under Cluster &gt; Machines, then choose them in the tasks&apos; Node column, to run on the LAN.</source>
         <translation>此配置没有列出其他机器：要在局域网上运行，请在“集群 &gt; 机器”中添加，然后在任务的“节点”列中选择它们。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="262"/>
+        <location filename="../views/run.py" line="263"/>
         <source>One Slurm job for every task, as tensordeck --run FILE --slurm does (its settings: Cluster &gt; Slurm).</source>
         <translation>所有任务作为一个 Slurm 作业运行，与 tensordeck --run 文件 --slurm 相同（设置见“集群 &gt; Slurm”）。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="281"/>
+        <location filename="../views/run.py" line="282"/>
         <source>Slurm: waiting for the job&apos;s allocation…</source>
         <translation>Slurm：正在等待作业分配资源…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="295"/>
+        <location filename="../views/run.py" line="296"/>
         <source>Withdrawing the Slurm job…</source>
         <translation>正在撤回 Slurm 作业…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="303"/>
+        <location filename="../views/run.py" line="304"/>
         <source>Killing the tasks…</source>
         <translation>正在强制结束任务…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="310"/>
+        <location filename="../views/run.py" line="311"/>
         <source>Force stop</source>
         <translation>强制停止</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="317"/>
+        <location filename="../views/run.py" line="318"/>
         <source>Stopping: the tasks have {seconds} s to exit, then they are killed. Force stop kills them now.</source>
         <translation>正在停止：任务有 {seconds} 秒时间退出，之后将被强制结束。“强制停止”会立即结束它们。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="323"/>
+        <location filename="../views/run.py" line="324"/>
         <source>Run folder</source>
         <translation>运行文件夹</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="324"/>
+        <location filename="../views/run.py" line="325"/>
         <source>No program here opens folders (a file manager). The run folder is:
 {path}</source>
         <translation>这里没有能打开文件夹的程序（文件管理器）。运行文件夹是：
 {path}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="330"/>
+        <location filename="../views/run.py" line="331"/>
         <source>Starting TensorBoard…</source>
         <translation>正在启动 TensorBoard…</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="337"/>
+        <location filename="../views/run.py" line="338"/>
         <source>TensorBoard: {link}</source>
         <translation>TensorBoard：{link}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="339"/>
+        <location filename="../views/run.py" line="340"/>
         <source>(no web browser opened here: open the link yourself)</source>
         <translation>（这里没有打开网页浏览器：请自行打开该链接）</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="353"/>
+        <location filename="../views/run.py" line="354"/>
         <source>TensorBoard is not installed</source>
         <translation>未安装 TensorBoard</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="354"/>
+        <location filename="../views/run.py" line="355"/>
         <source>TensorBoard is not installed in the training interpreter {python}. Install it there now (pip install tensorboard)?</source>
         <translation>训练解释器 {python} 中未安装 TensorBoard。现在在其中安装吗（pip install tensorboard）？</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="378"/>
+        <location filename="../views/run.py" line="379"/>
         <source>Slurm job {job}</source>
         <translation>Slurm 作业 {job}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="398"/>
+        <location filename="../views/run.py" line="402"/>
         <source>Slurm job {job}: every task runs as one of its steps</source>
         <translation>Slurm 作业 {job}：每个任务作为它的一个作业步运行</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="437"/>
+        <location filename="../views/run.py" line="441"/>
         <source>Warning: {message}</source>
         <translation>警告：{message}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="444"/>
+        <location filename="../views/run.py" line="448"/>
         <source>Run {status}: {reason}</source>
         <translation>运行{status}：{reason}</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="484"/>
+        <location filename="../views/run.py" line="488"/>
         <source>Stopped before the run started: the Slurm job was withdrawn from the queue. Nothing ran.</source>
         <translation>运行开始前已停止：Slurm 作业已从队列中撤回。没有运行任何任务。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="487"/>
+        <location filename="../views/run.py" line="491"/>
         <source>Stopped before the run started. Nothing ran.</source>
         <translation>运行开始前已停止。没有运行任何任务。</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="495"/>
+        <location filename="../views/run.py" line="499"/>
         <source>The run did not start:</source>
         <translation>运行未能开始：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="501"/>
+        <location filename="../views/run.py" line="505"/>
         <source>The run did not start</source>
         <translation>运行未启动</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="502"/>
+        <location filename="../views/run.py" line="506"/>
         <source>Nothing was started:</source>
         <translation>没有启动任何任务：</translation>
     </message>
     <message>
-        <location filename="../views/run.py" line="177"/>
+        <location filename="../views/run.py" line="178"/>
         <source>Node GPUs</source>
         <translation>节点 GPU</translation>
     </message>
@@ -1934,27 +1945,27 @@ Launch, watch and diagnose TensorFlow training.</source>
 <context>
     <name>Strategy</name>
     <message>
-        <location filename="../views/job_form.py" line="42"/>
+        <location filename="../views/job_form.py" line="41"/>
         <source>One process on one GPU (or the CPU). The simplest way to train.</source>
         <translation>一个进程，使用一块 GPU（或 CPU）。最简单的训练方式。</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="44"/>
+        <location filename="../views/job_form.py" line="43"/>
         <source>One process that uses every GPU of this machine and keeps a copy of the model on each (MirroredStrategy).</source>
         <translation>一个进程使用本机所有 GPU，每块 GPU 上各保存一份模型副本（MirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="47"/>
+        <location filename="../views/job_form.py" line="46"/>
         <source>Several worker processes, each with its GPUs, training one model in step (MultiWorkerMirroredStrategy).</source>
         <translation>多个 worker 进程，各自使用自己的 GPU，同步训练同一个模型（MultiWorkerMirroredStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="50"/>
+        <location filename="../views/job_form.py" line="49"/>
         <source>A chief coordinates, workers compute, ps tasks hold the model&apos;s variables (TF2 ParameterServerStrategy).</source>
         <translation>由 chief 协调，worker 负责计算，ps 任务保存模型变量（TF2 ParameterServerStrategy）。</translation>
     </message>
     <message>
-        <location filename="../views/job_form.py" line="53"/>
+        <location filename="../views/job_form.py" line="52"/>
         <source>Classic TensorFlow 1 scripts that read --job_name, --task_index, --ps_hosts and --worker_hosts (replica_device_setter).</source>
         <translation>经典的 TensorFlow 1 脚本，读取 --job_name、--task_index、--ps_hosts 和 --worker_hosts 参数（replica_device_setter）。</translation>
     </message>

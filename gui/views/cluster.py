@@ -30,9 +30,6 @@ from gui.style import monospace_font
 from gui.views.config_document import ConfigDocument
 from gui.views.job_form import JobForm
 
-#: The config file's pane may be this narrow before the page scrolls sideways.
-PREVIEW_MIN_WIDTH = 160
-
 
 class ClusterView(JobForm):
     """Signals: ``changed()`` on any edit (the document is then unsaved),
@@ -71,9 +68,10 @@ class ClusterView(JobForm):
         preview_layout.addWidget(self.remove_unknown, 0, Qt.AlignmentFlag.AlignLeft)
         preview_layout.addWidget(self.preview, 1)
 
-        # The file's pane gives way first (its text scrolls): the forms keep their width.
-        preview_box.setMinimumWidth(PREVIEW_MIN_WIDTH)
+        # Neither pane goes narrower than its own smallest size (the forms' rows wrap, the
+        # file's text scrolls, its title stays whole), so the page never scrolls sideways.
         splitter = QSplitter()
+        splitter.setChildrenCollapsible(False)
         splitter.addWidget(self.forms_area)
         splitter.addWidget(preview_box)
         splitter.setStretchFactor(0, 3)

@@ -17,6 +17,12 @@ PROBLEM_KEYS = ("", "name", "strategy", "script", "args", "python", "tasks", "no
 ADVANCED_KEYS = ("cluster_spec", "cross_device_ops", "run_dir")
 
 
+def problem_text(problem: ConfigProblem) -> str:
+    """``problem`` on one line as the window says it: its place as the file names it, what is
+    wrong in the window's language (core writes the catalogue's English)."""
+    return str(ConfigProblem(problem.where, core_text(problem.message)))
+
+
 def field_of(problem: ConfigProblem) -> tuple[str, str]:
     """The problem label (one of PROBLEM_KEYS) that shows ``problem``, and its text there."""
     where = problem.where
@@ -39,4 +45,4 @@ def field_of(problem: ConfigProblem) -> tuple[str, str]:
         return "slurm", f"{field}: {message}" if field else message
     if head in PROBLEM_KEYS and head:
         return head, message
-    return "", str(problem)
+    return "", problem_text(problem)

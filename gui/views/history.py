@@ -104,12 +104,14 @@ class HistoryView(QWidget):
         self.rerun_button.setToolTip(self.tr(
             "Runs what this run ran (the config kept in its run folder, even if the config "
             "file changed since), in a new run folder"))
-        head = QHBoxLayout()
-        head.addWidget(title)
-        head.addStretch(1)
+        # The buttons have a row of their own: beside the title they made the page scroll
+        # sideways at 1024x700 150%.
+        buttons = QHBoxLayout()
         for button in (self.refresh_button, self.folder_button, self.compare_button,
-                       self.delete_button, self.rerun_button):
-            head.addWidget(button)
+                       self.delete_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.rerun_button)
         self.hint = QLabel()
         self.hint.setObjectName("muted")
         self.hint.setWordWrap(True)
@@ -150,8 +152,9 @@ class HistoryView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 16, 20, 16)
-        layout.addLayout(head)
+        layout.addWidget(title)
         layout.addWidget(self.hint)
+        layout.addLayout(buttons)
         layout.addWidget(splitter, 1)
         self.refresh_button.clicked.connect(self.refresh)
         self.folder_button.clicked.connect(self._open_folder)

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
-    QFormLayout,
     QGroupBox,
     QLabel,
     QLineEdit,
@@ -30,7 +29,7 @@ from gui.views.field_problems import PROBLEM_KEYS, field_of
 from gui.views.slurm_form import SlurmForm
 from gui.widgets.args_edit import ArgsEdit
 from gui.widgets.env_editor import EnvEditor
-from gui.widgets.form_layout import FormsArea, problem_label, row, stack
+from gui.widgets.form_layout import FormsArea, form, problem_label, row, shrinkable, stack
 from gui.widgets.form_values import as_number, as_text, is_number, select, set_bounds
 from gui.widgets.node_editor import NodeEditor
 from gui.widgets.task_editor import TaskEditor
@@ -86,7 +85,7 @@ class JobForm(QWidget):
 
     def _job_box(self) -> QGroupBox:
         self.name = QLineEdit()
-        self.strategy = QComboBox()
+        self.strategy = shrinkable(QComboBox())
         for strategy in STRATEGIES:
             self.strategy.addItem(strategy, strategy)
         self.strategy_help = QLabel()
@@ -100,7 +99,7 @@ class JobForm(QWidget):
         self.args.setPlaceholderText(self.tr("--epochs 5 --data {run_dir}/data"))
         args_file = QPushButton(self.tr("Add file…"))
         args_file.clicked.connect(self._add_arg_file)
-        self.python = QComboBox()
+        self.python = shrinkable(QComboBox())
         self.python.setEditable(True)
         self.python.lineEdit().setPlaceholderText(
             self.tr("Default: the Python running TensorDeck"))
@@ -108,15 +107,16 @@ class JobForm(QWidget):
         python_browse.clicked.connect(self._browse_python)
         labels = self.problem_labels
         job = QGroupBox(self.tr("Job"))
-        form = QFormLayout(job)
-        form.addRow(labels[""])
-        form.addRow(self.tr("Name"), stack(self.name, labels["name"]))
-        form.addRow(self.tr("Strategy"), stack(self.strategy, self.strategy_help,
-                                               labels["strategy"]))
-        form.addRow(self.tr("Script"), stack(row(self.script, script_browse), labels["script"]))
-        form.addRow(self.tr("Arguments"), stack(row(self.args, args_file), labels["args"]))
-        form.addRow(self.tr("Interpreter"), stack(row(self.python, python_browse),
-                                                  labels["python"]))
+        fields = form(job)
+        fields.addRow(labels[""])
+        fields.addRow(self.tr("Name"), stack(self.name, labels["name"]))
+        fields.addRow(self.tr("Strategy"), stack(self.strategy, self.strategy_help,
+                                                 labels["strategy"]))
+        fields.addRow(self.tr("Script"), stack(row(self.script, script_browse),
+                                               labels["script"]))
+        fields.addRow(self.tr("Arguments"), stack(row(self.args, args_file), labels["args"]))
+        fields.addRow(self.tr("Interpreter"), stack(row(self.python, python_browse),
+                                                    labels["python"]))
         return job
 
     def _tasks_box(self) -> QGroupBox:
@@ -124,6 +124,7 @@ class JobForm(QWidget):
         self.no_gpu_note = QLabel(self.tr("No NVIDIA GPU was found on this machine: tasks run "
                                           "on the CPU."))
         self.no_gpu_note.setObjectName("muted")
+        self.no_gpu_note.setWordWrap(True)
         box = QGroupBox(self.tr("Tasks"))
         layout = QVBoxLayout(box)
         layout.addWidget(self.tasks)
@@ -147,11 +148,13 @@ class JobForm(QWidget):
                                                  "between them before a run"))
         box = QGroupBox(self.tr("Machines"))
         layout = QVBoxLayout(box)
-        layout.addWidget(QLabel(self.tr("Other machines of the LAN that run tasks (choose them "
-                                        "in the tasks' Node column).")))
+        intro = QLabel(self.tr("Other machines of the LAN that run tasks (choose them in the "
+                               "tasks' Node column)."))
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
         layout.addWidget(self.nodes)
         layout.addWidget(self.problem_labels["nodes"])
-        address_form = QFormLayout()
+        address_form = form()
         address_form.addRow(self.tr("This machine's address"),
                             stack(self.address, self.problem_labels["address"]))
         layout.addLayout(address_form)
@@ -168,7 +171,7 @@ class JobForm(QWidget):
         return box
 
     def _behaviour_box(self) -> QGroupBox:
-        self.restart_policy = QComboBox()
+        self.restart_policy = shrinkable(QComboBox())
         policy_labels = {"never": self.tr("Never: the first failure fails the run"),
                          "on_failure": self.tr("On failure: restart the task")}
         for policy in RESTART_POLICIES:
@@ -182,23 +185,23 @@ class JobForm(QWidget):
         set_bounds(self.grace, JobConfig, "stop_grace_seconds")
         self.grace.setSuffix(" s")
         box = QGroupBox(self.tr("Failures and stopping"))
-        form = QFormLayout(box)
-        form.addRow(self.tr("Restart policy"), self.restart_policy)
-        form.addRow(self.tr("Max restarts per task"), self.max_restarts)
-        form.addRow(self.tr("First restart after"), self.backoff)
-        form.addRow(self.problem_labels["restart"])
-        form.addRow(self.tr("Stop grace period"),
-                    stack(self.grace, self.problem_labels["stop_grace_seconds"]))
+        fields = form(box)
+        fields.addRow(self.tr("Restart policy"), self.restart_policy)
+        fields.addRow(self.tr("Max restarts per task"), self.max_restarts)
+        fields.addRow(self.tr("First restart after"), self.backoff)
+        fields.addRow(self.problem_labels["restart"])
+        fields.addRow(self.tr("Stop grace period"),
+                      stack(self.grace, self.problem_labels["stop_grace_seconds"]))
         return box
 
     def _advanced_box(self) -> QGroupBox:
-        self.cluster_spec = QComboBox()
+        self.cluster_spec = shrinkable(QComboBox())
         self.cluster_spec.addItem(self.tr("Default for the strategy"), None)
         spec_labels = {"tf_config": self.tr("TF_CONFIG variable"),
                        "flags": self.tr("--job_name/--task_index flags"), "both": self.tr("Both")}
         for spec in CLUSTER_SPECS:
             self.cluster_spec.addItem(spec_labels.get(spec, spec), spec)
-        self.cross_ops = QComboBox()
+        self.cross_ops = shrinkable(QComboBox())
         ops_labels = {"auto": self.tr("auto (hierarchical copy on Windows)"), "nccl": "NCCL",
                       "hierarchical_copy": "hierarchical copy",
                       "reduction_to_one_device": "reduce to one device"}
@@ -207,11 +210,11 @@ class JobForm(QWidget):
         self.run_dir = QLineEdit()
         self.run_dir.setPlaceholderText(self.tr("Default: runs/<time>-<name> next to the config"))
         box = QGroupBox(self.tr("Advanced"))
-        form = QFormLayout(box)
-        form.addRow(self.tr("Cluster description"), self.cluster_spec)
-        form.addRow(self.tr("All-reduce"), self.cross_ops)
-        form.addRow(self.tr("Run folder"), self.run_dir)
-        form.addRow(self.problem_labels["advanced"])
+        fields = form(box)
+        fields.addRow(self.tr("Cluster description"), self.cluster_spec)
+        fields.addRow(self.tr("All-reduce"), self.cross_ops)
+        fields.addRow(self.tr("Run folder"), self.run_dir)
+        fields.addRow(self.problem_labels["advanced"])
         return box
 
     def _connect_edits(self) -> None:

@@ -32,7 +32,7 @@ from core.findings import Finding, FixStep
 from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.output import plain
 from gui.background import run_in_background, start_process
-from gui.i18n import kind_label
+from gui.i18n import core_text, kind_label
 from gui.style import monospace_font, status_color
 from gui.widgets.elided_label import ElidedLabel
 
@@ -314,7 +314,9 @@ class MachineView(QWidget):
             from core.gpu import read_gpus
             from core.interpreters.discover import discover_interpreters
 
-            return read_gpus(nvml, processes=False), discover_interpreters(use_conda=True)
+            # With the Pythons inside WSL 2 (none and no cost without wsl.exe).
+            return (read_gpus(nvml, processes=False),
+                    discover_interpreters(use_conda=True, wsl=True))
 
         run_in_background(look, self._on_looked, self._on_failed)
 
@@ -372,7 +374,7 @@ class MachineView(QWidget):
             head.addWidget(_dot("warning" if report.state == GpuState.NO_GPU else "error"))
             head.addWidget(_label(self._gpu_state_title(report.state), "cardTitle"), 1)
             layout.addLayout(head)
-            layout.addWidget(_label(report.message, "muted"))
+            layout.addWidget(_label(core_text(report.message), "muted"))
             layout.addWidget(_label(self.tr("Training still runs on the CPU."), "muted"))
             self.gpu_grid.addWidget(frame, 0, 0, 1, 2)
         for i, gpu in enumerate(report.gpus):

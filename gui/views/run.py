@@ -39,6 +39,7 @@ from core.events import (
 )
 from core.messages import translate_text
 from core.metrics import MetricsTail, ProgressParser, lines_to_parse, overall
+from core.placements.wsl import InWsl
 from core.tfnoise import shared_log_level
 from gui.background import run_in_background
 from gui.bridge import TelemetryFeed
@@ -381,7 +382,10 @@ class RunView(QWidget):
         self.run_dir = plan.run_dir
         self.config_name = plan.config.name
         self.tasks.set_tasks(plan.tasks)
-        self.resources.set_tasks([t.key for t in plan.tasks])
+        self.resources.set_tasks([t.key for t in plan.tasks],
+                                 in_wsl=any(isinstance(plan.placement(t), InWsl)
+                                            for t in plan.tasks),
+                                 on_nodes=bool(plan.node_tasks))
         self._pids = {}
         self.telemetry.watch({})
         self.logs.set_tasks([t.name for t in plan.tasks],

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QFormLayout,
     QGroupBox,
     QLabel,
     QLineEdit,
@@ -16,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from core.config import SlurmOptions
 from core.jobfile import SLURM_KEYS, default, kind
+from gui.widgets.form_layout import form as fields_form
 from gui.widgets.form_values import as_text, is_number, set_bounds
 
 SlurmField = QLineEdit | QSpinBox | QPlainTextEdit
@@ -33,7 +33,7 @@ class SlurmForm(QGroupBox):
         self._loading = False
         self._edited: set[str] = set()
         self.fields: dict[str, SlurmField] = {key: self._field(key) for key in SLURM_KEYS}
-        form = QFormLayout(self)
+        form = fields_form(self)
         hint = QLabel(self.tr("Used when the Run view's \"Run on\" is a Slurm cluster "
                               "(tensordeck --run FILE --slurm). Empty: the cluster's default."))
         hint.setObjectName("muted")

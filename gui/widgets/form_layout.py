@@ -1,10 +1,22 @@
 """Small pieces of the config forms' layout: a field with its problem under it, a field with
-its buttons beside it, and the scrolling area the forms live in."""
+its buttons beside it, a form and a choice that give way on a narrow pane, and the scrolling
+area the forms live in."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+#: How many characters a choice keeps in sight when its pane is narrow (its list shows all).
+CHOICE_CHARS = 10
 
 
 def problem_label() -> QLabel:
@@ -37,6 +49,22 @@ def stack(*widgets: QWidget) -> QWidget:
     for widget in widgets:
         column.addWidget(widget)
     return box
+
+
+def form(box: QWidget | None = None) -> QFormLayout:
+    """A form whose fields go under their labels when the pane is too narrow for both side by
+    side (the forms' widest row set the page's width: it scrolled sideways at 1024x700 150%)."""
+    layout = QFormLayout(box)
+    layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+    return layout
+
+
+def shrinkable(combo: QComboBox) -> QComboBox:
+    """``combo`` asking for the width of a few characters only, not of its longest choice: it
+    takes more when its pane has room, and its list still shows each choice whole."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(CHOICE_CHARS)
+    return combo
 
 
 class FormsArea(QScrollArea):

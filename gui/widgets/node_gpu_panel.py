@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QScrollArea, QVBoxLayout, QWidg
 
 from core.config import Node
 from core.gpu.info import GpuReport, GpuState
+from gui.i18n import core_text
 from gui.widgets.charts import GpuCharts
 
 
@@ -85,5 +86,5 @@ class NodeGpuPanel(QScrollArea):
             self.messages[name].hide()
             self.charts[name].add_sample(time.time(), report.gpus)
         else:
-            self.messages[name].setText(report.message)
+            self.messages[name].setText(core_text(report.message))
             self.messages[name].show()

@@ -37,6 +37,11 @@ class ResourcePanel(QWidget):
         self.memory = RingSeries(FINE_SECONDS)
         self.summary = QLabel()
         self.summary.setObjectName("muted")
+        #: What the table cannot show of tasks that run elsewhere (inside WSL, on a node).
+        self.note = QLabel()
+        self.note.setObjectName("muted")
+        self.note.setWordWrap(True)
+        self.note.hide()
         self.table = QTableWidget(0, len(TASK_COLUMNS))
         self.table.setHorizontalHeaderLabels([self.tr("Task"), self.tr("PID"),
                                               self.tr("CPU (% of a core)"), self.tr("Memory"),
@@ -61,6 +66,7 @@ class ResourcePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary)
+        layout.addWidget(self.note)
         layout.addLayout(self._charts)
         layout.addWidget(self.table)
         layout.addWidget(self.gpu_processes)
@@ -69,8 +75,22 @@ class ResourcePanel(QWidget):
         self._gpus: tuple[GpuInfo, ...] = ()
         self._last: MachineSample | None = None
 
-    def set_tasks(self, keys: list[str]) -> None:
-        """One row per task of the run (``worker:0``), empty until its process is sampled."""
+    def set_tasks(self, keys: list[str], *, in_wsl: bool = False, on_nodes: bool = False
+                  ) -> None:
+        """One row per task of the run (``worker:0``), empty until its process is sampled.
+        ``in_wsl`` / ``on_nodes``: some tasks run inside WSL 2 or on LAN nodes, where this
+        machine sees only their stand-ins: the note says so."""
+        notes = []
+        if in_wsl:
+            notes.append(self.tr(
+                "Tasks inside WSL run in the WSL 2 virtual machine: their CPU, memory and GPU "
+                "memory count as that machine's (vmmem, and NVML's processes of this machine), "
+                "not per task; their rows show the stand-in that relays them."))
+        if on_nodes:
+            notes.append(self.tr("Tasks on other machines: their rows show the stand-in here; "
+                                 "their GPUs are in the Node GPUs tab."))
+        self.note.setText("\n".join(notes))
+        self.note.setVisible(bool(notes))
         self.table.setRowCount(0)
         self._rows = {}
         for key in keys:

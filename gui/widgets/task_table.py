@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 from core.events import TaskState
 from core.exitcodes import describe, explain
 from core.metrics import Progress
-from gui.i18n import state_label
+from gui.i18n import core_text, state_label
 from gui.style import status_color
 
 COLUMNS = ("role", "index", "host", "pid", "state", "restarts", "exit code", "uptime",
@@ -103,7 +103,7 @@ class TaskTable(QTableWidget):
     def task_exited(self, key: str, exit_code: int, state: TaskState) -> None:
         self._ended[key] = time.time()
         # The hex form and name of a Windows status code, what 128+N means, in the tooltip.
-        self._set(key, "exit code", describe(exit_code, None), tip=explain(exit_code))
+        self._set(key, "exit code", describe(exit_code, None), tip=core_text(explain(exit_code)))
         self.set_state(key, state)
         self.set_progress(key, self._progress.get(key))  # how far it got; no rate, no ETA
         self.tick()
