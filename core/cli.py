@@ -145,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["create"], help=tr("cli.env.create"))
     p.add_argument("--path", metavar="DIR", type=_checked("--path"), help=tr("cli.env.path"))
     p.add_argument("--cpu", action="store_true", help=tr("cli.env.cpu"))
+    p.add_argument("--wsl", nargs="?", const="", metavar="DISTRO",
+                   type=_checked("--wsl", path=False), help=tr("cli.env.wsl"))
     p.add_argument("--python", metavar="PATH", type=_checked("--python"),
                    help=tr("cli.env.python"))
     p.add_argument("--yes", action="store_true", help=tr("cli.env.yes"))

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import psutil
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.interpreters.activation import activation_env, clean_base_env, dll_search_dirs
 from core.interpreters.discover import (
@@ -138,6 +140,39 @@ def test_user_list_add_remove_and_bad_input(tmp_path, real_venv):
         add_user_interpreter(str(tmp_path / "nope"))
     assert remove_user_interpreter(added) and not remove_user_interpreter(added)
     assert user_interpreters() == []
+
+
+def test_user_list_holds_interpreters_inside_wsl_by_name(tmp_path):
+    """A ``wsl://`` name (what env create --wsl registers) is kept as the probe names it and
+    listed by discovery as it is: no wsl.exe runs for either."""
+    added = add_user_interpreter("WSL://Ubuntu-22.04/home/me/tf-2.21/bin/python")
+    assert added == "wsl://Ubuntu-22.04/home/me/tf-2.21/bin/python"
+    assert add_user_interpreter(added) == added and user_interpreters() == [added]
+    found = discover_interpreters(env={"PATH": ""}, home=tmp_path, use_conda=False)
+    assert [(i.path, i.kind) for i in found if i.path.startswith("wsl://")] == [(added, "user")]
+    for bad, why in (("wsl://Ubuntu/~/tf/bin/python", "~ is not expanded"),
+                     ("wsl://Ubuntu", "names no Linux path"),
+                     ("wsl://-d/usr/bin/python3", "is not a WSL distribution name")):
+        with pytest.raises(ValueError, match=why):
+            add_user_interpreter(bad)
+    assert remove_user_interpreter("wsl://Ubuntu-22.04/home/me/tf-2.21/bin/python")
+    assert not remove_user_interpreter("wsl://Ubuntu/~/x") and user_interpreters() == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_user_list_takes_a_wsl_name_whole_or_refuses_it(tail):
+    """Any text after ``wsl://``: stored as its one canonical name, or a ValueError that says
+    why; nothing else lands in the list."""
+    from core.wsl.paths import parse_wsl_spec
+
+    try:
+        added = add_user_interpreter("wsl://" + tail)
+    except ValueError:
+        assert "wsl://" + tail not in user_interpreters()
+        return
+    assert added == parse_wsl_spec(added).spec() and added in user_interpreters()
+    assert remove_user_interpreter(added) and added not in user_interpreters()
 
 
 def test_discovery_on_this_machine_finds_the_running_python(tmp_path):

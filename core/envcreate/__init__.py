@@ -5,5 +5,7 @@ Machine view's button).
   release that will use the GPU, how to get it, the commands and the download size;
 - ``build``: runs a plan's commands with streamed output and cancel, leaves nothing
   half-made, then probes the new interpreter for real and registers it for training;
+- ``wsl_facts`` / ``wsl_folder``: the same inside a WSL 2 distribution, through wsl.exe (its
+  python3 and home folder read there; the folder, the steps and the removal there);
 - ``command``: the CLI face.
 """

@@ -5,6 +5,9 @@ leave nothing half-made, then probe the new interpreter for real and register it
 with a proof inside (core.envcreate.target); on a failure, a cancel or Ctrl+C what it made is
 removed. A build killed outright leaves the proof, and the next build into that folder removes
 what the killed one left (the plan says so first).
+
+The same holds inside a WSL 2 distribution (``plan.wsl``): there the folder, its steps and its
+removal are reached through wsl.exe (core.envcreate.wsl_folder).
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from core.envcreate.plan import Plan
+from core.envcreate.stream import stream_lines
 from core.envcreate.target import (
+    TEMP_VARIABLES,
     check_target,
     claim,
     interrupted,
@@ -43,108 +49,147 @@ class BuildResult:
     findings: list[Finding] = field(default_factory=list)
 
 
-#: Where pip, venv and conda put temporary files, on POSIX and on Windows.
-TEMP_VARIABLES = ("TMPDIR", "TEMP", "TMP")
+class BuildInterrupted(KeyboardInterrupt):
+    """Ctrl+C during a build, after what it made was removed; ``note`` says so (the end of a
+    sentence)."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__(note)
+        self.note = note
+
+
+class _Place(Protocol):
+    """Where a build makes its environment: this machine, or inside WSL."""
+
+    def prepare(self, on_line: Callable[[str], None]) -> str | None: ...
+
+    def run(self, argv: tuple[str, ...], on_line: Callable[[str], None],
+            cancel: threading.Event) -> tuple[int, list[str]]: ...
+
+    def tidy(self) -> None: ...
+
+    def done(self) -> None: ...
+
+    def remove(self) -> str: ...
+
+
+class _Here:
+    """The plan's folder on this machine."""
+
+    def __init__(self, plan: Plan, env: Mapping[str, str] | None) -> None:
+        self.target = Path(plan.target)
+        self.env = {**(os.environ if env is None else env),
+                    **dict.fromkeys(TEMP_VARIABLES, str(scratch(self.target))),
+                    "PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"}
+
+    def prepare(self, on_line: Callable[[str], None]) -> str | None:
+        """Claim the folder (removing what an interrupted build left there first); why it
+        cannot be, or None. Raises BuildRefused for a folder that is not the build's to use."""
+        check_target(self.target)
+        if interrupted(self.target):
+            on_line(f"Removing what an interrupted build left in {self.target}")
+            if not remove_env(self.target):
+                return (f"What an interrupted build left in {self.target} cannot be removed (a "
+                        "program still uses it?): delete it, then try again")
+        claim(self.target)
+        scratch(self.target).mkdir()
+        return None
+
+    def run(self, argv: tuple[str, ...], on_line: Callable[[str], None],
+            cancel: threading.Event) -> tuple[int, list[str]]:
+        from core.proctree import TaskProcess  # its own process group / Job Object: killed whole
+
+        proc = TaskProcess(argv, self.env)
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.is_set():
+                if cancel.wait(_CANCEL_POLL):
+                    proc.kill_tree()
+                    return
+
+        threading.Thread(target=watch, daemon=True, name="env-build-cancel").start()
+        try:
+            lines = stream_lines(proc.read, on_line)
+            return proc.wait(), lines
+        finally:
+            done.set()
+            proc.release()
+
+    def tidy(self) -> None:
+        shutil.rmtree(scratch(self.target), ignore_errors=True)
+
+    def done(self) -> None:
+        marker(self.target).unlink()
+
+    def remove(self) -> str:
+        remove_env(self.target)
+        return removed_note(self.target)
+
+
+def _place(plan: Plan, env: Mapping[str, str] | None) -> _Place:
+    if plan.wsl is None:
+        return _Here(plan, env)
+    from core.envcreate.wsl_folder import WslFolder
+
+    return WslFolder(plan)
 
 
 def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *,
           env: Mapping[str, str] | None = None, register: bool = True) -> BuildResult:
     """Run ``plan``; ``on_line`` gets each output line (from this thread), ``cancel`` stops
-    it. Ctrl+C (KeyboardInterrupt) removes what was made, then propagates."""
+    it. Ctrl+C removes what was made, then raises :class:`BuildInterrupted` (a
+    KeyboardInterrupt). ``env``: the environment of steps run on this machine (default: this
+    process's); inside WSL the distribution's own."""
     if not plan.buildable:
         return BuildResult(False, "this plan is for you to follow: " + "; ".join(plan.manual))
-    target = plan.target
-    check_target(target)
-    if interrupted(target):
-        on_line(f"Removing what an interrupted build left in {target}")
-        if not remove_env(target):
-            return BuildResult(False, f"What an interrupted build left in {target} cannot be "
-                               "removed (a program still uses it?): delete it, then try again")
-    claim(target)
-    temp = scratch(target)
-    temp.mkdir()
-    base_env = {**(os.environ if env is None else env), **dict.fromkeys(TEMP_VARIABLES, str(temp))}
+    place = _place(plan, env)
+    problem = place.prepare(on_line)
+    if problem:
+        return BuildResult(False, problem)
     try:
         for step in plan.steps:
             on_line(f"== {step.text}")
-            on_line(f"$ {step.shown()}")
-            code, output = _run(step.argv, base_env, on_line, cancel)
+            on_line(f"$ {plan.shown(step)}")
+            code, output = place.run(step.argv, on_line, cancel)
             if cancel.is_set():
-                return BuildResult(False, f"Cancelled; {_removed(target)}.", cancelled=True)
+                return BuildResult(False, f"Cancelled; {place.remove()}.", cancelled=True)
             if code != 0:
-                return _failed(step.text, code, output, target)
-        shutil.rmtree(temp, ignore_errors=True)
-        return _verify(plan, on_line, register)
-    except BaseException:
+                return _failed(step.text, code, output, place)
+        place.tidy()
+        return _verify(plan, place, on_line, register)
+    except BaseException as exc:
         cancel.set()
-        remove_env(target)
+        note = place.remove()
+        if isinstance(exc, KeyboardInterrupt):
+            raise BuildInterrupted(note) from None
         raise
 
 
-def _removed(target: Path) -> str:
-    remove_env(target)
-    return removed_note(target)
-
-
-def _run(argv: tuple[str, ...], env: dict[str, str], on_line: Callable[[str], None],
-         cancel: threading.Event) -> tuple[int, list[str]]:
-    from core.proctree import TaskProcess  # its own process group / Job Object: killed whole
-
-    proc = TaskProcess(argv, {**env, "PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"})
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.is_set():
-            if cancel.wait(_CANCEL_POLL):
-                proc.kill_tree()
-                return
-
-    watcher = threading.Thread(target=watch, daemon=True, name="env-build-cancel")
-    watcher.start()
-    lines: list[str] = []
-    pending = b""
-    try:
-        while chunk := proc.read(65536):
-            pending += chunk
-            *complete, pending = pending.split(b"\n")
-            for raw in complete:
-                # pip and conda redraw progress with \r: the last state of the line counts.
-                line = raw.decode("utf-8", "replace").rstrip("\r").rsplit("\r", 1)[-1]
-                lines.append(line)
-                on_line(line)
-        if pending:
-            lines.append(pending.decode("utf-8", "replace"))
-            on_line(lines[-1])
-        code = proc.wait()
-    finally:
-        done.set()
-        proc.release()
-    return code, lines
-
-
-def _failed(text: str, code: int, output: list[str], target: Path) -> BuildResult:
+def _failed(text: str, code: int, output: list[str], place: _Place) -> BuildResult:
     from core.doctor.explain import explain
     from core.proctree import exit_status
 
     findings = explain("\n".join(output[-200:]))
     reason = f": {findings[0].title}" if findings else ""
     return BuildResult(False, f"{text} failed (exit status {exit_status(code)}){reason}. "
-                       f"{_removed(target)}; nothing was registered.", findings=findings)
+                       f"{place.remove()}; nothing was registered.", findings=findings)
 
 
-def _verify(plan: Plan, on_line: Callable[[str], None], register: bool) -> BuildResult:
+def _verify(plan: Plan, place: _Place, on_line: Callable[[str], None],
+            register: bool) -> BuildResult:
     """A real probe of the new interpreter (import tensorflow, the GPU list), then the
     training interpreter list."""
     from core.interpreters.discover import add_user_interpreter
     from core.interpreters.probe import probe_interpreter
 
-    python = str(plan.python)
+    python = plan.interpreter()
     on_line(f"== Checking the new environment: import tensorflow in {python}")
     probe = probe_interpreter(python, import_tf=True)
     if not probe.import_ok:
         return BuildResult(False, f"TensorFlow was installed but does not import "
-                           f"({probe.error}); {_removed(plan.target)}.", probe=probe)
-    marker(plan.target).unlink()
+                           f"({probe.error}); {place.remove()}.", probe=probe)
+    place.done()
     gpus = ", ".join(probe.gpus) or "none"
     on_line(f"TensorFlow {probe.tf_version} imports; GPUs it sees: {gpus}")
     if register:

@@ -6,7 +6,8 @@ the compatibility tables (``resources/kb``), and runs nothing.
 - native Windows with an NVIDIA GPU: TF 2.10, the last release with native GPU support, with
   CUDA 11.2 / cuDNN 8.1 in a conda env when conda is installed (TF's documented recipe); else
   in a venv with NVIDIA's CUDA 11 pip wheels (their ``bin`` folders go on the tasks' PATH, as a
-  conda env's do); without conda or a Python 3.7-3.10, the WSL2 route, as steps to follow;
+  conda env's do); without conda or a Python 3.7-3.10, the WSL2 route: built inside the
+  default WSL 2 distribution (:func:`make_wsl_plan`), else as steps to follow;
 - Linux / WSL2 with an NVIDIA GPU: a venv with ``tensorflow[and-cuda]`` of the newest release
   whose CUDA the driver runs;
 - no usable NVIDIA GPU (or ``cpu=True``): a venv with the CPU build.
@@ -23,13 +24,15 @@ import os
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePath, PurePosixPath
 
 from core.doctor import kb
 from core.doctor.kb import Version, minor_of
+from core.envcreate.wsl_facts import InWsl, WslFacts
 from core.gpu.capability import Capability, build_minimum, build_runs_on, capability_text
 from core.gpu.info import GpuInfo
+from core.messages import tr
 
 WINDOWS_GPU_TF = (2, 10)
 #: NVIDIA's CUDA 11 libraries as win_amd64 pip wheels, for TF 2.10 (it loads cudart64_110,
@@ -59,6 +62,9 @@ class MachineFacts:
     driver_cuda: Version | None = None  # the newest CUDA the driver runs ("CUDA Version")
     pythons: tuple[tuple[str, Version], ...] = ()  # base interpreters found, with versions
     conda: str | None = None
+    #: The WSL 2 distribution to build in (None: not read; Windows reads it when it has no
+    #: native GPU route, ``env create --wsl`` always).
+    wsl: WslFacts | None = None
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,7 @@ class Plan:
     """An environment to make: where, what, why, and how. ``buildable`` is False when its steps
     are for the user (WSL2 needs an administrator and a restart)."""
 
-    target: Path
+    target: PurePath  # a Linux path inside ``wsl``'s distribution when that is set
     kind: str  # venv | conda
     variant: str  # gpu | cpu
     tf: str  # the release, "2.21"
@@ -88,29 +94,43 @@ class Plan:
     steps: tuple[Step, ...]
     download_mb: int
     #: The new env's python (what gets probed and registered).
-    python: Path
+    python: PurePath
     notes: tuple[str, ...] = ()
     buildable: bool = True
     manual: tuple[str, ...] = field(default_factory=tuple)  # steps for the user, when not
-
+    #: The language its texts are in (core.messages; the command line's is English).
+    language: str = "en"
+    #: The WSL 2 distribution it is built in, through wsl.exe (None: this machine).
+    wsl: InWsl | None = None
 
     def describe(self) -> str:
         """The plan as a person reads it before saying yes (the CLI and the window)."""
         from core.envcreate.target import interrupted
 
-        lines = [self.why, f"Where: {self.target} ({self.kind})"]
-        if self.buildable and interrupted(self.target):
-            lines.append(f"First: removes what an interrupted build left in {self.target}")
+        lang = self.language
+        where = self.wsl.spec(self.target) if self.wsl else self.target
+        lines = [self.why, tr("env.where", lang, target=where, kind=self.kind)]
+        if self.buildable and (self.wsl.left_over if self.wsl else interrupted(Path(where))):
+            lines.append(tr("env.first", lang, target=where))
         if self.buildable:
-            lines.append(f"Download: about {self.download_mb:,} MB")
-            lines += ["Commands:", *(f"  {step.shown()}" for step in self.steps)]
+            lines.append(tr("env.download", lang, mb=f"{self.download_mb:,}"))
+            lines += [tr("env.commands", lang), *(f"  {self.shown(step)}" for step in self.steps)]
         else:
-            lines += ["Steps for you:", *(f"  {m}" for m in self.manual)]
-        lines += [f"Note: {note}" for note in self.notes]
+            lines += [tr("env.manual", lang), *(f"  {m}" for m in self.manual)]
+        lines += [tr("env.note", lang, note=note) for note in self.notes]
         return "\n".join(lines)
 
+    def shown(self, step: Step) -> str:
+        """``step`` as the terminal it runs in takes it (inside WSL: Linux's)."""
+        return step.shown("linux" if self.wsl else sys.platform)
 
-def env_python(prefix: Path, kind: str, windows: bool) -> Path:
+    def interpreter(self) -> str:
+        """The new environment's interpreter as a job names it: a path of this machine, or
+        ``wsl://DISTRO/path``."""
+        return self.wsl.spec(self.python) if self.wsl else str(self.python)
+
+
+def env_python(prefix: PurePath, kind: str, windows: bool) -> PurePath:
     if windows:
         return prefix / ("python.exe" if kind == "conda" else "Scripts/python.exe")
     return prefix / "bin" / "python"
@@ -143,91 +163,90 @@ def _driver_runs(driver: Version | None, cuda: str | None) -> bool:
     return minor_of(driver) >= minor_of(need) or (need[0] >= 11 and driver[0] == need[0])
 
 
-def _check_gpus(facts: MachineFacts, tf: Version) -> tuple[str | None, str | None]:
-    """(Why release ``tf`` can use none of the GPUs, or None; a note for its plan, or None)."""
+def _check_gpus(facts: MachineFacts, tf: Version, lang: str) -> tuple[str | None, str | None]:
+    """(Why release ``tf`` can use none of the GPUs, or None; a note for its plan, or None),
+    in language ``lang``."""
     label = _label(tf)
     archs = kb.gpu_archs(tf, facts.platform)
     if archs is None:
-        return None, (f"Which GPUs TensorFlow {label}'s build has code for is unknown (TensorDeck "
-                      "has not read that release's build_info): your GPUs' compute capability "
-                      "was not checked against it.")
+        return None, tr("env.archs_unknown", lang, tf=label)
     missing: list[tuple[GpuInfo, Capability]] = [
         (g, cap) for g in facts.gpus
         if (cap := g.compute_capability) and not build_runs_on(archs, cap)]
     if not missing:
         return None, None
     minimum = build_minimum(archs)
-    text = (f"TensorFlow {label}'s GPU build has no code for the "
-            + ", ".join(f"{g.name or f'GPU {g.index}'} (compute capability "
-                        f"{capability_text(cap)})" for g, cap in missing)
-            + (f"; it runs on compute capability {capability_text(minimum)} and up"
-               if minimum else ""))
+    gpus = tr("env.list_separator", lang).join(
+        tr("env.gpu_capability", lang, gpu=g.name or f"GPU {g.index}", cc=capability_text(cap))
+        for g, cap in missing)
+    text = (tr("env.no_code_from", lang, tf=label, gpus=gpus, minimum=capability_text(minimum))
+            if minimum else tr("env.no_code", lang, tf=label, gpus=gpus))
     if len(missing) == len(facts.gpus):
         return text, None
-    return None, text + ": TensorFlow will not use " + ("it" if len(missing) == 1 else "them")
+    return None, tr("env.unused_one" if len(missing) == 1 else "env.unused_many", lang,
+                    why=text)
 
 
 def _label(version: Version) -> str:
     return ".".join(map(str, minor_of(version)))
 
 
-def _pip(python: str | Path, *args: str) -> tuple[str, ...]:
+def _pip(python: str | PurePath, *args: str) -> tuple[str, ...]:
     return (str(python), "-m", "pip", "install", "--disable-pip-version-check", *args)
 
 
-def make_plan(facts: MachineFacts, target: Path | None = None, *, cpu: bool = False) -> Plan:
+def make_plan(facts: MachineFacts, target: PurePath | None = None, *, cpu: bool = False,
+              language: str = "en") -> Plan:
     """The environment that will train on this machine's GPU (the CPU build when there is no
     usable GPU, or ``cpu``), made in ``target`` (default: a new folder in TensorDeck's data
-    folder). Raises ValueError when no Python found can run any release."""
+    folder), its texts in ``language`` (the window's). Raises ValueError when no Python found
+    can run any release."""
     windows = facts.platform == "windows"
     if facts.gpus and not cpu:
         if windows:
-            return _windows_gpu(facts, target)
+            return _windows_gpu(facts, target, language)
         if facts.platform in ("linux", "wsl"):
-            plan = _linux_gpu(facts, target)
+            plan = _linux_gpu(facts, target, language)
             if plan:
                 return plan
-    return _cpu(facts, target, cpu)
+    return _cpu(facts, target, cpu, language)
 
 
-def _venv_steps(base: str, target: Path, windows: bool, packages: tuple[str, ...],
-                text: str) -> tuple[Step, ...]:
+def _venv_steps(base: str, target: PurePath, windows: bool, packages: tuple[str, ...],
+                text: str, lang: str) -> tuple[Step, ...]:
     python = env_python(target, "venv", windows)
-    return (Step("Create the virtual environment", (base, "-m", "venv", str(target))),
+    return (Step(tr("env.step.venv", lang), (base, "-m", "venv", str(target))),
             Step(text, _pip(python, *packages)))
 
 
-def _cpu(facts: MachineFacts, target: Path | None, asked: bool,
+def _cpu(facts: MachineFacts, target: PurePath | None, asked: bool, lang: str,
          lacks: str | None = None) -> Plan:
     """The CPU build; ``lacks``: why the GPU releases cannot use this machine's GPUs."""
     os_name = "windows" if facts.platform == "windows" else "linux"
     found = _newest(_rows(os_name, "cpu"), facts.pythons)
     if not found:
-        raise ValueError(_no_python_message(facts, None))
+        raise ValueError(_no_python_message(facts, lang))
     row, base = found
     tf = _label(row.tf_version)
     target = target or default_target(f"tf{tf}-cpu")
     package = "tensorflow" if facts.platform == "macos" else "tensorflow-cpu"
     if asked:
-        why = "the CPU build, as asked"
+        why = tr("env.why.cpu_asked", lang, tf=tf)
     elif lacks:
-        why = (f"the CPU build: {lacks}, and no release TensorDeck knows has code for it. "
-               "TensorFlow trains on the CPU")
+        why = tr("env.why.cpu_no_code", lang, tf=tf, lacks=lacks)
     elif facts.gpus and facts.platform in ("linux", "wsl"):
-        driver = _label(facts.driver_cuda) if facts.driver_cuda else "unknown"
-        why = (f"the CPU build: the NVIDIA driver (CUDA {driver}) is older than every "
-               "TensorFlow GPU release with pip CUDA needs (CUDA 11 or newer); update it for GPU "
-               "training")
+        driver = _label(facts.driver_cuda) if facts.driver_cuda else tr("env.unknown", lang)
+        why = tr("env.why.cpu_old_driver", lang, tf=tf, driver=driver)
     else:
-        why = "no usable NVIDIA GPU here: the CPU build (TensorFlow trains on the CPU)"
+        why = tr("env.why.cpu_no_gpu", lang, tf=tf)
     windows = facts.platform == "windows"
-    return Plan(target, "venv", "cpu", tf, f"TensorFlow {tf}, {why}",
+    return Plan(target, "venv", "cpu", tf, why,
                 _venv_steps(base, target, windows, (f"{package}=={tf}.*",),
-                            f"Install {package} {tf}"),
-                DOWNLOAD_MB["tensorflow-cpu"], env_python(target, "venv", windows))
+                            tr("env.step.package", lang, package=package, tf=tf), lang),
+                DOWNLOAD_MB["tensorflow-cpu"], env_python(target, "venv", windows), language=lang)
 
 
-def _linux_gpu(facts: MachineFacts, target: Path | None) -> Plan | None:
+def _linux_gpu(facts: MachineFacts, target: PurePath | None, lang: str) -> Plan | None:
     rows = [r for r in _rows("linux", "gpu") if _driver_runs(facts.driver_cuda, r.cuda)
             and r.tf_version >= (2, 14)]  # [and-cuda] exists since 2.14
     blocked: str | None = None  # why the newest release cannot use the GPUs
@@ -235,7 +254,7 @@ def _linux_gpu(facts: MachineFacts, target: Path | None) -> Plan | None:
         found = _newest([row], facts.pythons)
         if not found:
             continue
-        lacks, note = _check_gpus(facts, row.tf_version)
+        lacks, note = _check_gpus(facts, row.tf_version, lang)
         if lacks or (blocked and kb.gpu_archs(row.tf_version, facts.platform) is None):
             blocked = blocked or lacks  # older: only a release known to have the code
             continue
@@ -243,74 +262,119 @@ def _linux_gpu(facts: MachineFacts, target: Path | None) -> Plan | None:
         tf = _label(row.tf_version)
         target = target or default_target(f"tf{tf}-gpu")
         driver = _label(facts.driver_cuda) if facts.driver_cuda else "?"
-        why = (f"TensorFlow {tf} (CUDA {row.cuda}, cuDNN {row.cudnn}): " + (
-            f"{blocked}; this release's build has code for it" if blocked else
-            f"the newest release your driver (CUDA {driver}) runs") +
-            "; pip brings the CUDA libraries")
+        why = (tr("env.why.linux_gpu_older", lang, tf=tf, cuda=row.cuda, cudnn=row.cudnn,
+                  blocked=blocked) if blocked else
+               tr("env.why.linux_gpu", lang, tf=tf, cuda=row.cuda, cudnn=row.cudnn,
+                  driver=driver))
         return Plan(target, "venv", "gpu", tf, why,
                     _venv_steps(base, target, False, (f"tensorflow[and-cuda]=={tf}.*",),
-                                f"Install TensorFlow {tf} with its CUDA libraries"),
+                                tr("env.step.tf_cuda", lang, tf=tf), lang),
                     DOWNLOAD_MB["tensorflow-and-cuda"], env_python(target, "venv", False),
-                    notes=(note,) if note else ())
+                    notes=(note,) if note else (), language=lang)
     if blocked:
-        return _cpu(facts, target, False, blocked)
+        return _cpu(facts, target, False, lang, blocked)
     return None
 
 
-def _windows_gpu(facts: MachineFacts, target: Path | None) -> Plan:
-    lacks, note = _check_gpus(facts, WINDOWS_GPU_TF)
+def _windows_gpu(facts: MachineFacts, target: PurePath | None, lang: str) -> Plan:
+    lacks, note = _check_gpus(facts, WINDOWS_GPU_TF, lang)
     if lacks:
-        return _cpu(facts, target, False, lacks)
+        return _cpu(facts, target, False, lang, lacks)
     notes = (note,) if note else ()
-    row = kb.find_build(WINDOWS_GPU_TF, "windows", "gpu")
-    assert row is not None, "resources/kb lists WINDOWS_GPU_TF: shipped data, not input"
+    row = _windows_gpu_row()
+    if not native_gpu_route(facts) and target is None and facts.wsl and not facts.wsl.problem:
+        return make_wsl_plan(facts, language=lang)
     tf = _label(WINDOWS_GPU_TF)
     target = target or default_target(f"tf{tf}-gpu")
     pins = (f"tensorflow=={tf}.*", "numpy<2")
-    why = (f"TensorFlow {tf}: the last release with GPU support on native Windows (CUDA "
-           f"{row.cuda}, cuDNN {row.cudnn})")
     if facts.conda:
         python = env_python(target, "conda", True)
         steps: tuple[Step, ...] = (
-            Step("Create the conda env with Python 3.10",
+            Step(tr("env.step.conda", lang),
                  (facts.conda, "create", "-y", "-p", str(target), "python=3.10")),
-            Step(f"Install CUDA {row.cuda} and cuDNN {row.cudnn} into it (conda-forge)",
+            Step(tr("env.step.conda_cuda", lang, cuda=row.cuda, cudnn=row.cudnn),
                  (facts.conda, "install", "-y", "-p", str(target), "-c", "conda-forge",
                   f"cudatoolkit={row.cuda}", "cudnn=8.1.0")),
-            Step(f"Install TensorFlow {tf}", _pip(python, *pins)),
+            Step(tr("env.step.tf", lang, tf=tf), _pip(python, *pins)),
         )
-        return Plan(target, "conda", "gpu", tf, why + ", in a conda env", steps,
-                    DOWNLOAD_MB["conda-cuda11.2"] + DOWNLOAD_MB["tensorflow-2.10-windows"],
-                    python, notes=notes)
+        return Plan(target, "conda", "gpu", tf,
+                    tr("env.why.windows_conda", lang, tf=tf, cuda=row.cuda, cudnn=row.cudnn),
+                    steps, DOWNLOAD_MB["conda-cuda11.2"] + DOWNLOAD_MB["tensorflow-2.10-windows"],
+                    python, notes=notes, language=lang)
     fits = sorted((p for p in facts.pythons if row.supports_python(p[1])), key=lambda p: p[1])
     if not fits:
-        return Plan(target, "venv", "gpu", "current", "No conda and no Python 3.7-3.10 here "
-                    f"for TensorFlow {tf}: the WSL2 route (the current release)", (), 0,
-                    target, buildable=False, manual=(
-                        "In PowerShell as administrator: wsl --install (then restart)",
-                        "In WSL (Ubuntu): python3 -m venv ~/tf && ~/tf/bin/pip install "
-                        "\"tensorflow[and-cuda]\"",
-                        f"Or install Python 3.10 (python.org) or Miniconda and run this again "
-                        f"for native TensorFlow {tf}"))
+        return Plan(target, "venv", "gpu", "current", tr("env.why.wsl", lang, tf=tf), (), 0,
+                    target, buildable=False, language=lang, manual=(
+                        *_wsl_steps_for_you(facts.wsl, lang), tr("env.manual.native", lang, tf=tf)))
     python = env_python(target, "venv", True)
-    steps = (*_venv_steps(fits[-1][0], target, True, pins, f"Install TensorFlow {tf}"),
-             Step("Install the CUDA 11 and cuDNN 8.9 libraries as pip wheels",
-                  _pip(python, *CUDA11_WHEELS)))
-    return Plan(target, "venv", "gpu", tf, why + ", in a venv with NVIDIA's CUDA 11 pip wheels",
+    steps = (*_venv_steps(fits[-1][0], target, True, pins, tr("env.step.tf", lang, tf=tf), lang),
+             Step(tr("env.step.cuda11_wheels", lang), _pip(python, *CUDA11_WHEELS)))
+    return Plan(target, "venv", "gpu", tf,
+                tr("env.why.windows_venv", lang, tf=tf, cuda=row.cuda, cudnn=row.cudnn),
                 steps, DOWNLOAD_MB["tensorflow-2.10-windows"] + DOWNLOAD_MB["cuda11-wheels"],
-                python, notes=(*notes,
-                    "These CUDA 11.8 / cuDNN 8.9 wheels are newer than the CUDA 11.2 / cuDNN 8.1 "
-                    "TensorFlow 2.10 was built with: they should load (CUDA 11 minor-version "
-                    "compatibility, cuDNN 8's stable interface), but this pairing is confirmed "
-                    "only once a GPU run works.",
-                    "TensorDeck puts the wheels' bin folders (site-packages\\nvidia\\*\\bin) on "
-                    "the PATH of every task it starts from this env, as it does for conda envs."))
+                python, notes=(*notes, tr("env.note.cuda11_newer", lang),
+                               tr("env.note.cuda11_path", lang)), language=lang)
 
 
-def _no_python_message(facts: MachineFacts, release: str | None) -> str:
-    found = ", ".join(f"{p} ({_label(v)})" for p, v in facts.pythons) or "none"
-    return (f"no Python found here runs a TensorFlow release{release or ''} (found: {found}). "
-            "Install Python 3.10-3.12 from python.org (or pass --python PATH), then try again")
+def _windows_gpu_row() -> kb.BuildConfig:
+    row = kb.find_build(WINDOWS_GPU_TF, "windows", "gpu")
+    assert row is not None, "resources/kb lists WINDOWS_GPU_TF: shipped data, not input"
+    return row
+
+
+def native_gpu_route(facts: MachineFacts) -> bool:
+    """Whether TensorFlow's last native Windows GPU release can be made here: with conda, or
+    with a Python it runs (3.7-3.10)."""
+    row = _windows_gpu_row()
+    return bool(facts.conda) or any(row.supports_python(v) for _, v in facts.pythons)
+
+
+def _wsl_steps_for_you(wsl: WslFacts | None, lang: str) -> tuple[str, ...]:
+    """The WSL route left to the user: install WSL or a distribution (an administrator, a
+    restart); or fix the distribution that cannot be built in; or (a folder of this machine
+    was asked for) the command that builds inside WSL."""
+    if wsl is None or wsl.installs:
+        return tr("env.manual.wsl_install", lang), tr("env.manual.wsl_venv", lang)
+    if wsl.problem:
+        return (wsl.problem,)
+    return ("Or build it inside WSL 2: tensordeck env create --wsl (its --path is a Linux path "
+            "there)",)
+
+
+def make_wsl_plan(facts: MachineFacts, *, cpu: bool = False, language: str = "en") -> Plan:
+    """The environment built inside ``facts.wsl``'s distribution: what a Linux machine with
+    these GPUs gets (WSL 2 reaches them through the Windows driver), for the distribution's
+    python3, in the folder asked for, else ``~/tf-<release>`` (``-cpu`` for the CPU build).
+    Raises ValueError when the distribution cannot be built in or its python3 runs no
+    release."""
+    wsl = facts.wsl
+    if wsl is None or wsl.target is None or wsl.python is None or wsl.problem:
+        raise ValueError(wsl.problem if wsl and wsl.problem else "no WSL 2 distribution was read")
+    name = wsl.target.distro.name
+    linux = MachineFacts("wsl", facts.gpus, facts.driver_cuda, (wsl.python,))
+    try:  # a first plan chooses the release, which names the folder
+        draft = make_plan(linux, PurePosixPath(wsl.home), cpu=cpu, language=language)
+    except ValueError:
+        raise ValueError(f"python3 {_label(wsl.python[1])} in {name} runs no TensorFlow release "
+                         "TensorDeck knows: install a newer Python there, or use a newer "
+                         "distribution (wsl --install -d Ubuntu-24.04)") from None
+    folder = wsl.folder(f"tf-{draft.tf}" + ("-cpu" if draft.variant == "cpu" else ""))
+    plan = make_plan(linux, folder.path, cpu=cpu, language=language)
+    notes = [f"Registered as {folder.where.spec(plan.python)}: a job with this interpreter "
+             f"trains inside {name}"]
+    if plan.variant == "gpu":
+        if facts.platform == "windows":
+            notes.append("TensorFlow 2.11 and later use an NVIDIA GPU on Windows only inside "
+                         "WSL 2")
+        notes.append("Inside WSL 2 TensorFlow reaches the GPU through the Windows NVIDIA driver "
+                     "(/usr/lib/wsl/lib): install no NVIDIA driver inside the distribution")
+    return replace(plan, wsl=folder.where, why=f"In WSL 2 ({name}): {plan.why}",
+                   notes=(*plan.notes, *notes))
+
+
+def _no_python_message(facts: MachineFacts, lang: str) -> str:
+    found = ", ".join(f"{p} ({_label(v)})" for p, v in facts.pythons) or tr("env.none", lang)
+    return tr("env.no_python", lang, found=found)
 
 
 def default_target(name: str) -> Path:
@@ -325,21 +389,17 @@ def default_target(name: str) -> Path:
         path = base / (name if n == 1 else f"{name}-{n}")
         if not os.path.lexists(path) or interrupted(path):
             return path
-    raise ValueError(f"{base} holds 999 environments named {name}: remove some")
+    raise ValueError(tr("env.too_many", "en", folder=base, name=name))
 
 
-def gather_facts(pythons: list[str] | None = None, nvml: object = None) -> MachineFacts:
-    """This machine's facts: the GPUs (NVML), the Pythons (given, else discovered), conda."""
-    from core.doctor.machine import this_platform
-    from core.gpu import read_gpus
-    from core.gpu.info import GpuState
-    from core.interpreters.discover import conda_executable, discover_interpreters
+def _base_pythons(pythons: list[str] | None) -> tuple[tuple[str, Version], ...]:
+    """The Pythons a venv can be based on (given, else discovered), with their versions."""
+    from core.interpreters.discover import discover_interpreters
     from core.interpreters.probe import cached_probe
+    from core.wsl.paths import is_wsl_spec
 
-    report = read_gpus(nvml, processes=False)
-    usable = tuple(g for g in report.gpus if not g.error) if report.state == GpuState.OK else ()
-    paths = pythons if pythons is not None else [
-        i.path for i in discover_interpreters(use_conda=False)]
+    paths = pythons if pythons is not None else [  # a venv base runs here, not inside WSL
+        i.path for i in discover_interpreters(use_conda=False) if not is_wsl_spec(i.path)]
     found: dict[str, Version] = {}
     for path in paths:
         probe = cached_probe(os.path.abspath(path), import_tf=False)
@@ -350,5 +410,25 @@ def gather_facts(pythons: list[str] | None = None, nvml: object = None) -> Machi
             exe = probe.executable if probe.executable and os.path.isfile(
                 probe.executable) else os.path.abspath(path)
             found.setdefault(exe, version)
-    return MachineFacts(this_platform(), usable, kb.parse_version(report.cuda_driver_version),
-                        tuple(found.items()), conda_executable(os.environ))
+    return tuple(found.items())
+
+
+def gather_facts(pythons: list[str] | None = None, nvml: object = None, *,
+                 look_in_wsl: bool = True) -> MachineFacts:
+    """This machine's facts: the GPUs (NVML), the Pythons (given, else discovered), conda;
+    on Windows with GPUs and no native GPU route (and ``look_in_wsl``), the default WSL 2
+    distribution's."""
+    from core.doctor.machine import this_platform
+    from core.gpu import read_gpus
+    from core.gpu.info import GpuState
+    from core.interpreters.discover import conda_executable
+
+    report = read_gpus(nvml, processes=False)
+    usable = tuple(g for g in report.gpus if not g.error) if report.state == GpuState.OK else ()
+    facts = MachineFacts(this_platform(), usable, kb.parse_version(report.cuda_driver_version),
+                         _base_pythons(pythons), conda_executable(os.environ))
+    if look_in_wsl and facts.platform == "windows" and usable and not native_gpu_route(facts):
+        from core.envcreate.wsl_facts import read_wsl
+
+        return replace(facts, wsl=read_wsl(None))
+    return facts

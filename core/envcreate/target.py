@@ -21,6 +21,10 @@ from pathlib import Path
 
 #: Inside the folder a build claimed; says whether the build made the folder or took it empty.
 PROOF = ".tensordeck-building"
+#: The builders' temporary folder, inside the environment (see :func:`scratch`).
+SCRATCH = ".tensordeck-tmp"
+#: Where pip, venv and conda put temporary files, on POSIX and on Windows.
+TEMP_VARIABLES = ("TMPDIR", "TEMP", "TMP")
 _MADE, _TAKEN = "made", "taken"
 
 
@@ -36,7 +40,7 @@ def scratch(target: Path) -> Path:
     """The builders' temporary folder (TMPDIR, TEMP, TMP): pip unpacks each wheel into the
     system's temp, and a cancelled pip leaves that there (hundreds of MB for TensorFlow), so
     the build's temp lives inside the environment and goes with it."""
-    return target / ".tensordeck-tmp"
+    return target / SCRATCH
 
 
 def interrupted(target: Path) -> bool:
@@ -78,7 +82,7 @@ def remove_env(target: Path) -> bool:
     of the build is left."""
     if not interrupted(target):
         return True
-    with _interrupts_held():
+    with interrupts_held():
         made = marker(target).read_text(encoding="utf-8").startswith(_MADE)
         for attempt in range(5):  # a file a killed process held a moment ago (Windows)
             try:
@@ -114,7 +118,7 @@ def _empty(target: Path) -> None:
 
 
 @contextlib.contextmanager
-def _interrupts_held() -> Iterator[None]:
+def interrupts_held() -> Iterator[None]:
     """SIGINT ignored meanwhile, where it can be (the main thread: the CLI); the window's
     builds run on a worker thread, which signals never reach."""
     if threading.current_thread() is not threading.main_thread():

@@ -1,7 +1,8 @@
 """Find the Python interpreters a user could train with, without starting any of them.
 
 Sources, in order (the first one to find an interpreter names its ``kind``): the running
-interpreter (never the frozen app's own exe), the user's own list, an activated venv
+interpreter (never the frozen app's own exe), the user's own list (which may name interpreters
+inside WSL, ``wsl://DISTRO/path``: listed as they are, with kind ``user``), an activated venv
 (VIRTUAL_ENV), conda (``conda env list --json``, ``~/.conda/environments.txt``, the usual
 Anaconda/Miniconda/Miniforge folders), the Windows ``py`` launcher (``py -0p``), then PATH.
 A conda env or venv found on PATH or by the launcher is reported as ``conda``/``venv``.
@@ -28,6 +29,8 @@ from pathlib import Path
 from core.fsio import write_private
 from core.interpreters.layout import env_layout, python_in
 from core.paths import user_config_dir
+from core.wsl.paths import is_wsl_spec, parse_wsl_spec
+from core.wsl.refusals import WslPathError
 
 CONDA_TIMEOUT = 8.0
 PY_LAUNCHER_TIMEOUT = 5.0
@@ -40,7 +43,7 @@ _conda_cache: dict[str, list[str]] = {}
 @dataclass(frozen=True)
 class Interpreter:
     """A Python found on this machine. ``kind``: current, user, conda, venv, py-launcher, path,
-    wsl (``path`` is then a ``wsl://DISTRO/path`` name)."""
+    wsl (``path`` is then a ``wsl://DISTRO/path`` name; a user's may be one too)."""
 
     path: str
     kind: str
@@ -58,7 +61,7 @@ def _store() -> Path:
 
 
 def user_interpreters() -> list[str]:
-    """The paths the user added, in the order added."""
+    """The paths (and ``wsl://`` names) the user added, in the order added."""
     try:
         data = json.loads(_store().read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -77,16 +80,21 @@ def _save(paths: list[str]) -> None:
 
 
 def add_user_interpreter(path: str) -> str:
-    """Remember ``path`` (a python executable, or an environment folder containing one)."""
-    candidate = Path(path).expanduser()
-    if candidate.is_dir():
-        candidate = python_in(candidate)
-    if not candidate.is_file():
-        raise ValueError(
-            f"{path} is not a Python executable or an environment folder with one "
-            f"(expected e.g. {python_in(Path('ENV'))})"
-        )
-    resolved = os.path.abspath(candidate)
+    """Remember ``path`` (a python executable, or an environment folder containing one), or
+    the interpreter inside WSL named ``wsl://DISTRO/path``: that name is checked as a name (it
+    says nothing here of whether that file exists there: its probe does). Raises ValueError."""
+    if is_wsl_spec(path):
+        resolved = parse_wsl_spec(path).spec()  # WslPathError (a ValueError): why not a name
+    else:
+        candidate = Path(path).expanduser()
+        if candidate.is_dir():
+            candidate = python_in(candidate)
+        if not candidate.is_file():
+            raise ValueError(
+                f"{path} is not a Python executable or an environment folder with one "
+                f"(expected e.g. {python_in(Path('ENV'))})"
+            )
+        resolved = os.path.abspath(candidate)
     paths = user_interpreters()
     if resolved not in paths:
         _save([*paths, resolved])
@@ -95,12 +103,22 @@ def add_user_interpreter(path: str) -> str:
 
 def remove_user_interpreter(path: str) -> bool:
     """Forget ``path``; False when it was not in the list."""
-    resolved = os.path.abspath(Path(path).expanduser())
+    resolved = _listed_as(path)
     paths = user_interpreters()
     if resolved not in paths:
         return False
     _save([p for p in paths if p != resolved])
     return True
+
+
+def _listed_as(path: str) -> str:
+    """``path`` as the user's list holds it (see :func:`add_user_interpreter`)."""
+    if is_wsl_spec(path):
+        try:
+            return parse_wsl_spec(path).spec()
+        except WslPathError:
+            return path  # no name the list can hold
+    return os.path.abspath(Path(path).expanduser())
 
 
 def conda_executable(env: Mapping[str, str]) -> str | None:
@@ -235,20 +253,25 @@ def discover_interpreters(
     if platform == "win32":
         found += [(p, "py-launcher") for p in _py_launcher()]
     found += [(p, "path") for p in _on_path(env, platform)]
-    result = _existing_once(found, platform)
     if wsl:
         from core.wsl.discover import survey_wsl
 
-        result += [Interpreter(python, "wsl") for python in survey_wsl(env).pythons()]
-    return result
+        found += [(python, "wsl") for python in survey_wsl(env).pythons()]
+    return _existing_once(found, platform)
 
 
 def _existing_once(found: list[tuple[str, str]], platform: str) -> list[Interpreter]:
     """Each (path, source) that exists, once per interpreter (:func:`_identity`), in order;
-    a conda env or venv found by another source is reported as ``conda``/``venv``."""
+    a conda env or venv found by another source is reported as ``conda``/``venv``. A ``wsl://``
+    name is listed once, unchecked: nothing of it is here to look at."""
     seen: set[tuple[str, str]] = set()
     result = []
     for path, source in found:
+        if is_wsl_spec(path):
+            if (path, "wsl") not in seen:
+                seen.add((path, "wsl"))
+                result.append(Interpreter(path, source))
+            continue
         path = os.path.abspath(path)
         if not os.path.isfile(path):
             continue

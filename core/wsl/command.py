@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from core.wsl.bounded_run import NO_WINDOW
 from core.wsl.distros import Distro, installed_distros
 from core.wsl.paths import parse_wsl_spec
 
@@ -59,6 +62,19 @@ def wsl_environment(passed: Mapping[str, str], *, base: Mapping[str, str] | None
     env.update(passed)
     env["WSLENV"] = ":".join(name + ("/p" if name in paths else "") for name in passed)
     return env
+
+
+def own_group() -> dict[str, Any]:
+    """Popen arguments for a wsl.exe that carries a node agent: out of reach of the signals and
+    console events sent to its caller's group (a stop goes in-band as ``stop``: a signalled
+    wsl.exe would drop the connection, and the agent would kill instead), yet it dies with
+    its caller: the parent-death signal on Linux (the tests' stand-in), the caller's Job
+    Object on Windows."""
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP | NO_WINDOW}
+    from core.proctree import pdeathsig_preexec
+
+    return {"start_new_session": True, "preexec_fn": pdeathsig_preexec()}
 
 
 @dataclass(frozen=True)

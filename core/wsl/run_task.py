@@ -23,10 +23,10 @@ from typing import IO
 from core.exitcodes import launcher_exit_code
 from core.placements import decode_spec
 from core.placements.wsl import WSL_SPEC_VARIABLE
-from core.proctree import listen_for_windows_stop, pdeathsig_preexec
+from core.proctree import listen_for_windows_stop
 from core.remote.agent import EXIT_UNREACHABLE, agent_input
 from core.remote.shell import BOOTSTRAP
-from core.wsl.command import wsl_argv
+from core.wsl.command import own_group, wsl_argv
 from core.wsl.distros import find_wsl_exe
 
 
@@ -56,17 +56,8 @@ def run_in_wsl(spec: dict) -> int:
         return EXIT_UNREACHABLE
     python = spec["argv"][0]
     argv = wsl_argv(wsl_exe, spec["distro"], python, ["-u", "-c", BOOTSTRAP], cwd=spec["cwd"])
-    # Out of reach of the supervisor's signals to this process group: a stop goes in-band (a
-    # signalled wsl.exe would drop the connection, and the agent would kill instead of stop).
-    # It still dies with this process: its parent-death signal (Linux), the task's Job Object
-    # (Windows).
-    own_group: dict
-    if sys.platform == "win32":
-        own_group = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
-    else:
-        own_group = {"start_new_session": True, "preexec_fn": pdeathsig_preexec()}
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, bufsize=0, **own_group)
+                            stderr=subprocess.STDOUT, bufsize=0, **own_group())
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(agent_input(spec["argv"], spec["env"], spec["cwd"]))
     proc.stdin.flush()
