@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.doctor import context, explain
+from core.doctor import context, explain, wsl_checks
 from core.metrics import MetricsTail, ProgressParser
 from core.output import MAX_LINE_CHARS, LineSplitter, plain, visible
 from core.tfnoise import KNOWN, classify
@@ -258,7 +258,7 @@ def module_patterns() -> list[re.Pattern]:
     from core import metrics, output
 
     found: list[re.Pattern] = []
-    for module in (explain, context, metrics, output, distros, paths):
+    for module in (explain, context, metrics, output, distros, paths, wsl_checks):
         for value in vars(module).values():
             found += _patterns_in(value)
     found += [sig.pattern for sig in explain._SIGNATURES]

@@ -69,7 +69,7 @@ def _machine(args: argparse.Namespace, nvml: Any) -> int:
         # Asking conda for its envs can take seconds; the fast mode reads conda's folders only.
         pythons = [i.path for i in discover_interpreters(use_conda=not args.no_import)]
         wsl = survey_wsl()
-        pythons += wsl.pythons()
+        pythons += [p for p in wsl.pythons() if p not in pythons]  # a registered one: listed
     started = time.perf_counter()
     gpu_report = read_gpus(nvml, processes=False)
     probes = [probe_interpreter(p, import_tf=not args.no_import) for p in pythons]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from core.doctor.kb import Version, minor_of, parse_version
 from core.doctor.linesearch import LineIndex, TextIndex
+from core.wsl.paths import is_wsl_spec
 
 if TYPE_CHECKING:
     from core.interpreters.probe import ProbeResult
@@ -187,7 +188,11 @@ def _tf_version_in(found: TextIndex) -> Version | None:
 
 
 def probe_platform(probe: ProbeResult) -> str:
-    """windows | wsl | linux | macos, from ``platform.platform()`` as the child printed it."""
+    """windows | wsl | linux | macos: an interpreter named ``wsl://`` is inside WSL (whose
+    kernel a stand-in need not be); else from ``platform.platform()`` as the child printed
+    it."""
+    if is_wsl_spec(probe.python):
+        return "wsl"
     text = (probe.platform or sys.platform).lower()
     if text.startswith(("windows", "win32")):
         return "windows"
@@ -203,13 +208,19 @@ _RHEL_LIKE = ("rhel", "centos", "rocky", "almalinux", "ol")
 
 
 def linux_distro(os_release: Path = OS_RELEASE) -> str | None:
-    """The Linux family whose driver commands fit this machine, from os-release's ID and
-    ID_LIKE: "ubuntu" (and Mint, Pop!_OS), "debian", "fedora", "rhel<major>" (RHEL, Rocky,
-    Alma, CentOS); None for any other, or without the file."""
+    """The Linux family whose driver commands fit this machine (:func:`distro_family` of its
+    os-release); None without the file."""
     try:
         text = os_release.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+    return distro_family(text)
+
+
+def distro_family(text: str) -> str | None:
+    """The Linux family an os-release text names by its ID and ID_LIKE: "ubuntu" (and Mint,
+    Pop!_OS), "debian", "fedora", "rhel<major>" (RHEL, Rocky, Alma, CentOS); None for any
+    other."""
     fields = dict(re.findall(r'^(\w+)=["\']?([^"\'\n]*)', text, re.MULTILINE))
     ids = [fields.get("ID", "").lower(), *fields.get("ID_LIKE", "").lower().split()]
     major = fields.get("VERSION_ID", "").split(".")[0]

@@ -16,13 +16,15 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.doctor import kb
 from core.doctor.kb import Version, minor_of
 from core.findings import Finding, FixStep, Severity, Text
 from core.output import control_character
 from core.shellwords import UnsafeValue, quote
+from core.wsl.paths import is_wsl_spec, parse_wsl_spec
+from core.wsl.refusals import WslPathError
 
 VERIFY_GPU_CODE = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
 VERIFY_GPU = f'python -c "{VERIFY_GPU_CODE}"'
@@ -37,6 +39,7 @@ class FixContext:
     platform: str | None = None  # windows | linux | wsl | macos
     tf_version: Version | None = None
     python: Version | None = None
+    #: The interpreter as TensorDeck names it: a path, or ``wsl://DISTRO/path`` inside WSL.
     python_exe: str | None = None
     conda_env: str | None = None
     #: The Linux distribution family (:func:`core.doctor.context.linux_distro`): "ubuntu",
@@ -48,7 +51,23 @@ class FixContext:
 
     @property
     def exe(self) -> str:
+        """The interpreter as the shell of its steps names it (inside WSL, its Linux path)."""
+        return self.wsl_path or self.python_exe or "python"
+
+    @property
+    def named(self) -> str:
+        """The interpreter as ``tensordeck doctor --python`` takes it."""
         return self.python_exe or "python"
+
+    @property
+    def wsl_path(self) -> str | None:
+        """The Linux path of an interpreter inside WSL; None for any other."""
+        if not self.python_exe or not is_wsl_spec(self.python_exe):
+            return None
+        try:
+            return parse_wsl_spec(self.python_exe).path
+        except WslPathError:
+            return None
 
     @property
     def windows(self) -> bool:
@@ -82,6 +101,8 @@ _CATALOG: dict[str, Severity] = {
     "tf1-api-on-tf2": "error",
     "peer-unreachable": "error",
     "optional-library-missing": "info",
+    "wsl-linux-driver": "error",
+    "wsl-gpu-unavailable": "error",
     "gpu-arch-unsupported": "error",
     "cpu-only-build": "info",
     "probe-failed": "warning",
@@ -101,7 +122,9 @@ def make_finding(fid: str, evidence: str | list[str], ctx: FixContext | None = N
     ctx = ctx or FixContext()
     if isinstance(evidence, list):
         evidence = "\n".join(dict.fromkeys(line[:400] for line in evidence))
-    steps = _STEPS[fid](ctx) if fid in _STEPS else ()
+    steps = _STEPS[fid](ctx) if fid in _STEPS else []
+    if ctx.wsl_path:
+        steps = [_where_in_wsl(ctx, step) for step in steps]
     title = title or Text.of(f"finding.{fid}")
     return Finding(fid, severity or _CATALOG[fid], title.en, evidence, tuple(steps),
                    message=title)
@@ -121,6 +144,8 @@ def is_known(fid: str) -> bool:
 _POSIX_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=,-]+\Z")
 _POSIX_DOUBLE_QUOTED_SPECIAL = re.compile(r'[$`"\\!]')  # ! : bash history expansion
 _PORT = re.compile(r"\d{1,5}\Z")
+#: A Debian package name (Debian Policy 5.6.1): such a name is one shell word as it is.
+DEB_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]{0,99}")
 _VERSION = re.compile(r"\d{1,4}(\.\d{1,4}){0,3}\Z")
 
 
@@ -178,6 +203,19 @@ def _program(ctx: FixContext, text: Text, *programs: Sequence[str],
     except UnsafeValue as exc:
         return _step(_said("command-left-out", text=text, why=str(exc)))
     return _step(text, command, shell, argv=tuple(tuple(p) for p in programs))
+
+
+def _where_in_wsl(ctx: FixContext, step: FixStep) -> FixStep:
+    """A step of an interpreter inside WSL that runs there (in a shell of this platform, or
+    the interpreter itself) says so: it is typed in the distribution, not in PowerShell."""
+    runs_inside = step.shell in ("bash", "conda") or (
+        step.shell == "any" and any(program[:1] == (ctx.exe,) for program in step.argv))
+    if not step.command or not runs_inside or step.message is None:
+        return step
+    distro = parse_wsl_spec(ctx.named).distro
+    where = _said("in-wsl", distro=distro or _said("wsl-default-distro"), text=step.message)
+    return replace(step, text=where.en, message=where,
+                   shell="bash" if step.shell == "any" else step.shell)
 
 
 def _pip(ctx: FixContext, *args: str) -> list[str]:
@@ -283,10 +321,13 @@ def _driver_too_old(ctx: FixContext) -> list[FixStep]:
     steps = []
     minimum = kb.min_driver(need) if need else None
     if minimum:
-        os_name = "windows" if ctx.windows else "linux"
+        # WSL runs on the Windows driver.
+        os_name = "windows" if ctx.windows or ctx.platform == "wsl" else "linux"
         drv = ".".join(map(str, minimum.for_os(os_name)))
+        # Inside WSL the driver is Windows': it is checked there.
+        check = "powershell" if ctx.platform == "wsl" else _here(ctx)
         steps.append(_step(_said("driver-update", cuda=need, driver=drv, source=minimum.source,
-                                 url=DRIVER_URL), "nvidia-smi", _here(ctx), reboot=True))
+                                 url=DRIVER_URL), "nvidia-smi", check, reboot=True))
     else:
         steps.extend(_driver_steps(ctx))
     steps.append(_step(_said("tf-for-driver")))
@@ -476,7 +517,7 @@ def _native_failed(ctx: FixContext) -> list[FixStep]:
                           _pip(ctx, "install", "--force-reinstall", "--no-cache-dir",
                                "tensorflow")))
     steps.append(_program(ctx, _said("walk-imports"),
-                          ["tensordeck", "doctor", "--python", ctx.exe]))
+                          ["tensordeck", "doctor", "--python", ctx.named]))
     return steps
 
 
@@ -516,7 +557,8 @@ def _host_oom(ctx: FixContext) -> list[FixStep]:
              else "free -h")
     return [_step(_said("oom-batch")),
             _step(_said("host-memory-check"), check, _here(ctx)),
-            _program(ctx, _said("host-memory-gpu"), ["tensordeck", "doctor", "--python", ctx.exe])]
+            _program(ctx, _said("host-memory-gpu"),
+                     ["tensordeck", "doctor", "--python", ctx.named])]
 
 
 def _port(ctx: FixContext) -> list[FixStep]:
@@ -630,6 +672,35 @@ def _gpu_arch(ctx: FixContext) -> list[FixStep]:
                      _pip(ctx, "install", cpu))]
 
 
+def _wsl_linux_driver(ctx: FixContext) -> list[FixStep]:
+    """Remove the Linux driver from the distribution (apt's packages when dpkg listed them,
+    else the .run installer's uninstaller), and install nothing there again."""
+    packages = [p for p in ctx.detail.get("driver_packages") or () if DEB_PACKAGE.fullmatch(p)]
+    if packages:
+        remove = _step(_said("wsl-driver-purge"),
+                       f"sudo apt-get purge {' '.join(packages)}\nsudo apt-get autoremove",
+                       "bash", admin=True)
+    else:
+        remove = _step(_said("wsl-driver-uninstall"), "sudo nvidia-uninstall", "bash",
+                       admin=True)
+    return [remove,
+            _step(_said("wsl-driver-ldconfig"), "sudo ldconfig\nldconfig -p | grep libcuda",
+                  "bash", admin=True),
+            _step(_said("wsl-driver-nothing-inside")),
+            _verify(ctx)]
+
+
+def _wsl_gpu_unavailable(ctx: FixContext) -> list[FixStep]:
+    """The Windows driver and WSL itself are updated on Windows; the result is seen inside."""
+    return [_step(_said("wsl-windows-driver", url=DRIVER_URL), "nvidia-smi", "powershell",
+                  admin=True, reboot=True),
+            _step(_said("wsl-update"), "wsl --update\nwsl --shutdown\nwsl -l -v", "powershell",
+                  admin=True),
+            _program(ctx, _said("wsl-gpu-check"),
+                     ["ls", "-l", "/dev/dxg", "/usr/lib/wsl/lib/libcuda.so.1"],
+                     ["/usr/lib/wsl/lib/nvidia-smi"], shell="bash")]
+
+
 def _pip_check(ctx: FixContext) -> FixStep:
     return _program(ctx, _said("pip-check"), _pip(ctx, "check"))
 
@@ -734,4 +805,6 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "optional-library-missing": _optional,
     "cpu-only-build": _cpu_build,
     "gpu-arch-unsupported": _gpu_arch,
+    "wsl-linux-driver": _wsl_linux_driver,
+    "wsl-gpu-unavailable": _wsl_gpu_unavailable,
 }

@@ -16,6 +16,7 @@ from core.doctor.context import OS_RELEASE, linux_distro, probe_platform
 from core.doctor.depwalk import application_dirs, python_searches_path, walk, walk_finding
 from core.doctor.explain import explain
 from core.doctor.fixes import FixContext, finding_title, make_finding
+from core.doctor.wsl_checks import wsl_findings
 from core.findings import Finding, sort_findings
 from core.gpu.capability import build_minimum, build_runs_on, capability_text
 from core.gpu.info import GpuReport, GpuState
@@ -30,7 +31,8 @@ def diagnose_machine(gpu_report: GpuReport, probes: Sequence[ProbeResult], *,
     """What to fix on this machine. Facts the interpreter list already shows (TF sees the GPU,
     TF is not installed, a CPU build on a machine without GPU) are not findings; each finding
     about one interpreter names it as its ``subject``. ``os_release`` tells the Linux family
-    for the driver commands."""
+    for the driver commands. An interpreter inside WSL gets a check run in its distribution
+    (:mod:`core.doctor.wsl_checks`)."""
     distro = linux_distro(os_release) if this_platform() == "linux" else None
     findings = _gpu_findings(gpu_report, distro)
     for probe in unique_probes(probes):
@@ -196,12 +198,23 @@ def _probe_findings(report: GpuReport, probe: ProbeResult, distro: str | None) -
                                 head + f"; {len(report.gpus)} NVIDIA GPU(s) present", ctx))
     out += _driver_findings(report, probe, ctx, head)
     arch = _arch_findings(report, probe, ctx, head)
-    out += arch
+    wsl = wsl_findings(report, probe, ctx, head)
+    return out + arch + wsl + _import_findings(report, probe, ctx, head, arch=arch, wsl=wsl)
+
+
+def _import_findings(report: GpuReport, probe: ProbeResult, ctx: FixContext, head: str, *,
+                     arch: list[Finding], wsl: list[Finding]) -> list[Finding]:
+    """What the probe's ``import tensorflow`` shows: why it failed, or why TensorFlow sees no
+    GPU of the machine, unless ``arch`` says why it cannot use one, or an error ``wsl`` found
+    (inside WSL) why it sees none."""
     if not probe.import_attempted:
-        return out
+        return []
     if not probe.import_ok:
-        return out + _import_failed(probe, ctx, head)
-    return out + _devices(report, probe, ctx, head, has_gpu, explained=bool(arch))
+        return _import_failed(probe, ctx, head)
+    if any(f.severity == "error" for f in wsl):
+        return []
+    has_gpu = report.state == GpuState.OK and bool(report.gpus)
+    return _devices(report, probe, ctx, head, has_gpu, explained=bool(arch))
 
 
 def _package_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Finding]:

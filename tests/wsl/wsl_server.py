@@ -21,6 +21,13 @@ WSL 2 without python3 on its PATH),
 ``no-distro``, ``not-installed``, and hostile listings: ``garbage``, ``endless``, ``silent``,
 ``control``.
 
+``gpu``: distributions as the Windows NVIDIA driver leaves them (:func:`gpu_distros`). What a
+real WSL 2 distribution holds and this machine does not (``/usr/lib/wsl/lib`` with the driver's
+libcuda and nvidia-smi, ``/dev/dxg``, a Linux driver's libcuda and dpkg records) is planted in
+each command's mount namespace: the machine folder that would hold it is covered by a tmpfs
+holding links to its own entries (through a bind of the original) and copies of the planted
+files. Nothing is ever written under this machine's /usr, /dev or /var.
+
     python3 -m tests.wsl.wsl_server --state DIR [--venv PREFIX] [--drive LETTER=PATH ...]
 
 Standard library only: the Windows lane starts it with the system's python3.
@@ -84,6 +91,23 @@ while [ "$1" != "--" ]; do
   shift
 done
 shift
+# TARGET=PLANTED: TARGET shows its own entries and PLANTED's. The new tree is made aside (on a
+# tmpfs at PLANTED.work, beside a bind of TARGET at PLANTED.orig) and put over TARGET at once:
+# programs load their libraries through /usr/lib while this runs.
+while [ "$1" != "--" ]; do
+  target=${1%%=*} planted=${1#*=}
+  mount --rbind "$target" "$planted.orig" &&
+    mount -t tmpfs -o mode=755 wsl-planted "$planted.work" || exit 1
+  for entry in "$planted.orig"/* "$planted.orig"/.[!.]*; do
+    name=${entry##*/}
+    { [ -e "$entry" ] || [ -L "$entry" ]; } && [ ! -e "$planted/$name" ] &&
+      [ ! -L "$planted/$name" ] || continue
+    ln -s "$entry" "$planted.work/$name" || exit 1
+  done
+  cp -a "$planted/." "$planted.work/" && mount --bind "$planted.work" "$target" || exit 1
+  shift
+done
+shift
 cd "$cwd" 2>/dev/null || cd "$HOME" || cd /
 export PATH="$distro_path"
 if [ "$exec_mode" = exec ] && ! command -v "$1" >/dev/null 2>&1; then
@@ -104,6 +128,8 @@ class Distro:
     state: str = "Running"
     #: Its programs' PATH (a distribution without python3 has its own).
     path: str = DISTRO_PATH
+    #: (machine folder, folder of files planted over it) pairs (:func:`plant`).
+    planted: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -367,10 +393,12 @@ class Server:
         env = linux_environment(cmd.distro, passed_variables(header.env))
         cwd = working_folder(cmd.cd, header.cwd, cmd.distro.home)
         mode = "exec" if cmd.exec_mode else "shell"
-        # Without a mount namespace no drive is mounted (never over this machine's /mnt).
+        # Without a mount namespace nothing is mounted (never over this machine's folders).
         drives = self.drives if self.unshare else []
+        planted = [f"{target}={folder}" for target, folder in cmd.distro.planted
+                   if self.unshare]
         argv = [*self.unshare, "/bin/sh", "-c", NAMESPACE_SCRIPT, "wsl-standin", cwd, mode,
-                cmd.distro.path, *drives, "--", *cmd.argv]
+                cmd.distro.path, *drives, "--", *planted, "--", *cmd.argv]
         with self.lock:  # the reaper must not wait for it before it is tracked
             proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -523,6 +551,130 @@ def programs_without_python(folder: Path) -> str:
     return str(folder)
 
 
+# --- distributions with a GPU ----------------------------------------------------------------
+
+#: The Windows driver's nvidia-smi in WSL (/usr/lib/wsl/lib/nvidia-smi), as it answers.
+NVIDIA_SMI = """#!/bin/sh
+case "$*" in
+  *--query-gpu=driver_version*) echo 560.94 ;;
+  *) echo "NVIDIA-SMI 560.35.02    Driver Version: 560.94    CUDA Version: 12.6" ;;
+esac
+"""
+#: Not a library: nothing loads it here (the doctor looks for the file).
+LIBCUDA = "the stand-in of libcuda.so.1\n"
+DPKG_RECORD = """Package: {name}
+Status: {status}
+Priority: optional
+Section: restricted/libs
+Installed-Size: 1
+Maintainer: stand-in <nobody@example.invalid>
+Architecture: amd64
+Version: {version}
+Description: the stand-in of a Linux NVIDIA driver package
+"""
+#: The usual folder of a Linux driver's libcuda that this machine has (a small one first: each
+#: of its entries is linked again in every command's namespace; without either, /usr/lib
+#: holds it).
+LINUX_LIB = next((d for d in ("/usr/lib64", "/usr/lib/x86_64-linux-gnu")
+                  if os.path.isdir(d) and not os.path.islink(d)), "/usr/lib/x86_64-linux-gnu")
+#: pip's CUDA libraries (``tensorflow[and-cuda]``), as their installed records: the libraries
+#: themselves serve only a GPU.
+AND_CUDA = ("nvidia_cublas_cu12-12.5.3.2", "nvidia_cuda_runtime_cu12-12.5.82",
+            "nvidia_cudnn_cu12-9.3.0.75")
+
+
+@dataclass(frozen=True)
+class Link:
+    target: str
+
+
+#: What the Windows NVIDIA driver gives every WSL 2 distribution, and the GPU device.
+WINDOWS_DRIVER = {"/usr/lib/wsl/lib/libcuda.so.1": LIBCUDA,
+                  "/usr/lib/wsl/lib/nvidia-smi": NVIDIA_SMI}
+DXG = {"/dev/dxg": ""}
+#: A Linux NVIDIA driver installed inside the distribution: its libcuda and apt's records (one
+#: older driver removed, its configuration files left: not installed).
+LINUX_DRIVER = {
+    f"{LINUX_LIB}/libcuda.so.1": LIBCUDA,
+    f"{LINUX_LIB}/libcuda.so": Link("libcuda.so.1"),
+    "/var/lib/dpkg/status": "\n".join(
+        DPKG_RECORD.format(name=name, status=status, version=version)
+        for name, status, version in (
+            ("nvidia-driver-550", "install ok installed", "550.120-0ubuntu1"),
+            ("libnvidia-compute-550", "install ok installed", "550.120-0ubuntu1"),
+            ("libnvidia-compute-535", "deinstall ok config-files", "535.183-0ubuntu1"))),
+}
+
+
+def plant(folder: Path, files: dict[str, str | Link]) -> tuple[tuple[str, str], ...]:
+    """Write ``files`` (Linux path -> text or link) under ``folder``, grouped by the nearest
+    folder of this machine that holds them; those (machine folder, planted folder) pairs are
+    covered in each command's namespace (NAMESPACE_SCRIPT). A planted name is new in its
+    machine folder, or a file there: it never hides a folder of this machine."""
+    pairs: dict[str, str] = {}
+    for path, content in files.items():
+        target = Path(path).parent
+        while not target.is_dir() or target.is_symlink():
+            target = target.parent
+        planted = folder / target.relative_to("/")
+        dest = planted / Path(path).relative_to(target)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if dest.is_symlink() or dest.exists():
+            dest.unlink()
+        if isinstance(content, Link):
+            dest.symlink_to(content.target)
+        else:
+            dest.write_text(content)
+            dest.chmod(0o755 if content.startswith("#!") else 0o644)
+        for side in (".orig", ".work"):
+            Path(f"{planted}{side}").mkdir(exist_ok=True)
+        pairs[str(target)] = str(planted)
+    return tuple(pairs.items())
+
+
+def and_cuda_venv(folder: Path, venv: str) -> str:
+    """A venv that sees ``venv``'s packages (a .pth file: TensorFlow) and holds the records of
+    pip's CUDA libraries, as ``pip install tensorflow[and-cuda]`` leaves one."""
+    def purelib(python: Path) -> Path:
+        return Path(subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            capture_output=True, text=True, check=True).stdout.strip())
+
+    if not (folder / "pyvenv.cfg").exists():
+        subprocess.run([str(Path(venv) / "bin" / "python"), "-m", "venv", "--without-pip",
+                        str(folder)], capture_output=True, check=True)
+    site = purelib(folder / "bin" / "python")
+    (site / "tensordeck-standin.pth").write_text(f"{purelib(Path(venv) / 'bin' / 'python')}\n")
+    for record in AND_CUDA:
+        name, version = record.split("-")
+        (site / f"{record}.dist-info").mkdir(exist_ok=True)
+        (site / f"{record}.dist-info" / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: {version}\n")
+    return str(folder)
+
+
+def gpu_distros(state: Path, venv: str | None) -> tuple[Distro, ...]:
+    """WSL 2 distributions on a machine with an NVIDIA GPU, each home's ``tf`` a venv with
+    TensorFlow: Healthy (the Windows driver's files, /dev/dxg, pip's CUDA libraries, and a link
+    to the driver's libcuda, which is no Linux driver), NoAndCuda (TensorFlow without pip's
+    CUDA libraries), LinuxDriver (a Linux driver installed inside), NoWslLib (neither the
+    driver's files nor /dev/dxg: an old Windows driver, an old WSL), NoDxg (an old WSL
+    kernel)."""
+    with_cuda = and_cuda_venv(state / "venvs" / "and-cuda", venv) if venv else None
+    wsl = {**WINDOWS_DRIVER, **DXG}
+    variants: dict[str, tuple[dict[str, str | Link], str | None]] = {
+        "Healthy": ({**wsl, f"{LINUX_LIB}/libcuda.so": Link("/usr/lib/wsl/lib/libcuda.so.1")},
+                    with_cuda),
+        "NoAndCuda": (wsl, venv),
+        "LinuxDriver": ({**wsl, **LINUX_DRIVER}, with_cuda),
+        "NoWslLib": ({}, with_cuda),
+        "NoDxg": (dict(WINDOWS_DRIVER), with_cuda),
+    }
+    return tuple(Distro(name, 2, make_home(state / "homes" / name.lower(), tf),
+                        default=name == "Healthy", planted=plant(state / "planted" / name, files))
+                 for name, (files, tf) in variants.items())
+
+
 def scenarios(state: Path, venv: str | None) -> dict[str, Scenario]:
     ubuntu = Distro("Ubuntu-22.04", 2, make_home(state / "homes" / "ubuntu", venv), default=True)
     legacy = Distro("Legacy", 1, make_home(state / "homes" / "legacy", None), state="Stopped")
@@ -533,6 +685,7 @@ def scenarios(state: Path, venv: str | None) -> dict[str, Scenario]:
         "wsl": Scenario("wsl", both),
         "no-distro": Scenario("no-distro"),
         "not-installed": Scenario("not-installed", installed=False),
+        "gpu": Scenario("gpu", gpu_distros(state, venv)),
         **{kind: Scenario(kind, both, listing=kind)
            for kind in ("garbage", "endless", "silent", "control")},
     }
@@ -569,7 +722,7 @@ def main(argv: list[str] | None = None) -> None:
     server = Server(scenarios(state, args.venv), drives, flags or [])
     info = {"pid": os.getpid(),
             "ports": {name: listen(server, s) for name, s in server.scenarios.items()},
-            "homes": {d.name: d.home for d in server.scenarios["wsl"].distros},
+            "homes": {d.name: d.home for s in server.scenarios.values() for d in s.distros},
             "drives": drives,
             "no_namespace": None if flags else "no mount namespace here (unshare --mount "
                             "failed as this user, and in a user namespace): /mnt/<letter> "
