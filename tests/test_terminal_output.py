@@ -85,6 +85,7 @@ def _cases(tmp: Path) -> dict[str, list[str]]:
         "unknown command": [HOSTILE],
         "_slurm-task": ["_slurm-task", HOSTILE],
         "_remote-task": ["_remote-task", HOSTILE],
+        "_wsl-task": ["_wsl-task", HOSTILE],
     }
 
 

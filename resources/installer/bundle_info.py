@@ -24,6 +24,7 @@ GUI_EXE = "tensordeck-gui"
 SOURCES_READ_AT_RUN_TIME = (
     "core/interpreters/child_metadata.py",
     "core/interpreters/child_import.py",
+    "core/interpreters/child_stat.py",
     "core/remote/node_agent.py",
     "core/wintree.py",
     "core/ports.py",
