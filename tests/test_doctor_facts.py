@@ -590,6 +590,111 @@ def test_keras_3_refusals_in_their_own_words(line, keras3):
     assert (_ids(line)[0] == "keras3-strategy-unsupported") is keras3
 
 
+# --- issue 21, second round: facts the dev misses stated in other words ------------------------
+
+GPU_QUERIES = ["gpus = tf.config.experimental.list_physical_devices('GPU')",
+               "tf.config.list_physical_devices(device_type=\"GPU\")",
+               "print(tf.test.gpu_device_name())", "device_lib.list_local_devices()",
+               "tf.config.get_visible_devices('GPU')"]
+EMPTY_ANSWERS = ["This piece of code return empty array", "it returns an empty list",
+                 "I just get an empty list", "and it gave an empty array", "Output: is empty list",
+                 "an empty list is returned", "but it prints an empty []",
+                 "The call shows only an empty list"]
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from(GPU_QUERIES), st.sampled_from(EMPTY_ANSWERS),
+       st.sampled_from(["2.11.0", "2.12.0", "2.15.1", "2.18"]),
+       st.sampled_from(["", "When in reality I have two GTX 1070", "RTX 3060 here"]))
+def test_an_empty_answer_told_in_words_after_a_gpu_query_is_no_gpu(before, after, query,
+                                                                   answer, tf, gpu):
+    """A GPU query, then the answer in words on its own line ("This piece of code return empty
+    array", dev c290): on native Windows with TF 2.11+ that is the Windows build's missing
+    GPU support, as the printed ``[]`` is."""
+    text = _around(before, [query, answer, gpu], after)
+    assert _ids(text, platform="windows", tf_version=tf)[0] == "tf-windows-gpu-unsupported"
+    printed = _around(before, [query, "[]", gpu], after)
+    assert facts.read_facts(read_context(text)).no_gpu
+    assert _ids(printed, platform="windows", tf_version=tf)[0] == "tf-windows-gpu-unsupported"
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(EMPTY_ANSWERS))
+def test_an_empty_answer_without_a_gpu_query_says_nothing_of_the_gpu(noise, answer):
+    """"returns an empty list" alone is about anything: only a text that asks for the GPUs
+    makes it a device list."""
+    text = _around(noise, ["files = glob.glob('data/*.csv')", answer], [])
+    assert not facts.read_facts(read_context(text)).no_gpu
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from([("cusolver64_10.dll", "cusolver64_11.dll"),
+                                      ("libcusolver.so.10", "libcusolver.so.11"),
+                                      ("cudart64_101.dll", "cudart64_102.dll"),
+                                      ("libcublas.so.9.0", "libcublas.so.9.1")]),
+       st.sampled_from(["tensorflow is looking for {want} on a CUDA installation",
+                        "TF looks for {want} and I can't find it",
+                        "tensorflow-nightly-gpu looking for {want} on my machine",
+                        "it searches for {want}"]),
+       st.sampled_from(["but my CUDA installed {have}.", "{have} is in the bin folder",
+                        "All of them doesn't install {want} but installed {have}."]))
+def test_a_library_looked_for_beside_its_other_version_is_a_mismatch(before, after, pair,
+                                                                     asks, has):
+    """"looking for cusolver64_10.dll" while the text names cusolver64_11.dll (dev c321): the
+    library is wanted and missing, another version of it is there."""
+    want, have = pair
+    text = _around(before, [asks.format(want=want), has.format(want=want, have=have)], after)
+    assert want.lower() in facts.read_facts(read_context(text)).libraries_missing
+    assert _ids(text)[0] == "cuda-version-mismatch"
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["2.5.0", "2.6.2", "2.8.0", "2.11.0"]),
+       st.sampled_from(["libcudart.so.11.0", "libcudart.so. 11.0"]))
+def test_a_name_every_minor_ships_pins_no_minor(noise, tf, cut):
+    """libcudart.so.11.0 is the soname of every CUDA 11.x: its absence under a CUDA 11 build
+    says the runtime is missing, not that another 11.x minor replaced it (dev c308); a cut
+    line that leaves "libcudart.so." beside it names no other version."""
+    line = (f"W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+            f"dynamic library 'libcudart.so.11.0'; dlerror: {cut}: cannot open shared object "
+            f"file: No such file or director")
+    assert _ids(_around(noise, [line], []), platform="linux",
+                tf_version=tf)[0] == "missing-cuda-runtime"
+
+
+@pytest.mark.parametrize("name, pinned", [
+    ("libcublas.so.9.0", True), ("cublas64_90.dll", True), ("libcudart.so.11.0", False),
+    ("libcusolver.so.11", False)])
+def test_only_names_that_carry_their_minor_pin_it(name, pinned):
+    """A CUDA library name pins a toolkit minor only when every toolkit that ships it has it."""
+    labels = kb.library_info(name).cuda_versions
+    assert (bool(labels) and all(kb.minor_pinned_and_superseded(lb) for lb in labels)) is pinned
+
+
+@SETTINGS
+@given(st.sampled_from(["libcudart.so.11.0", "libcublas.so.11", "libcusparse.so.11"]),
+       st.integers(1, 40))
+def test_only_a_loader_line_read_to_its_end_says_the_library_path_is_unset(lib, cut):
+    """The loader's line ends "No such file or directory" when LD_LIBRARY_PATH is unset, and
+    goes on with "; LD_LIBRARY_PATH: ..." when it is set: a line cut anywhere before that end
+    says nothing about the variable (dev c308), the whole one does (dev c047)."""
+    whole = (f"Could not load dynamic library '{lib}'; dlerror: {lib}: cannot open shared "
+             f"object file: No such file or directory")
+    ids = _ids(whole[:-cut], platform="linux", tf_version="2.4")
+    assert "conda-env-not-activated" not in ids[:1]
+    assert _ids(whole, platform="linux", tf_version="2.4")[0] == "conda-env-not-activated"
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["Module", "module", "AttributeError: module"]),
+       st.sampled_from(["contrib", "placeholder", "Session", "examples"]))
+def test_a_tf1_attribute_is_read_whatever_the_case_of_its_first_word(noise, word, attr):
+    """"Module 'tensorflow' has no attribute 'contrib'" as a title (dev c340) is the same fact
+    as the exception's lower-case message."""
+    line = f"{word} 'tensorflow' has no attribute '{attr}'"
+    assert _ids(_around(noise, [line], []), tf_version="2.3.0")[0] == "tf1-api-on-tf2"
+
+
 # --- the real command, and linear reading -----------------------------------------------------
 
 def test_doctor_explain_reasons_from_facts_in_a_real_process(tmp_path):

@@ -243,7 +243,8 @@ _TF1_ONLY = frozenset({
     "gfile", "python_io", "GraphDef", "RunOptions", "local_variables_initializer", "assign",
     "trainable_variables", "global_variables", "train.Saver", "logging", "div", "mod",
 })
-_NO_ATTR = re.compile(r"module 'tensorflow(?:\.compat\.v2)?' has no attribute '(\w+)'")
+# "Module 'tensorflow' ..." too: a title or a sentence starts with a capital.
+_NO_ATTR = re.compile(r"[Mm]odule 'tensorflow(?:\.compat\.v2)?' has no attribute '(\w+)'")
 _SCRIPT = re.compile(r"File \"([^\"]+\.py)\", line \d+")
 
 
@@ -485,7 +486,8 @@ def _cuda_library_rules(ctx: TextContext, scores: Scores, missing: _Missing,
     scores.add("missing-cuda-runtime", 70, evidence, library=name, cuda=cuda, cudnn=cudnn)
     # TF loads one exact CUDA version: another installed toolkit is always a candidate, and
     # the likelier one where the names pin a minor that a newer minor followed (9.0 by 9.1).
-    pinned = any(kb.minor_pinned_and_superseded(label) for label in labels)
+    # A name every minor of its major ships (libcudart.so.11.0 in all of 11.x) pins none.
+    pinned = bool(labels) and all(kb.minor_pinned_and_superseded(label) for label in labels)
     scores.add("cuda-version-mismatch", 76 if pinned else 50, evidence, cuda=cuda, cudnn=cudnn)
     _mismatch_rules(ctx, scores, labels, row, evidence, missing.loaded)
     _activation_rules(ctx, scores, evidence)
@@ -536,8 +538,11 @@ def _other_version_rules(facts: Facts, scores: Scores, wanted: list[str],
     The other one counts when it is not itself said missing, or is named on the same line
     ("requires libcusolver.so.10 other than libcusolver.so.11")."""
     for name in wanted:
+        if library_stem(name) == name:
+            continue  # an unversioned name ("libcudart.so": a link, a cut line) wants none
+        # Nor is an unversioned name another version.
         others = sorted(n for n in facts.libraries_named
-                        if n != name and library_stem(n) == library_stem(name)
+                        if n != name and library_stem(n) == library_stem(name) != n
                         and missing.get(n, missing[name]) == missing[name])
         if others:
             fid = "cuda-version-mismatch"
@@ -545,9 +550,11 @@ def _other_version_rules(facts: Facts, scores: Scores, wanted: list[str],
             return
 
 
-# TF's loader line as it prints it, up to the loader's error: "; LD_LIBRARY_PATH: ..." follows
-# whenever the variable is set (a line cut before "dlerror" says nothing about it).
-_LOADER_LINE = re.compile(r"Could not load dynamic library '[^']*'; dlerror:")
+# TF's loader line as it prints it, to the end of the loader's error: "; LD_LIBRARY_PATH: ..."
+# follows whenever the variable is set, so only a line that ends there says it is unset (a
+# line cut before the end, "...No such file or director", says nothing about it).
+_LOADER_LINE = re.compile(r"Could not load dynamic library '[^']*'"
+                          + then(r"; dlerror:", r"No such file or directory\s*$", r"[^\n;]"))
 
 
 def _activation_rules(ctx: TextContext, scores: Scores, evidence: list[str]) -> None:
@@ -761,7 +768,7 @@ def _pip_conflict_rules(ctx: TextContext, scores: Scores) -> None:
 
 
 _REMOVED_MODULE = re.compile(r"No module named '(tensorflow\.(?:contrib|examples))|"
-                             r"module 'tensorflow' has no attribute '(contrib|examples)'")
+                             r"[Mm]odule 'tensorflow' has no attribute '(contrib|examples)'")
 
 
 def _tf1_rules(ctx: TextContext, scores: Scores) -> None:

@@ -39,7 +39,9 @@ _LIBRARY = re.compile(r"(?<![\w.\-])([A-Za-z][\w\-]*(?:\.so(?:\.\d+)*|\.dll))\b"
 # Words that say a library named on the same line is not there, in any tool's or person's words.
 _MISSING_WORDS = re.compile(
     r"not found|cannot open|can'?t (?:open|find|load)|could ?n[o']?t (?:open|find|load|locate)|"
-    r"do(?:es)?n'?t load|not load|no such file|missing|\brequires?\b", re.IGNORECASE)
+    r"do(?:es)?n'?t load|not load|no such file|missing|\brequires?\b|"
+    # "TF is looking for cudart64_101.dll", "it searches for libcudnn.so.7": wanted, not there.
+    r"\blook(?:s|ed|ing)? for|\bsearch(?:es|ed|ing)? for", re.IGNORECASE)
 _LIBRARY_KINDS = frozenset({"cuda", "cudnn", "driver", "msvc", "zlib"})
 # What joins a component's name to its version: "CUDA 10.0", "cuda-9.2", "CUDA8.0", "CUDA v11.2",
 # "cudatoolkit   11.3.1" (conda list), "cuda version: 11.4", "the cuda version of my laptop is
@@ -103,6 +105,19 @@ _NO_GPU_SAID = re.compile(
     + then(r"list_physical_devices\(['\"]GPU['\"]\)|is_gpu_available\(\)",
            r"\[\]|\bempty\b|\bFalse\b") + "|"
     r"only (?:on|uses?|runs? on) (?:the )?CPU|runs? only on (?:the )?CPU", re.IGNORECASE)
+# A question for the GPUs, and an answer that it is empty on a line of its own, in words ("This
+# piece of code returns an empty array", "I get an empty list") or printed ("[]"): one search
+# each (every alternative holds "empty" or "[]", the needles), counted only where the text
+# asks for the GPUs.
+_GPU_QUERY = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU|"
+                        r"get_visible_devices\(\s*['\"]GPU|list_local_devices\(|"
+                        r"is_gpu_available\(|gpu_device_name\(", re.IGNORECASE)
+_EMPTY_ANSWER = re.compile(
+    r"\b(?:returns?|returned|returning|gives?|gave|gets?|got|prints?|printed|shows?|showed|"
+    r"outputs?|is|was|just)\s+(?:an?\s+|the\s+|only\s+an?\s+)?empty\s*(?:array|list|\[\]|"
+    r"string|tuple)|\bempty\s+(?:array|list)\s+(?:is\s+|was\s+)?(?:returned|printed|shown)|"
+    # The answer printed alone on its line: "[]".
+    r"^\s*\[\]\s*$", re.IGNORECASE | re.MULTILINE)
 # TensorFlow's version in the words and tools :mod:`core.doctor.context` does not read: "TF
 # 2.12", "tf2.10", "tf version: 2.13", "tensorflow (2.15.0)", pip show's "Name: tensorflow" then
 # "Version: 2.15.0".
@@ -301,6 +316,9 @@ def _no_gpu_lines(ctx: TextContext) -> list[str]:
     device list that holds only the CPU (``device_lib.list_local_devices()`` too)."""
     lines = _spanning_lines(ctx, _NO_GPU_PRINTED, MAX_NO_GPU_LINES)
     lines += ctx.lines_matching(_NO_GPU_SAID, MAX_NO_GPU_LINES - len(lines))
+    if not lines and ctx.whole().search(_GPU_QUERY):
+        # The answer to a GPU query, told in words on another line than the query.
+        lines = ctx.lines_matching(_EMPTY_ANSWER, MAX_NO_GPU_LINES)
     if lines or "device:GPU" in ctx.text:
         return lines
     return [ln for ln in ctx.lines if ("physical_device:CPU" in ln or 'name: "/device:CPU' in ln)

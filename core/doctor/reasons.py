@@ -23,7 +23,7 @@ from core.doctor.scores import Scores
 _INTERNAL_ATTRIBUTE = re.compile(
     r"module '(tensorflow(?:\.python|\._api\.v1|\.compat\.v2\.__internal__|\.__internal__)"
     r"[\w.]*)' has no attribute '\w+'")
-_TF_ATTRIBUTE = re.compile(r"module 'tensorflow[\w.]*' has no attribute '\w+'")
+_TF_ATTRIBUTE = re.compile(r"[Mm]odule 'tensorflow[\w.]*' has no attribute '\w+'")
 # A name missing from TensorFlow or Keras at import: files of two installs mixed, or a Keras of
 # another release ("cannot import name 'abs'", "... 'tf_utils'").
 _CANNOT_IMPORT = re.compile(r"cannot import name '?(\w+)'?(?: from '([\w.]+)')?")
