@@ -202,6 +202,77 @@ CATALOGUE: dict[str, Message] = {
         '\\ / : * ? " < > |'),
     "config.on_failure_restarts": Message("policy 'on_failure' needs max_restarts >= 1",
                                           "策略 'on_failure' 需要 max_restarts >= 1"),
+    # --- what a config's fields say together (core.config.cross_field) -------------------------
+    "config.too_many_tasks": Message(
+        "{total} tasks in all; a run has at most {limit}: lower the counts",
+        "共 {total} 个任务；一次运行最多 {limit} 个：请减少数量"),
+    "config.mix.at_least_one": Message("{strategy} needs at least one {role}",
+                                       "{strategy} 至少需要一个 {role}"),
+    "config.mix.no_ps": Message(
+        "multi_worker_mirrored has no ps tasks; use strategy 'parameter_server'",
+        "multi_worker_mirrored 没有 ps 任务；请使用策略 'parameter_server'"),
+    "config.mix.one_chief": Message(
+        "parameter_server needs exactly one chief (the coordinator)",
+        "parameter_server 需要恰好一个 chief（协调者）"),
+    "config.mix.ps_and_workers": Message(
+        "between_graph uses only ps and worker tasks (worker 0 acts as chief)",
+        "between_graph 只使用 ps 和 worker 任务（worker 0 充当 chief）"),
+    "config.mix.one_process": Message(
+        "strategy '{strategy}' runs one process: use a single task {task}",
+        "策略 '{strategy}' 只运行一个进程：请只用一个任务 {task}"),
+    "config.one_count": Message("a cluster has at most one {role}; use count 1",
+                                "一个集群最多有一个 {role}；请把 count 设为 1"),
+    "config.one_group": Message("a cluster has at most one {role}; list it once",
+                                "一个集群最多有一个 {role}；请只列出一次"),
+    "config.wsl_nat": Message(
+        "a WSL interpreter runs this machine's tasks inside WSL 2, whose network other machines "
+        "cannot reach (NAT): run the nodes' tasks in a job of their own, or choose an "
+        "interpreter of this machine",
+        "WSL 解释器会在 WSL 2 中运行本机的任务，而其他机器无法访问 WSL 2 的网络（NAT）：请把"
+        "各节点的任务放到单独的作业中运行，或选择本机的解释器"),
+    "config.local_address": Message(
+        "{address} is not reachable from other machines; give the node's LAN address",
+        "{address} 无法从其他机器访问；请填写该节点的局域网地址"),
+    "config.no_node": Message("no node '{node}' (nodes: {known})",
+                              "没有名为 '{node}' 的节点（节点：{known}）", nested=("known",)),
+    "config.no_nodes": Message("none defined", "未定义任何节点"),
+    "config.address_needed": Message(
+        "tasks run here and on other nodes: give this machine's LAN address, which the other "
+        "nodes use to reach its tasks",
+        "任务既在本机也在其他节点上运行：请填写本机的局域网地址，其他节点通过它访问本机的任务"),
+    "config.ports_past": Message("{count} tasks from port {port} run past 65535",
+                                 "从端口 {port} 起的 {count} 个任务会超出 65535"),
+    "config.port_taken": Message(
+        "port {port} is also used by {other}; every task needs its own port",
+        "端口 {port} 也被 {other} 使用；每个任务都需要自己的端口"),
+    # --- what no field may hold in a config's JSON (core.config.json_checks, core.bounded) -------
+    "config.invalid_json": Message("invalid JSON at line {line}, column {column}: {error}",
+                                   "JSON 无效，位于第 {line} 行第 {column} 列：{error}"),
+    "config.too_deep": Message("nested deeper than {depth} levels; a config needs 4",
+                               "嵌套超过 {depth} 层；配置只需要 4 层"),
+    "config.not_an_object": Message("must be a JSON object {example}",
+                                    "必须是 JSON 对象 {example}"),
+    "config.bad_text": Message("contains {what} at position {position}; remove it",
+                               "在位置 {position} 含有{what}；请删除它", nested=("what",)),
+    "config.nul": Message("a NUL character", "NUL 字符"),
+    "config.surrogate": Message("a lone surrogate ({char})", "孤立的代理字符（{char}）"),
+    "config.bad_key_text": Message("key contains {what} at position {position}; remove it",
+                                   "键在位置 {position} 含有{what}；请删除它", nested=("what",)),
+    "config.too_many_entries": Message("{n} entries; at most {limit}",
+                                       "共 {n} 项；最多 {limit} 项"),
+    "config.not_finite": Message("{value} is not a JSON number; write a finite number",
+                                 "{value} 不是 JSON 数字；请写一个有限的数"),
+    # core.bounded's own English, which the window reads back (it raises no message id):
+    "config.too_large": Message("{value} is too large for a number; write a finite number",
+                                "{value} 作为数字太大；请写一个有限的数"),
+    "config.long_number": Message("a {digits}-digit number; write at most {limit} digits",
+                                  "{digits} 位的数字；最多写 {limit} 位"),
+    "config.too_many_digits": Message(
+        "a number of about {digits} digits; write at most {limit} digits",
+        "数字约有 {digits} 位；最多写 {limit} 位"),
+    "config.duplicate_key": Message(
+        "duplicate key '{key}': the file gives it twice; keep one",
+        "重复的键 '{key}'：文件中出现了两次；请只保留一个"),
     # --- what each run event says (core.describe: the console and the window) -------------------
     "event.task_started": Message("{task} started (pid {pid})", "{task} 已启动（pid {pid}）"),
     "event.task_exited": Message("{task} exited with code {code} ({state})",
@@ -416,6 +487,115 @@ CATALOGUE: dict[str, Message] = {
         "安装 Python 3.10-3.12（或用 --python PATH 指定），然后重试"),
     "env.too_many": Message("{folder} holds 999 environments named {name}: remove some",
                             "{folder} 中已有 999 个名为 {name} 的环境：请删除一些"),
+    # --- building an environment (core.envcreate.build, target, wsl_facts, wsl_folder) ----------
+    "env.build.for_you": Message("this plan is for you to follow: {steps}",
+                                 "这个计划需要你自己按步骤完成：{steps}"),
+    "env.build.removing": Message("Removing what an interrupted build left in {target}",
+                                  "正在删除中断的构建在 {target} 中留下的内容"),
+    "env.build.left_stays": Message(
+        "What an interrupted build left in {target} cannot be removed (a program still uses "
+        "it?): delete it, then try again",
+        "中断的构建在 {target} 中留下的内容无法删除（仍有程序在使用？）：请删除它，然后重试"),
+    "env.build.left_stays_wsl": Message(
+        "What an interrupted build left in {target} cannot be removed: delete it (rm -rf {path} "
+        "in {distro}), then try again",
+        "中断的构建在 {target} 中留下的内容无法删除：请删除它（在 {distro} 中运行 rm -rf "
+        "{path}），然后重试"),
+    "env.build.cancelled": Message("Cancelled; {removed}.", "已取消；{removed}。",
+                                   nested=("removed",)),
+    "env.build.failed": Message(
+        "{step} failed (exit status {status}). {removed}; nothing was registered.",
+        "{step} 失败（退出状态 {status}）。{removed}；没有注册任何解释器。",
+        nested=("removed",)),
+    "env.build.failed_because": Message(
+        "{step} failed (exit status {status}): {why}. {removed}; nothing was registered.",
+        "{step} 失败（退出状态 {status}）：{why}。{removed}；没有注册任何解释器。",
+        nested=("removed",)),
+    "env.build.checking": Message("Checking the new environment: import tensorflow in {python}",
+                                  "正在检查新环境：在 {python} 中 import tensorflow"),
+    "env.build.imports": Message("TensorFlow {tf} imports; GPUs it sees: {gpus}",
+                                 "TensorFlow {tf} 可以导入；它看到的 GPU：{gpus}"),
+    "env.build.no_import": Message(
+        "TensorFlow was installed but does not import ({error}); {removed}.",
+        "TensorFlow 已安装，但无法导入（{error}）；{removed}。", nested=("removed",)),
+    "env.build.registered": Message(" and added to the training interpreters",
+                                    "，并已加入训练解释器列表"),
+    "env.build.built": Message("Built {python}{registered}: TensorFlow {tf}, GPUs: {gpus}.",
+                               "已构建 {python}{registered}：TensorFlow {tf}，GPU：{gpus}。"),
+    "env.build.built_no_gpu": Message(
+        "Built {python}{registered}, but TensorFlow sees no GPU: run 'tensordeck doctor "
+        "--python {python}' for why.",
+        "已构建 {python}{registered}，但 TensorFlow 看不到 GPU：运行 'tensordeck doctor "
+        "--python {python}' 查看原因。"),
+    "env.removed": Message("{target} was removed", "{target} 已删除"),
+    "env.removed.inside": Message("what was built in {target} was removed",
+                                  "在 {target} 中构建的内容已删除"),
+    "env.removed.not_all": Message(
+        "{target} could not all be removed (a program still uses it?): delete it yourself",
+        "{target} 未能全部删除（仍有程序在使用？）：请自己删除它"),
+    "env.removed.not_all_wsl": Message(
+        "{target} could not all be removed (a program still uses it?): delete it yourself "
+        "(rm -rf {path} in {distro})",
+        "{target} 未能全部删除（仍有程序在使用？）：请自己删除它（在 {distro} 中运行 rm -rf "
+        "{path}）"),
+    "env.refused.link": Message("{folder} is a symbolic link: give the folder itself (--path DIR)",
+                                "{folder} 是符号链接：请给出文件夹本身（--path DIR）"),
+    "env.refused.file": Message(
+        "{folder} is a file, not a folder: choose a new folder (--path DIR)",
+        "{folder} 是文件，不是文件夹：请选择一个新文件夹（--path DIR）"),
+    "env.refused.under_file": Message(
+        "{folder} is inside a file, not a folder: choose a new folder (--path DIR)",
+        "{folder} 位于一个文件之内，而不是文件夹之内：请选择一个新文件夹（--path DIR）"),
+    "env.refused.not_empty": Message(
+        "{folder} already exists and is not empty: choose a new folder (--path DIR), or delete "
+        "it first",
+        "{folder} 已存在且不为空：请选择一个新文件夹（--path DIR），或先删除它"),
+    "env.refused.exists_wsl": Message(
+        "{folder} already exists: inside WSL TensorDeck builds only into a folder it makes; "
+        "choose a new one (--path DIR), or delete it first",
+        "{folder} 已存在：在 WSL 中 TensorDeck 只在自己创建的文件夹里构建；请选择一个新文件夹"
+        "（--path DIR），或先删除它"),
+    "env.wsl.cannot_make": Message("cannot make {folder}: {error}",
+                                   "无法创建 {folder}：{error}"),
+    "env.wsl.no_answer": Message("python3 in {distro} did not answer: {error}",
+                                 "{distro} 中的 python3 没有应答：{error}"),
+    "env.wsl.no_python": Message(
+        "{distro} has no python3 that runs ({said}): install it there with 'sudo apt install "
+        "python3 python3-venv', then try again",
+        "{distro} 中没有能运行的 python3（{said}）：请在其中用 'sudo apt install python3 "
+        "python3-venv' 安装，然后重试"),
+    "env.wsl.unreadable": Message("python3 in {distro} answered what TensorDeck cannot read",
+                                  "{distro} 中的 python3 的应答 TensorDeck 无法读取"),
+    "env.wsl.no_venv": Message(
+        "python3 in {distro} cannot make a virtual environment (Debian and Ubuntu leave "
+        "python3-venv out): run 'sudo apt install python3-venv' in {distro}, then try again",
+        "{distro} 中的 python3 无法创建虚拟环境（Debian 和 Ubuntu 默认不带 python3-venv）："
+        "请在 {distro} 中运行 'sudo apt install python3-venv'，然后重试"),
+    "env.wsl.too_many": Message("{home} holds {limit} folders named {name}: remove some",
+                                "{home} 中已有 {limit} 个名为 {name} 的文件夹：请删除一些"),
+    "env.wsl.not_read": Message("no WSL 2 distribution was read", "没有读取到任何 WSL 2 发行版"),
+    "env.wsl.python_too_old": Message(
+        "python3 {version} in {distro} runs no TensorFlow release TensorDeck knows: install a "
+        "newer Python there, or use a newer distribution (wsl --install -d Ubuntu-24.04)",
+        "{distro} 中的 python3 {version} 不能运行 TensorDeck 已知的任何 TensorFlow 版本：请在"
+        "其中安装更新的 Python，或使用更新的发行版（wsl --install -d Ubuntu-24.04）"),
+    "env.wsl.why": Message("In WSL 2 ({distro}): {why}", "在 WSL 2（{distro}）中：{why}",
+                           nested=("why",)),
+    "env.wsl.registered_as": Message(
+        "Registered as {python}: a job with this interpreter trains inside {distro}",
+        "注册为 {python}：使用这个解释器的作业在 {distro} 中训练"),
+    "env.wsl.windows_gpu": Message(
+        "TensorFlow 2.11 and later use an NVIDIA GPU on Windows only inside WSL 2",
+        "TensorFlow 2.11 及更高版本在 Windows 上只能在 WSL 2 中使用 NVIDIA GPU"),
+    "env.wsl.driver": Message(
+        "Inside WSL 2 TensorFlow reaches the GPU through the Windows NVIDIA driver "
+        "(/usr/lib/wsl/lib): install no NVIDIA driver inside the distribution",
+        "在 WSL 2 中 TensorFlow 通过 Windows 的 NVIDIA 驱动（/usr/lib/wsl/lib）使用 GPU："
+        "不要在发行版中安装 NVIDIA 驱动"),
+    "env.manual.wsl_build": Message(
+        "Or build it inside WSL 2: tensordeck env create --wsl (its --path is a Linux path "
+        "there)",
+        "或者在 WSL 2 中构建：tensordeck env create --wsl（其中 --path 是那里的 Linux 路径）"),
     # --- a task's or a run's state (core.events.TaskState, RunStatus) ---------------------------
     "state.pending": Message("pending", "等待中"),
     "state.running": Message("running", "运行中"),
@@ -461,6 +641,7 @@ CATALOGUE: dict[str, Message] = {
     "verdict.cpu-build": Message("CPU-only build: trains on the CPU", "仅 CPU 版本：在 CPU 上训练"),
     # --- the doctor's report (core/doctor/report.py) -------------------------------------------
     "doctor.gpus": Message("GPUs: {message}", "GPU：{message}"),
+    "doctor.nvml": Message("NVML: {message}", "NVML：{message}", nested=("message",)),
     "doctor.also": Message(" (also {paths})", "（别名：{paths}）"),
     "doctor.none_in_output": Message("No problem found in this output.",
                                      "这段输出中没有发现问题。"),

@@ -134,8 +134,10 @@ class EnvCreateDialog(QDialog):
         self.building = False
         self.cancel_button.setEnabled(False)
         self.build_button.setEnabled(True)
-        self.status.setText(self.tr("The build stopped: {error}").format(
-            error=f"{type(exc).__name__}: {exc}"))
+        from core.envcreate.target import SaidError
+
+        said = exc.text.said() if isinstance(exc, SaidError) else f"{type(exc).__name__}: {exc}"
+        self.status.setText(self.tr("The build stopped: {error}").format(error=said))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.building:  # a half-made env must not stay behind the closed dialog

@@ -291,7 +291,8 @@ class MainWindow(QMainWindow):
         try:
             self.cluster.load_file(path)
         except ConfigError as exc:
-            QMessageBox.warning(self, self.tr("Cannot open"), str(exc))
+            QMessageBox.warning(self, self.tr("Cannot open"), "\n".join(
+                f"{exc.source}: {problem_text(p)}" for p in exc.problems))
             self.settings.remove_recent_file(path)
             self._fill_recent()
             return False

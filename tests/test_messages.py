@@ -208,3 +208,83 @@ def test_the_environment_plan_is_said_in_the_language_asked_for(tmp_path):
                        .describe().splitlines())
     with pytest.raises(ValueError, match=CJK):
         make_plan(MachineFacts("linux", (), None, ()), tmp_path / "env", language="zh_CN")
+
+
+_ROLES = st.sampled_from(["chief", "worker", "ps", "evaluator"])
+_TASK = st.fixed_dictionaries({"role": _ROLES}, optional={
+    "count": st.integers(0, 3) | st.just(70000), "port": st.sampled_from([2222, 2223, 65535]),
+    "node": st.sampled_from(["n1", "ghost"])})
+_CROSS_FIELD = st.fixed_dictionaries(
+    {"name": st.just("t"), "script": st.just("train.py"),
+     "strategy": st.sampled_from(["parameter_server", "multi_worker_mirrored", "between_graph",
+                                  "mirrored", "single"]),
+     "tasks": st.lists(_TASK, min_size=1, max_size=4)},
+    optional={"nodes": st.dictionaries(st.sampled_from(["n1", "n2"]), st.fixed_dictionaries({
+        "host": st.just("h"), "user": st.just("u"), "python": st.just("/usr/bin/python3"),
+        "address": st.sampled_from(["10.0.0.2", "localhost"])}), max_size=2),
+        "address": st.sampled_from(["localhost", "10.0.0.1"]),
+        "python": st.just("wsl://Ubuntu/usr/bin/python3")})
+#: Files broken before their fields are judged (core.config.json_checks, core.bounded).
+_BROKEN_JSON = ['{"name": "t", "name": "u", "tasks": [{"role": "worker", "role": "ps"}]}',
+                '{"name": NaN, "script": 1e999, "x": 1' + "0" * 5000 + "}",
+                '{"name": "a\\u0000b", "scr\\u0000ipt": "\\ud800"}', '{"a": ' * 40 + "1" + "}" * 40,
+                '{"name": [' + ",".join(["1"] * 70000) + "]}", '{"name": "t",,}', "[1, 2]"]
+
+
+def _core_problems(check) -> list:
+    from core.config import ConfigError
+
+    try:
+        check()
+    except ConfigError as exc:
+        return exc.problems
+    return []
+
+
+def _said_by_its_id(problems: list, language: str) -> None:
+    """Each problem in English whatever the window's language, with its message id (core's
+    own) or recognised from its English (core.bounded's); in Chinese without English words."""
+    for problem in problems:
+        if problem.text is not None:
+            assert problem.message == problem.text.en, problem
+            assert recognise(problem.message)[0] == problem.text.message_id, problem
+        assert not CJK.search(problem.message), (language, problem)
+        chinese = problem.said("zh_CN")
+        assert CJK.search(chinese), (problem, chinese)
+        assert not re.search(r"\b(must|needs|is also used|every task|no node|remove it|write|"
+                             r"keep one|entries|nested|invalid)\b", chinese), chinese
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=_CROSS_FIELD)
+def test_what_fields_say_together_is_said_by_message_id(language, config):
+    """Whatever roles, counts, ports and nodes a config mixes, each cross-field problem carries
+    its message id and the English the command line prints (``tensordeck validate``), even
+    when the window speaks Chinese."""
+    from core.config import parse_config
+
+    messages.set_language(language)
+    _said_by_its_id(_core_problems(lambda: parse_config(config)), language)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("text", _BROKEN_JSON, ids=range(len(_BROKEN_JSON)))
+def test_what_no_field_may_hold_is_said_by_message_id(language, text):
+    from core.config.json_checks import parse_text
+
+    messages.set_language(language)
+    problems = _core_problems(lambda: parse_text(text, "job.json"))
+    assert problems
+    _said_by_its_id(problems, language)
+
+
+def test_the_doctors_nvml_evidence_is_said_in_chinese():
+    from core.doctor.machine import diagnose_machine
+    from core.gpu import read_gpus
+    from tests.nvml_replay import ReplayNvml
+
+    report = read_gpus(ReplayNvml.load("driver_mismatch"), processes=False)
+    [evidence] = {f.evidence for f in diagnose_machine(report, []) if f.evidence.startswith("NVML")}
+    assert evidence == f"NVML: {report.message}"
+    assert translate_text(evidence, "zh_CN") == f"NVML：{CATALOGUE['gpu.driver_mismatch'].zh_CN}"

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from core.config.problems import ConfigProblem
 from core.config.records import MAX_TASKS, SINGLE_PROCESS, JobConfig
+from core.findings import Text
 from core.output import show
 from core.wsl.paths import is_wsl_spec
 
@@ -35,37 +36,36 @@ def plannable(cfg: JobConfig | None) -> JobConfig | None:
 def _size_problems(cfg: JobConfig) -> list[ConfigProblem]:
     total = sum(t.count for t in cfg.tasks)
     if total > MAX_TASKS:
-        return [
-            ConfigProblem(
-                where="tasks",
-                message=f"{total} tasks in all; a run has at most {MAX_TASKS}: lower the counts",
-            )
-        ]
+        return [ConfigProblem.of("tasks", Text.of("config.too_many_tasks", total=total,
+                                                  limit=MAX_TASKS))]
     return []
 
 
 #: A config's count of tasks per role (``JobConfig.role_count``): ``n("ps")``: how many ps.
 _RoleCounts = Callable[[str], int]
 
+
+def _at_least_one(strategy: str, role: str) -> Text:
+    return Text.of("config.mix.at_least_one", strategy=strategy, role=role)
+
+
 #: Per strategy of several processes, the task mixes it cannot run (TF's rules, plus
 #: TensorDeck's completion rules): (a test of the role counts that finds the mix wrong, the
 #: message), in the order the messages are listed.
-_MIX_RULES: dict[str, tuple[tuple[Callable[[_RoleCounts], bool], str], ...]] = {
+_MIX_RULES: dict[str, tuple[tuple[Callable[[_RoleCounts], bool], Text], ...]] = {
     "multi_worker_mirrored": (
-        (lambda n: n("worker") + n("chief") < 1, "multi_worker_mirrored needs at least one worker"),
-        (lambda n: n("ps") != 0,
-         "multi_worker_mirrored has no ps tasks; use strategy 'parameter_server'"),
+        (lambda n: n("worker") + n("chief") < 1, _at_least_one("multi_worker_mirrored", "worker")),
+        (lambda n: n("ps") != 0, Text.of("config.mix.no_ps")),
     ),
     "parameter_server": (
-        (lambda n: n("chief") != 1, "parameter_server needs exactly one chief (the coordinator)"),
-        (lambda n: n("worker") < 1, "parameter_server needs at least one worker"),
-        (lambda n: n("ps") < 1, "parameter_server needs at least one ps"),
+        (lambda n: n("chief") != 1, Text.of("config.mix.one_chief")),
+        (lambda n: n("worker") < 1, _at_least_one("parameter_server", "worker")),
+        (lambda n: n("ps") < 1, _at_least_one("parameter_server", "ps")),
     ),
     "between_graph": (
-        (lambda n: n("ps") < 1, "between_graph needs at least one ps"),
-        (lambda n: n("worker") < 1, "between_graph needs at least one worker"),
-        (lambda n: n("chief") != 0 or n("evaluator") != 0,
-         "between_graph uses only ps and worker tasks (worker 0 acts as chief)"),
+        (lambda n: n("ps") < 1, _at_least_one("between_graph", "ps")),
+        (lambda n: n("worker") < 1, _at_least_one("between_graph", "worker")),
+        (lambda n: n("chief") != 0 or n("evaluator") != 0, Text.of("config.mix.ps_and_workers")),
     ),
 }
 
@@ -73,25 +73,24 @@ _MIX_RULES: dict[str, tuple[tuple[Callable[[_RoleCounts], bool], str], ...]] = {
 def _task_mix_problems(cfg: JobConfig) -> list[ConfigProblem]:
     """Which task mixes each strategy can run (TF's rules, plus TensorDeck's completion rules)."""
     problems = [
-        ConfigProblem(where=f"tasks[{i}].count",
-                      message=f"a cluster has at most one {group.role}; use count 1")
+        ConfigProblem.of(f"tasks[{i}].count", Text.of("config.one_count", role=group.role))
         for i, group in enumerate(cfg.tasks)
         if group.role in ("chief", "evaluator") and group.count != 1
     ]
-    messages = [f"a cluster has at most one {role}; list it once" for role in ("chief", "evaluator")
-                if sum(1 for t in cfg.tasks if t.role == role) > 1]
-    return problems + [ConfigProblem(where="tasks", message=m)
-                       for m in messages + _strategy_mix_messages(cfg)]
+    texts = [Text.of("config.one_group", role=role) for role in ("chief", "evaluator")
+             if sum(1 for t in cfg.tasks if t.role == role) > 1]
+    return problems + [ConfigProblem.of("tasks", text)
+                       for text in texts + _strategy_mix_texts(cfg)]
 
 
-def _strategy_mix_messages(cfg: JobConfig) -> list[str]:
+def _strategy_mix_texts(cfg: JobConfig) -> list[Text]:
     """What the strategy says of the mix of roles: one process, or the counts of _MIX_RULES."""
     s = cfg.strategy
     if s not in SINGLE_PROCESS:
-        return [message for wrong, message in _MIX_RULES.get(s, ()) if wrong(cfg.role_count)]
+        return [text for wrong, text in _MIX_RULES.get(s, ()) if wrong(cfg.role_count)]
     first = cfg.tasks[0] if len(cfg.tasks) == 1 else None
     if first is None or first.count != 1 or first.role not in ("worker", "chief"):
-        return [f'strategy \'{s}\' runs one process: use a single task {{"role": "worker"}}']
+        return [Text.of("config.mix.one_process", strategy=s, task='{"role": "worker"}')]
     return []
 
 
@@ -100,11 +99,7 @@ def _wsl_problems(cfg: JobConfig) -> list[ConfigProblem]:
     NAT, out of other machines' reach."""
     if cfg.python is None or not is_wsl_spec(cfg.python) or all(g.node is None for g in cfg.tasks):
         return []
-    return [ConfigProblem(
-        where="python",
-        message="a WSL interpreter runs this machine's tasks inside WSL 2, whose network other "
-        "machines cannot reach (NAT): run the nodes' tasks in a job of their own, or choose an "
-        "interpreter of this machine")]
+    return [ConfigProblem.of("python", Text.of("config.wsl_nat"))]
 
 
 def _node_problems(cfg: JobConfig) -> list[ConfigProblem]:
@@ -112,32 +107,17 @@ def _node_problems(cfg: JobConfig) -> list[ConfigProblem]:
     problems = []
     for name, node in cfg.nodes.items():
         if node.tf_address in _LOCAL_HOSTS:
-            problems.append(
-                ConfigProblem(
-                    where=f"nodes.{name}.address",
-                    message=f"{node.tf_address} is not reachable from other machines; give the "
-                    "node's LAN address",
-                )
-            )
+            problems.append(ConfigProblem.of(
+                f"nodes.{name}.address", Text.of("config.local_address", address=node.tf_address)))
     remote = [g for g in cfg.tasks if g.node is not None]
     for i, group in enumerate(cfg.tasks):
         if group.node is not None and group.node not in cfg.nodes:
-            known = ", ".join(cfg.nodes) or "none defined"
-            problems.append(
-                ConfigProblem(
-                    where=f"tasks[{i}].node",
-                    message=f"no node '{show(group.node)}' (nodes: {known})",
-                )
-            )
+            known = ", ".join(cfg.nodes) or Text.of("config.no_nodes")
+            problems.append(ConfigProblem.of(
+                f"tasks[{i}].node", Text.of("config.no_node", node=show(group.node), known=known)))
     has_local = any(g.node is None for g in cfg.tasks)
     if remote and has_local and (cfg.address is None or cfg.address in _LOCAL_HOSTS):
-        problems.append(
-            ConfigProblem(
-                where="address",
-                message="tasks run here and on other nodes: give this machine's LAN address, "
-                "which the other nodes use to reach its tasks",
-            )
-        )
+        problems.append(ConfigProblem.of("address", Text.of("config.address_needed")))
     return problems
 
 
@@ -151,20 +131,11 @@ def _port_problems(cfg: JobConfig) -> list[ConfigProblem]:
             continue  # ports on other machines are checked there
         last = group.port + group.count - 1
         if last > 65535:
-            problems.append(
-                ConfigProblem(
-                    where=f"tasks[{i}].port",
-                    message=f"{group.count} tasks from port {group.port} run past 65535",
-                )
-            )
+            problems.append(ConfigProblem.of(f"tasks[{i}].port", Text.of(
+                "config.ports_past", count=group.count, port=group.port)))
         for port in range(group.port, min(last, 65535) + 1):
             if port in taken:
-                problems.append(
-                    ConfigProblem(
-                        where=f"tasks[{i}].port",
-                        message=f"port {port} is also used by {taken[port]}; "
-                        "every task needs its own port",
-                    )
-                )
+                problems.append(ConfigProblem.of(f"tasks[{i}].port", Text.of(
+                    "config.port_taken", port=port, other=taken[port])))
             taken[port] = f"tasks[{i}]"
     return problems

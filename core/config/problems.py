@@ -5,9 +5,11 @@ together) reports in these terms, and the callers catch them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from core.findings import Text
+from core.messages import translate_text
 from core.output import show
 
 if TYPE_CHECKING:
@@ -16,10 +18,26 @@ if TYPE_CHECKING:
 
 @dataclass
 class ConfigProblem:
-    """One thing wrong with a config: where (``tasks[1].count``) and what."""
+    """One thing wrong with a config: where (``tasks[1].count``) and what (``message``: the
+    English the command line and files say)."""
 
     where: str
     message: str
+    #: ``message`` as a catalogue message, to say it in the window's language; None: a text
+    #: from elsewhere (an OS error), or one whose English is read back (:meth:`said`).
+    text: Text | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, where: str, text: Text) -> ConfigProblem:
+        """The problem ``text`` says at ``where``, its message in English."""
+        return cls(where, text.en, text)
+
+    def said(self, language_code: str | None = None) -> str:
+        """What is wrong in ``language_code`` (default: :func:`core.messages.language`): from its
+        message id, else its English recognised (:func:`core.messages.translate_text`)."""
+        if self.text is not None:
+            return self.text.said(language_code)
+        return translate_text(self.message, language_code)
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}" if self.where else self.message

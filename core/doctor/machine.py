@@ -147,15 +147,16 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 def _gpu_findings(report: GpuReport, distro: str | None) -> list[Finding]:
     ctx = FixContext(platform=this_platform(), distro=distro)
+    nvml = messages.tr("doctor.nvml", "en", message=report.message)  # the window says it
     # Without a driver, CPU training still works: a warning, not an error.
     if report.state == GpuState.NO_DRIVER:
-        return [make_finding("no-nvidia-driver", f"NVML: {report.message}", ctx,
+        return [make_finding("no-nvidia-driver", nvml, ctx,
                              severity="warning",
                              title=finding_title("no-nvidia-driver.cpu-training"))]
     if report.state in (GpuState.DRIVER_NOT_LOADED, GpuState.DRIVER_MISMATCH):
-        return [make_finding("driver-not-loaded", f"NVML: {report.message}", ctx)]
+        return [make_finding("driver-not-loaded", nvml, ctx)]
     if report.state == GpuState.ERROR:
-        return [make_finding("driver-not-loaded", f"NVML: {report.message}", ctx,
+        return [make_finding("driver-not-loaded", nvml, ctx,
                              severity="warning",
                              title=finding_title("driver-not-loaded.error"))]
     return []

@@ -34,6 +34,7 @@ from core.envcreate.target import (
 )
 from core.findings import Finding
 from core.interpreters.probe import ProbeResult
+from core.messages import tr
 
 #: How long a step's output may pause before TensorDeck looks at the cancel flag again.
 _CANCEL_POLL = 0.2
@@ -42,6 +43,7 @@ _CANCEL_POLL = 0.2
 @dataclass
 class BuildResult:
     ok: bool
+    #: In the plan's language (the window's; the command line's is English).
     message: str
     cancelled: bool = False
     probe: ProbeResult | None = None
@@ -78,6 +80,7 @@ class _Here:
 
     def __init__(self, plan: Plan, env: Mapping[str, str] | None) -> None:
         self.target = Path(plan.target)
+        self.language = plan.language
         self.env = {**(os.environ if env is None else env),
                     **dict.fromkeys(TEMP_VARIABLES, str(scratch(self.target))),
                     "PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"}
@@ -87,10 +90,9 @@ class _Here:
         cannot be, or None. Raises BuildRefused for a folder that is not the build's to use."""
         check_target(self.target)
         if interrupted(self.target):
-            on_line(f"Removing what an interrupted build left in {self.target}")
+            on_line(tr("env.build.removing", self.language, target=self.target))
             if not remove_env(self.target):
-                return (f"What an interrupted build left in {self.target} cannot be removed (a "
-                        "program still uses it?): delete it, then try again")
+                return tr("env.build.left_stays", self.language, target=self.target)
         claim(self.target)
         scratch(self.target).mkdir()
         return None
@@ -124,7 +126,7 @@ class _Here:
 
     def remove(self) -> str:
         remove_env(self.target)
-        return removed_note(self.target)
+        return removed_note(self.target, self.language)
 
 
 def _place(plan: Plan, env: Mapping[str, str] | None) -> _Place:
@@ -140,9 +142,10 @@ def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *
     """Run ``plan``; ``on_line`` gets each output line (from this thread), ``cancel`` stops
     it. Ctrl+C removes what was made, then raises :class:`BuildInterrupted` (a
     KeyboardInterrupt). ``env``: the environment of steps run on this machine (default: this
-    process's); inside WSL the distribution's own."""
+    process's); inside WSL the distribution's own. What it says is in ``plan.language``."""
+    lang = plan.language
     if not plan.buildable:
-        return BuildResult(False, "this plan is for you to follow: " + "; ".join(plan.manual))
+        return BuildResult(False, tr("env.build.for_you", lang, steps="; ".join(plan.manual)))
     place = _place(plan, env)
     problem = place.prepare(on_line)
     if problem:
@@ -153,9 +156,10 @@ def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *
             on_line(f"$ {plan.shown(step)}")
             code, output = place.run(step.argv, on_line, cancel)
             if cancel.is_set():
-                return BuildResult(False, f"Cancelled; {place.remove()}.", cancelled=True)
+                return BuildResult(False, tr("env.build.cancelled", lang, removed=place.remove()),
+                                   cancelled=True)
             if code != 0:
-                return _failed(step.text, code, output, place)
+                return _failed(step.text, code, output, place, lang)
         place.tidy()
         return _verify(plan, place, on_line, register)
     except BaseException as exc:
@@ -166,14 +170,16 @@ def build(plan: Plan, on_line: Callable[[str], None], cancel: threading.Event, *
         raise
 
 
-def _failed(text: str, code: int, output: list[str], place: _Place) -> BuildResult:
+def _failed(text: str, code: int, output: list[str], place: _Place, lang: str) -> BuildResult:
+    """Step ``text`` failed: why (the doctor's reading of its output), in ``lang``."""
     from core.doctor.explain import explain
     from core.proctree import exit_status
 
     findings = explain("\n".join(output[-200:]))
-    reason = f": {findings[0].title}" if findings else ""
-    return BuildResult(False, f"{text} failed (exit status {exit_status(code)}){reason}. "
-                       f"{place.remove()}; nothing was registered.", findings=findings)
+    said = {"step": text, "status": exit_status(code), "removed": place.remove()}
+    message = (tr("env.build.failed_because", lang, why=findings[0].title_in(lang), **said)
+               if findings else tr("env.build.failed", lang, **said))
+    return BuildResult(False, message, findings=findings)
 
 
 def _verify(plan: Plan, place: _Place, on_line: Callable[[str], None],
@@ -183,20 +189,19 @@ def _verify(plan: Plan, place: _Place, on_line: Callable[[str], None],
     from core.interpreters.discover import add_user_interpreter
     from core.interpreters.probe import probe_interpreter
 
-    python = plan.interpreter()
-    on_line(f"== Checking the new environment: import tensorflow in {python}")
+    lang, python = plan.language, plan.interpreter()
+    on_line("== " + tr("env.build.checking", lang, python=python))
     probe = probe_interpreter(python, import_tf=True)
     if not probe.import_ok:
-        return BuildResult(False, f"TensorFlow was installed but does not import "
-                           f"({probe.error}); {place.remove()}.", probe=probe)
+        return BuildResult(False, tr("env.build.no_import", lang, error=probe.error,
+                                     removed=place.remove()), probe=probe)
     place.done()
-    gpus = ", ".join(probe.gpus) or "none"
-    on_line(f"TensorFlow {probe.tf_version} imports; GPUs it sees: {gpus}")
+    gpus = tr("env.list_separator", lang).join(probe.gpus) or tr("env.none", lang)
+    on_line(tr("env.build.imports", lang, tf=probe.tf_version, gpus=gpus))
     if register:
         add_user_interpreter(python)
-    registered = " and added to the training interpreters" if register else ""
-    if plan.variant == "gpu" and not probe.gpus:
-        return BuildResult(True, f"Built {python}{registered}, but TensorFlow sees no GPU: run "
-                           f"'tensordeck doctor --python {python}' for why.", probe=probe)
-    return BuildResult(True, f"Built {python}{registered}: TensorFlow {probe.tf_version}, "
-                       f"GPUs: {gpus}.", probe=probe)
+    sees_none = plan.variant == "gpu" and not probe.gpus
+    built = "env.build.built_no_gpu" if sees_none else "env.build.built"
+    return BuildResult(True, tr(built, lang, python=python, tf=probe.tf_version, gpus=gpus,
+                                registered=tr("env.build.registered", lang) if register else ""),
+                       probe=probe)

@@ -335,41 +335,38 @@ def _wsl_steps_for_you(wsl: WslFacts | None, lang: str) -> tuple[str, ...]:
     was asked for) the command that builds inside WSL."""
     if wsl is None or wsl.installs:
         return tr("env.manual.wsl_install", lang), tr("env.manual.wsl_venv", lang)
-    if wsl.problem:
-        return (wsl.problem,)
-    return ("Or build it inside WSL 2: tensordeck env create --wsl (its --path is a Linux path "
-            "there)",)
+    if problem := wsl.problem_in(lang):
+        return (problem,)
+    return (tr("env.manual.wsl_build", lang),)
 
 
 def make_wsl_plan(facts: MachineFacts, *, cpu: bool = False, language: str = "en") -> Plan:
     """The environment built inside ``facts.wsl``'s distribution: what a Linux machine with
     these GPUs gets (WSL 2 reaches them through the Windows driver), for the distribution's
     python3, in the folder asked for, else ``~/tf-<release>`` (``-cpu`` for the CPU build).
-    Raises ValueError when the distribution cannot be built in or its python3 runs no
-    release."""
+    Raises ValueError, said in ``language``, when the distribution cannot be built in or its
+    python3 runs no release."""
     wsl = facts.wsl
-    if wsl is None or wsl.target is None or wsl.python is None or wsl.problem:
-        raise ValueError(wsl.problem if wsl and wsl.problem else "no WSL 2 distribution was read")
+    problem = wsl.problem_in(language) if wsl else None
+    if wsl is None or wsl.target is None or wsl.python is None or problem:
+        raise ValueError(problem or tr("env.wsl.not_read", language))
     name = wsl.target.distro.name
     linux = MachineFacts("wsl", facts.gpus, facts.driver_cuda, (wsl.python,))
     try:  # a first plan chooses the release, which names the folder
         draft = make_plan(linux, PurePosixPath(wsl.home), cpu=cpu, language=language)
     except ValueError:
-        raise ValueError(f"python3 {_label(wsl.python[1])} in {name} runs no TensorFlow release "
-                         "TensorDeck knows: install a newer Python there, or use a newer "
-                         "distribution (wsl --install -d Ubuntu-24.04)") from None
-    folder = wsl.folder(f"tf-{draft.tf}" + ("-cpu" if draft.variant == "cpu" else ""))
+        raise ValueError(tr("env.wsl.python_too_old", language, version=_label(wsl.python[1]),
+                            distro=name)) from None
+    folder = wsl.folder(f"tf-{draft.tf}" + ("-cpu" if draft.variant == "cpu" else ""), language)
     plan = make_plan(linux, folder.path, cpu=cpu, language=language)
-    notes = [f"Registered as {folder.where.spec(plan.python)}: a job with this interpreter "
-             f"trains inside {name}"]
+    notes = [tr("env.wsl.registered_as", language, python=folder.where.spec(plan.python),
+                distro=name)]
     if plan.variant == "gpu":
         if facts.platform == "windows":
-            notes.append("TensorFlow 2.11 and later use an NVIDIA GPU on Windows only inside "
-                         "WSL 2")
-        notes.append("Inside WSL 2 TensorFlow reaches the GPU through the Windows NVIDIA driver "
-                     "(/usr/lib/wsl/lib): install no NVIDIA driver inside the distribution")
-    return replace(plan, wsl=folder.where, why=f"In WSL 2 ({name}): {plan.why}",
-                   notes=(*plan.notes, *notes))
+            notes.append(tr("env.wsl.windows_gpu", language))
+        notes.append(tr("env.wsl.driver", language))
+    return replace(plan, wsl=folder.where, notes=(*plan.notes, *notes),
+                   why=tr("env.wsl.why", language, distro=name, why=plan.why))
 
 
 def _no_python_message(facts: MachineFacts, lang: str) -> str:

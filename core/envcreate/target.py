@@ -19,6 +19,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from core.findings import Text
+from core.messages import tr
+
 #: Inside the folder a build claimed; says whether the build made the folder or took it empty.
 PROOF = ".tensordeck-building"
 #: The builders' temporary folder, inside the environment (see :func:`scratch`).
@@ -28,7 +31,16 @@ TEMP_VARIABLES = ("TMPDIR", "TEMP", "TMP")
 _MADE, _TAKEN = "made", "taken"
 
 
-class BuildRefused(ValueError):
+class SaidError(Exception):
+    """A refusal said by a catalogue message (core.messages): ``str()`` is its English (the
+    command line's), ``text`` says it in the window's language too."""
+
+    def __init__(self, message_id: str, /, **params: object) -> None:
+        self.text = Text.of(message_id, **params)
+        super().__init__(self.text.en)
+
+
+class BuildRefused(SaidError, ValueError):
     """The target cannot be built into (it holds files TensorDeck did not make)."""
 
 
@@ -51,14 +63,12 @@ def interrupted(target: Path) -> bool:
 def check_target(target: Path) -> None:
     """Raise BuildRefused unless ``target`` is new, empty, or left by an interrupted build."""
     if target.is_symlink():
-        raise BuildRefused(f"{target} is a symbolic link: give the folder itself (--path DIR)")
+        raise BuildRefused("env.refused.link", folder=target)
     existing = next(p for p in (target, *target.parents) if p.exists())
     if not existing.is_dir():
-        raise BuildRefused(f"{existing} is a file, not a folder: choose a new folder "
-                           "(--path DIR)")
+        raise BuildRefused("env.refused.file", folder=existing)
     if existing == target and not interrupted(target) and any(target.iterdir()):
-        raise BuildRefused(f"{target} already exists and is not empty: choose a new folder "
-                           "(--path DIR), or delete it first")
+        raise BuildRefused("env.refused.not_empty", folder=target)
 
 
 def claim(target: Path) -> None:
@@ -97,13 +107,13 @@ def remove_env(target: Path) -> bool:
     return False
 
 
-def removed_note(target: Path) -> str:
-    """The truth about ``target`` after remove_env, as the end of a sentence."""
+def removed_note(target: Path, language: str = "en") -> str:
+    """The truth about ``target`` after remove_env, as the end of a sentence in ``language``."""
     if interrupted(target):
-        return f"{target} could not all be removed (a program still uses it?): delete it yourself"
+        return tr("env.removed.not_all", language, target=target)
     if target.exists():  # a folder the build took empty stays, empty again
-        return f"what was built in {target} was removed"
-    return f"{target} was removed"
+        return tr("env.removed.inside", language, target=target)
+    return tr("env.removed", language, target=target)
 
 
 def _empty(target: Path) -> None:

@@ -16,7 +16,9 @@ from pathlib import PurePath, PurePosixPath
 
 from core import bounded
 from core.doctor.kb import Version
-from core.envcreate.target import PROOF, SCRATCH, BuildRefused
+from core.envcreate.target import PROOF, SCRATCH, BuildRefused, SaidError
+from core.findings import Text
+from core.messages import tr
 from core.wsl.bounded_run import Overrun, run_bounded
 from core.wsl.command import WslTarget, wsl_environment, wsl_target
 from core.wsl.distros import decode_output
@@ -83,7 +85,7 @@ print(MARK + json.dumps(facts() if action == "facts" else claim()))
 """
 
 
-class NoPython(WslRefusal):
+class NoPython(SaidError, WslRefusal):
     """The distribution's python3 cannot make the environment (missing, broken, or without
     venv); ``str()`` names the fix."""
 
@@ -118,10 +120,17 @@ class WslFacts:
     #: The folder asked for (``--path``), absolute, and whether an interrupted build left it.
     path: str | None = None
     path_left_over: bool = False
+    #: ``problem`` as a catalogue message (None: WSL's own English, core.wsl.refusals).
+    problem_text: Text | None = None
 
-    def folder(self, name: str) -> InWslFolder:
+    def problem_in(self, language: str) -> str | None:
+        """``problem`` in ``language`` where it has a message id."""
+        return self.problem_text.said(language) if self.problem_text else self.problem
+
+    def folder(self, name: str, language: str = "en") -> InWslFolder:
         """The folder asked for, else a new one in the home folder: ``NAME``, or ``NAME-2``
-        ... when that one is taken (one an interrupted build left is reused)."""
+        ... when that one is taken (one an interrupted build left is reused). Raises
+        ValueError, said in ``language``, when the home folder has no such name left."""
         assert self.target is not None, "only a distribution that was read has folders"
         if self.path:
             return InWslFolder(PurePosixPath(self.path), InWsl(self.target, self.path_left_over))
@@ -132,7 +141,8 @@ class WslFacts:
             if state in ("new", "interrupted"):
                 return InWslFolder(PurePosixPath(self.home) / candidate,
                                    InWsl(self.target, state == "interrupted"))
-        raise ValueError(f"{self.home} holds {MAX_FOLDERS} folders named {name}: remove some")
+        raise ValueError(tr("env.wsl.too_many", language, home=self.home, limit=MAX_FOLDERS,
+                            name=name))
 
 
 @dataclass(frozen=True)
@@ -143,14 +153,9 @@ class InWslFolder:
 
 def refusal(state: str, shown: str) -> BuildRefused | None:
     """Why a folder in that state (the script's word) cannot be built into; None: it can."""
-    texts = {
-        "link": f"{shown} is a symbolic link: give the folder itself (--path DIR)",
-        "file": f"{shown} is a file, not a folder: choose a new folder (--path DIR)",
-        "under-file": f"{shown} is inside a file, not a folder: choose a new folder (--path DIR)",
-        "exists": f"{shown} already exists: inside WSL TensorDeck builds only into a folder it "
-                  "makes; choose a new one (--path DIR), or delete it first",
-    }
-    return BuildRefused(texts[state]) if state in texts else None
+    message_ids = {"link": "env.refused.link", "file": "env.refused.file",
+                   "under-file": "env.refused.under_file", "exists": "env.refused.exists_wsl"}
+    return BuildRefused(message_ids[state], folder=shown) if state in message_ids else None
 
 
 def ask(where: WslTarget, action: str, path: str, *, timeout: float = ASK_TIMEOUT) -> object:
@@ -161,19 +166,18 @@ def ask(where: WslTarget, action: str, path: str, *, timeout: float = ASK_TIMEOU
     try:  # nothing of this machine's environment crosses (WSLENV names nothing)
         ran = run_bounded(argv, timeout=timeout, limit=ASK_LIMIT, env=wsl_environment({}))
     except (Overrun, OSError) as exc:
-        raise NoPython(f"python3 in {name} did not answer: {exc}") from None
+        raise NoPython("env.wsl.no_answer", distro=name, error=exc) from None
     text = ran.stdout.decode("utf-8", "replace")
     line = next((ln for ln in reversed(text.splitlines()) if ln.startswith(MARK)), None)
     if line is None:
         said = next((ln.strip() for ln in decode_output(ran.stderr).splitlines() if ln.strip()),
                     f"exit status {ran.returncode}")
         shown = "".join(c if c.isprintable() else "?" for c in said[:160])
-        raise NoPython(f"{name} has no python3 that runs ({shown}): install it there with "
-                       "'sudo apt install python3 python3-venv', then try again")
+        raise NoPython("env.wsl.no_python", distro=name, said=shown)
     try:
         return bounded.loads(line[len(MARK):])
     except ValueError:
-        raise NoPython(f"python3 in {name} answered what TensorDeck cannot read") from None
+        raise NoPython("env.wsl.unreadable", distro=name) from None
 
 
 def _linux_folder(path: str, distro: str) -> str:
@@ -203,11 +207,9 @@ def _read(where: WslTarget, answer: object) -> WslFacts:
     version, home = _version(fields.get("python")), _linux_path(fields.get("home"))
     folders = fields.get("folders")
     if version is None or home is None or not isinstance(folders, dict):
-        raise NoPython(f"python3 in {name} answered what TensorDeck cannot read")
+        raise NoPython("env.wsl.unreadable", distro=name)
     if fields.get("venv") is not True:
-        raise NoPython(f"python3 in {name} cannot make a virtual environment (Debian and Ubuntu "
-                       f"leave python3-venv out): run 'sudo apt install python3-venv' in {name}, "
-                       "then try again")
+        raise NoPython("env.wsl.no_venv", distro=name)
     executable = _linux_path(fields.get("executable")) or "python3"
     path, state = _linux_path(fields.get("path")), fields.get("state")
     if path and isinstance(state, str) and (refused := refusal(state, WslPath(name, path).spec())):
@@ -232,4 +234,4 @@ def read_wsl(distro: str | None, path: str | None = None,
     try:
         return _read(where, ask(where, "facts", folder))
     except NoPython as exc:
-        return WslFacts(where, problem=str(exc))
+        return WslFacts(where, problem=str(exc), problem_text=exc.text)

@@ -22,6 +22,7 @@ from core.envcreate.plan import Plan
 from core.envcreate.stream import stream_lines
 from core.envcreate.target import PROOF, SCRATCH, TEMP_VARIABLES, BuildRefused, interrupts_held
 from core.envcreate.wsl_facts import NoPython, ask, refusal
+from core.messages import tr
 from core.wsl.bounded_run import Overrun, run_bounded
 from core.wsl.command import own_group, wsl_environment
 
@@ -93,6 +94,7 @@ class WslFolder:
         self.path = str(plan.target)
         self.shown = plan.wsl.spec(plan.target)
         self.interpreter = plan.interpreter()
+        self.language = plan.language
         scratch = f"{self.path}/{SCRATCH}"
         self.variables = {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1",
                           **dict.fromkeys(TEMP_VARIABLES, scratch)}
@@ -103,24 +105,22 @@ class WslFolder:
         try:
             state = self._claim()
             if state == "interrupted":
-                on_line(f"Removing what an interrupted build left in {self.shown}")
+                on_line(tr("env.build.removing", self.language, target=self.shown))
                 if not self._remove():
-                    return (f"What an interrupted build left in {self.shown} cannot be removed: "
-                            f"delete it (rm -rf {self.path} in {self.where.distro.name}), then "
-                            "try again")
+                    return tr("env.build.left_stays_wsl", self.language, target=self.shown,
+                              path=self.path, distro=self.where.distro.name)
                 state = self._claim()
         except (NoPython, BuildRefused) as exc:
-            return str(exc)
+            return exc.text.said(self.language)
         refused = refusal(state, self.shown)
-        return str(refused) if refused else None
+        return refused.text.said(self.language) if refused else None
 
     def _claim(self) -> str:
         answer = ask(self.where, "claim", self.path)
         if not (isinstance(answer, list) and len(answer) == 2 and isinstance(answer[0], str)):
-            raise NoPython(f"python3 in {self.where.distro.name} answered what TensorDeck "
-                           "cannot read")
+            raise NoPython("env.wsl.unreadable", distro=self.where.distro.name)
         if answer[0] == "error":
-            raise BuildRefused(f"cannot make {self.shown}: {answer[1]}")
+            raise BuildRefused("env.wsl.cannot_make", folder=self.shown, error=answer[1])
         return answer[0]
 
     def run(self, argv: tuple[str, ...], on_line: Callable[[str], None],
@@ -158,13 +158,14 @@ class WslFolder:
             raise OSError(f"cannot remove {PROOF} from {self.shown}")
 
     def remove(self) -> str:
-        """Remove what this build made; the truth about it, as the end of a sentence."""
+        """Remove what this build made; the truth about it, as the end of a sentence in the
+        plan's language."""
         with interrupts_held():
             removed = self._remove()
         if removed:
-            return f"{self.shown} was removed"
-        return (f"{self.shown} could not all be removed (a program still uses it?): delete it "
-                f"yourself (rm -rf {self.path} in {self.where.distro.name})")
+            return tr("env.removed", self.language, target=self.shown)
+        return tr("env.removed.not_all_wsl", self.language, target=self.shown, path=self.path,
+                  distro=self.where.distro.name)
 
     def _remove(self) -> bool:
         return self._run(["sh", "-c", _REMOVE, "sh", self.path, PROOF], REMOVE_TIMEOUT)

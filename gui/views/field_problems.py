@@ -7,7 +7,6 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from core.config import ConfigProblem
-from gui.i18n import core_text
 
 #: The forms' problem labels, by what they show: a field of the file, a group of them
 #: ("restart", "advanced"), or "" for what belongs to no field.
@@ -20,13 +19,13 @@ ADVANCED_KEYS = ("cluster_spec", "cross_device_ops", "run_dir")
 def problem_text(problem: ConfigProblem) -> str:
     """``problem`` on one line as the window says it: its place as the file names it, what is
     wrong in the window's language (core writes the catalogue's English)."""
-    return str(ConfigProblem(problem.where, core_text(problem.message)))
+    return str(ConfigProblem(problem.where, problem.said()))
 
 
 def field_of(problem: ConfigProblem) -> tuple[str, str]:
     """The problem label (one of PROBLEM_KEYS) that shows ``problem``, and its text there."""
     where = problem.where
-    message = core_text(problem.message)
+    message = problem.said()
     if where.startswith("tasks["):
         index = where[len("tasks["):].split("]")[0]
         field = where.split("]", 1)[1].lstrip(".")

@@ -141,8 +141,8 @@ class FindingCard(QFrame):
         head.addWidget(_dot(finding.severity))
         head.addWidget(_label(finding.title_in(), "cardTitle"), 1)
         layout.addLayout(head)
-        if finding.evidence:
-            evidence = _label(finding.evidence, "muted")
+        if finding.evidence:  # quoted output stays as it is; core's own words are said
+            evidence = _label(core_text(finding.evidence), "muted")
             evidence.setFont(monospace_font())
             layout.addWidget(evidence)
         for step in finding.steps:
