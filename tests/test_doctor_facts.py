@@ -695,6 +695,97 @@ def test_a_tf1_attribute_is_read_whatever_the_case_of_its_first_word(noise, word
     assert _ids(_around(noise, [line], []), tf_version="2.3.0")[0] == "tf1-api-on-tf2"
 
 
+# --- versions written number first, TensorFlow's module not found, a port used twice ---------
+
+NUMBER_FIRST = st.sampled_from([
+    ("CUDA/cuDNN version: {c}", False), ("CUDA/cuDNN version: {c}/{d}", True),
+    ("CUDA/cuDNN version\n{c} / {d}", True), ("CUDA / cuDNN version: {c} and {d}", True),
+    ("- CUDA/cuDNN version:  {c}.1, {d}.5", True), ("cuda/cudnn: v{c} + {d}", True),
+    ("{c} cuda / {d} cudnn", True), ("I use {c} CUDA with {d} cuDNN", True)])
+
+
+@SETTINGS
+@given(NUMBER_FIRST, st.sampled_from(["9.0", "10.0", "10.2", "11.2", "11.8", "12.3"]),
+       st.sampled_from(["7.6", "8.1", "8.9"]), NOISE, NOISE)
+def test_versions_written_number_first_are_read(form, cuda, cudnn, before, after):
+    """The issue template's "CUDA/cuDNN version: 10.0" (dev c357), its value on the next line,
+    and "10.2 cuda / 7.6 cudnn" (dev c356): the number before its component's name."""
+    sentence, has_cudnn = form
+    found = _facts(_around(before, [sentence.format(c=cuda, d=cudnn)], after))
+    assert found.cuda_stated == {cuda} and not found.cuda_wanted
+    assert found.cudnn_stated == ({cudnn} if has_cudnn else set())
+
+
+@pytest.mark.parametrize("text, cuda, cudnn", [
+    ("CUDA/cuDNN version: 8.1", set(), set()),  # no CUDA 8.1: a cuDNN in CUDA's place
+    ("cuDNN 7.6 cuda 10.1", {"10.1"}, {"7.6"}), ("cuda 10.1 cudnn", {"10.1"}, set()),
+    ("Ubuntu 20.04 cuda", set(), set()), ("requires 10.0 cuda", set(), set()),
+    ("Ubuntu 20.04\nCUDA/cuDNN version: N/A", set(), set())])
+def test_a_number_first_is_read_only_where_it_is_that_components(text, cuda, cudnn):
+    found = _facts(text)
+    assert found.cuda_stated == cuda and found.cudnn_stated == cudnn
+
+
+@SETTINGS
+@given(st.sampled_from([("2.1.0", "windows", "cudart64_101.dll"), ("2.3.0", "windows",
+                                                                    "cudart64_101.dll"),
+                        ("2.2.0", "linux", "libcudart.so.10.1"), ("1.13.1", "linux",
+                                                                  "libcublas.so.10.0")]),
+       st.sampled_from(["CUDA/cuDNN version: {v}", "CUDA/cuDNN version: {v} / 7.6",
+                        "{v} cuda / 7.6 cudnn", "CUDA/cuDNN version\n{v}/7"]),
+       st.sampled_from(["9.2", "10.2", "11.0", "11.4"]), NOISE)
+def test_a_cuda_stated_number_first_against_the_builds_is_a_mismatch(build, field, cuda, noise):
+    """The template's CUDA is not the one the release or the missing library wants (dev c356,
+    c357): the mismatch comes before "missing"."""
+    tf, platform, lib = build
+    text = _around(noise, [f"TensorFlow version: {tf}", field.format(v=cuda),
+                           f"Could not load dynamic library '{lib}'; dlerror: {lib} not found"],
+                   [])
+    assert _ids(text, platform=platform, tf_version=tf)[0] == "cuda-version-mismatch"
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["import tensorflow", ">>> import tensorflow as tf",
+                               "from tensorflow import keras", "import tensorflow as tf"]),
+       st.sampled_from(["Error: ModuleNotFoundError", "ModuleNotFoundError",
+                        "ImportError: No module named tensorflow.\"",
+                        "ModuleNotFoundError: No module named"]),
+       st.integers(0, 2))
+def test_tensorflows_import_failing_with_no_module_named_is_an_env_not_activated(
+        noise, statement, error, gap):
+    """The import, then an error that names no module (dev c355: "Error:
+    ModuleNotFoundError"), or "No module named tensorflow." ending a sentence (dev c380)."""
+    lines = [statement, *["  File \"<stdin>\", line 1, in <module>"] * gap, error]
+    assert _ids(_around(noise, lines, []))[0] == "conda-env-not-activated"
+
+
+@pytest.mark.parametrize("text", [
+    "import tensorflow as tf\nModuleNotFoundError: No module named 'keras'",
+    "import tensorflow as tf\nModuleNotFoundError                 Traceback (most recent call "
+    "last)\n----> 1 import cv2\nModuleNotFoundError: No module named 'cv2'",
+    "ModuleNotFoundError\nimport tensorflow as tf",
+    "import tensorflow as tf\n" + "Epoch 1/10\n" * 6 + "ModuleNotFoundError"])
+def test_a_module_error_about_another_module_or_far_away_is_not_tensorflows(text):
+    assert "conda-env-not-activated" not in _ids(text)[:1]
+
+
+@SETTINGS
+@given(st.sampled_from(["start_server is called twice per worker (with the same ports)",
+                        "both workers were given the same port 2222",
+                        "the server starts again on the same port and fails",
+                        "two tasks use the same host port", "训练时提示端口被占用",
+                        "端口已经被占用了怎么办"]), NOISE, NOISE)
+def test_a_port_used_twice_said_in_words_is_port_in_use(sentence, before, after):
+    """Two servers on one port, told in words (dev c385)."""
+    assert _ids(_around(before, [sentence], after))[0] == "port-in-use"
+
+
+@pytest.mark.parametrize("text", ["the ps and the worker use the same port number format",
+                                  "two GPUs were found", "use port 2222 twice as fast"])
+def test_a_port_or_twice_alone_is_not_port_in_use(text):
+    assert "port-in-use" not in _ids(text)
+
+
 # --- the real command, and linear reading -----------------------------------------------------
 
 def test_doctor_explain_reasons_from_facts_in_a_real_process(tmp_path):

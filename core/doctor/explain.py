@@ -182,6 +182,11 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"WSAEADDRINUSE|errno\"?:\s*(?:48|98)\b|\[Errno (?:48|98)\]"),
     _sig("port-in-use", 90, r"Failed to add port to server|Could not start gRPC server|"
          r"No address added out of total"),
+    # In words: two servers on one port ("called twice ... with the same ports", "both tasks
+    # use the same port"), "端口被占用".
+    _sig("port-in-use", 80, then(r"\b(?:twice|two|both|again)\b", r"\bsame (?:host ?)?ports?\b")
+         + "|" + then(r"\bsame (?:host ?)?ports?\b", r"\b(?:twice|two|both|again)\b")
+         + r"|端口\s*(?:已经?)?被占用|端口冲突"),
     # 10013 only as the error's code (WSAEACCES), never a bare number: "step 10013/20000".
     _sig("port-in-use", 88, r"forbidden by its access permissions|WSAEACCES|"
          r"(?:WinError|Errno|wsa_error\"?:|\berror(?: code)?:?|\berrno\"?:?)\s*10013\b|"

@@ -57,6 +57,18 @@ _CUDA_VERSION = re.compile(
     # nvcc --version: "Cuda compilation tools, release 10.2, V10.2.89".
     r"\brelease (\d{1,2}\.\d), V\d", re.IGNORECASE)
 _CUDNN_VERSION = re.compile(r"\bcudnn" + _JOIN + _CUDNN_NUMBER, re.IGNORECASE)
+# The same versions written the other way round: the issue template's field "CUDA/cuDNN
+# version" and its value on that line or the next ("10.0", "11.2/8", "10.2 and 7.6.5", a name
+# before each number is read by the patterns above), and a number before its component's name
+# ("10.2 cuda / 7.6 cudnn"), unless a version follows that name ("7.6 cuda 10.1" is CUDA 10.1).
+_CUDA_CUDNN_FIELD = re.compile(
+    r"\bcuda\s*/\s*cudnn(?:[ \t]+versions?)?[ \t]*(?:[:：][ \t]*)?(?:\n[ \t]*)?v?"
+    r"(\d{1,2}\.\d)(?!\d)(?:\.\d+)*"
+    r"(?:[ \t]*(?:/|,|\band\b|&|\+)[ \t]*v?(\d\.\d{1,2}(?!\d)|\d(?![\w.])))?", re.IGNORECASE)
+_FIELD_BEFORE = re.compile(r"\bcuda\s*/\s*$", re.IGNORECASE)
+_NUMBER_THEN_NAME = re.compile(
+    r"(?<![\w.])(\d{1,2}\.\d{1,2})(?!\d)(?:\.\d+)*[ \t]?(cudnn|cuda)(?!\w|\s*(?:[-_:v]\s*)?\d)",
+    re.IGNORECASE)
 # A version the text says is wanted, not had ("Download and install CUDA 9.0", TF 1.x's
 # "Could not find cuDNN 6").
 _WANTED_BEFORE = re.compile(r"(?:requires?|needs?|wants?|built (?:with|against|for)|"
@@ -178,6 +190,9 @@ def read_facts(ctx: TextContext) -> Facts:
     missing, named = _libraries(ctx)
     cuda_had, cuda_wanted = _versions_stated(ctx, _CUDA_VERSION)
     cudnn_had, cudnn_wanted = _versions_stated(ctx, _CUDNN_VERSION)
+    cuda_after, cudnn_after = _versions_before_names(ctx)
+    cuda_had |= cuda_after
+    cudnn_had |= cudnn_after
     return Facts(
         libraries_missing=missing,
         libraries_named=frozenset(named),
@@ -252,9 +267,41 @@ def _versions_stated(ctx: TextContext, rx: re.Pattern) -> tuple[set[str], set[st
             continue
         for m in rx.finditer(line):
             before, after = line[max(0, m.start() - 40):m.start()], line[m.end():m.end() + 24]
+            if _FIELD_BEFORE.search(before):
+                continue  # "CUDA/cuDNN version: 10.0": the template's CUDA, read number first
             said = wanted if _WANTED_BEFORE.search(before) or _WANTED_AFTER.match(after) else had
             said.add(next(g for g in m.groups() if g))
     return had, wanted
+
+
+def _versions_before_names(ctx: TextContext) -> tuple[set[str], set[str]]:
+    """CUDA and cuDNN versions the text states installed with the number first: the issue
+    template's "CUDA/cuDNN version" field (CUDA, then cuDNN), and "10.2 cuda / 7.6 cudnn". A
+    number a name-first pattern reads ("cuda 10.1 cudnn": 10.1 is CUDA's), one said wanted,
+    and a CUDA that no toolkit release has are left out."""
+    cuda: set[str] = set()
+    cudnn: set[str] = set()
+    for m in ctx.whole().finditer(_CUDA_CUDNN_FIELD):
+        if _CUDA_RELEASE.fullmatch(m.group(1)):
+            cuda.add(m.group(1))
+            if m.group(2):
+                cudnn.add(m.group(2))
+    for line in ctx.lines_matching(_NUMBER_THEN_NAME, MAX_LIBRARIES):
+        taken = {m.span(i) for rx in (_CUDA_VERSION, _CUDNN_VERSION) for m in rx.finditer(line)
+                 for i in range(1, (m.lastindex or 0) + 1) if m.group(i)}
+        for m in _NUMBER_THEN_NAME.finditer(line):
+            if m.span(1) in taken or _WANTED_BEFORE.search(line[max(0, m.start() - 40):m.start()]):
+                continue
+            if m.group(2).lower() == "cudnn":
+                cudnn.add(m.group(1))
+            elif _CUDA_RELEASE.fullmatch(m.group(1)):
+                cuda.add(m.group(1))
+    return cuda, cudnn
+
+
+# CUDA toolkits are 7.0-7.5, 8.0, 9.0-9.2, 10.0-10.2, 11.0-11.8, 12.x, 13.x: a "8.1" or "7.6"
+# in a CUDA's place is a cuDNN's.
+_CUDA_RELEASE = re.compile(r"7\.[05]|8\.0|9\.[0-2]|10\.[0-2]|11\.[0-8]|1[23]\.\d")
 
 
 def _listed_cuda_runtimes(ctx: TextContext) -> set[str]:

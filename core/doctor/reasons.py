@@ -46,7 +46,15 @@ _SELF_CHECK = re.compile(r"build_info\.(msvcp|cudnn|cudart|nvcuda)_dll_names?\b"
 _SELF_CHECK_CAUSE = {"msvcp": "missing-msvc-runtime", "cudnn": "missing-cudnn",
                      "cudart": "missing-cuda-runtime", "nvcuda": "no-nvidia-driver"}
 _SELF_CHECK_KIND = {"msvcp": "msvc", "cudnn": "cudnn", "cudart": "cuda", "nvcuda": "driver"}
-_NO_TF_MODULE = re.compile(r"No module named '?tensorflow'?(?![\w.])")
+# "No module named 'tensorflow'", "No module named tensorflow." (a sentence's full stop).
+_NO_TF_MODULE = re.compile(r"No module named '?tensorflow'?(?!\w|\.\w)")
+# The import, and on one of the next lines an error that names no module ("Error:
+# ModuleNotFoundError", "ModuleNotFoundError: No module named" cut short).
+_TF_IMPORT = re.compile(r"^(?:>>>\s*)?(?:import tensorflow|from tensorflow\b)")
+_BARE_NO_MODULE = re.compile(r"\bModuleNotFoundError\b(?!:\s*No module named\s*'?\w|\s+Traceback)|"
+                             r"No module named\s*$")
+#: Lines after ``import tensorflow`` where its error is looked for.
+IMPORT_ERROR_REACH = 4
 # TensorFlow's native module failed to import: a loader's or TF's words, or a traceback through
 # the module that loads it.
 _NATIVE_IMPORT = re.compile(r"DLL load failed|Failed to load the native TensorFlow runtime|"
@@ -217,10 +225,24 @@ def _memory_rules(ctx: TextContext, scores: Scores) -> None:
 def _module_rules(ctx: TextContext, scores: Scores) -> None:
     """``No module named 'tensorflow'``: installed in an env this Python is not (a conda env
     not activated, the usual case in real reports), or not installed at all."""
-    if lines := ctx.lines_matching(_NO_TF_MODULE, 1):
+    lines = ctx.lines_matching(_NO_TF_MODULE, 1) or _bare_no_module(ctx)
+    if lines:
         scores.add("conda-env-not-activated", 70, lines,
                    title=finding_title("conda-env-not-activated.no-module"))
         scores.add("tf-not-installed", 62, lines)
+
+
+def _bare_no_module(ctx: TextContext) -> list[str]:
+    """``import tensorflow``, then within a few lines a ModuleNotFoundError that names no
+    module: the module it could not find is TensorFlow."""
+    if not ctx.lines_matching(_BARE_NO_MODULE, 1):
+        return []
+    for i, line in enumerate(ctx.lines):
+        if _TF_IMPORT.search(line):
+            for after in ctx.lines[i + 1:i + 1 + IMPORT_ERROR_REACH]:
+                if _BARE_NO_MODULE.search(after):
+                    return [line, after]
+    return []
 
 
 def _self_check_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
