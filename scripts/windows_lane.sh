@@ -5,16 +5,21 @@
 #   scripts/windows_lane.sh            set up (cached), then run every check below
 #   scripts/windows_lane.sh setup      only set up the Windows Python(s)
 #   scripts/windows_lane.sh STAGE      one of: tests, gui, doctor, cudawheels, frozen, installer
-#                                      (gui, the window's tests, runs by hand only: not in `all`)
 #   scripts/windows_lane.sh shell CMD  run CMD with the lane's environment (wine, $WINPY ...)
 #
-# Checks, in order: the test suite under Windows CPython, the window's tests apart (the gui
-# stage: pytest-qt, Qt's offscreen platform; pytest's own pass/fail/skip line, every skip says why), the launcher
-# end to end (the lifecycle tests), the doctor against the real TensorFlow 2.10.1 Windows wheel
+# Checks: the test suite under Windows CPython (tests), the window's tests (gui: pytest-qt, Qt's
+# offscreen platform; pytest's own pass/fail/skip line, every skip says why), the launcher end to
+# end (the lifecycle tests), the doctor against the real TensorFlow 2.10.1 Windows wheel
 # (healthy, VCRUNTIME140_1.dll missing, MSVCP140_1.dll missing), the env-create pip-wheel plan
 # (cudart64_110.dll from nvidia-cuda-runtime-cu11 for TF 2.10), the PyInstaller build of
 # build_installer.spec with its tensordeck.exe and the window's tensordeck-gui.exe --smoke, and
 # the NSIS installer of that folder: built, installed silently, checked, run, uninstalled.
+# `all` runs two lines of stages side by side, each in a Windows machine of its own (a Wine
+# prefix, with its own wineserver) pinned to a CPU of its own: doctor, tests, cudawheels; and
+# frozen, gui, installer. The doctor hides DLLs from its prefix's System32, which nothing else
+# may see. Each line's output is printed whole once it has ended; any failed stage fails the lane.
+# The WSL tests (tests and gui) talk to the wsl.exe stand-in (scripts/windows_lane_wsl.sh), whose
+# Linux side trains in the Linux suite's .venv: CI makes it beside the lane, so they wait for it.
 #
 # Wine's own gaps are worked around here, never in the product (facts and sources:
 # shared/research/windows-under-wine.md):
@@ -35,7 +40,12 @@
 #     `pip install --target --platform win_amd64`, Windows-only dependencies named by hand;
 #   - `python -m venv` does not exist there: the tests that need one say so and skip;
 #   - Wine's CreateProcess now and then fails with ERROR_INTERNAL_ERROR (1359) under load: only
-#     then, the failed tests run once more.
+#     then, the failed tests run once more;
+#   - every Windows program talks to the wineserver in request/reply round trips, and on this
+#     2-CPU VM a reply that wakes a process on the other CPU can be slow: while the host was
+#     busy, a Python start took 0.3-0.8 s and a file open 4 ms, against 0.08 s and 0.3 ms with
+#     the wineserver and its programs on one CPU. So a line of stages runs pinned to one CPU,
+#     in a prefix of its own (one wineserver per prefix).
 # Not faults: the tests stage prints "wine: Unhandled page fault on read access to
 # 0000000000000000" twice; those are test_probe_crash_is_a_result and
 # test_task_crash_shows_its_windows_status_and_exits_125, whose child reads NULL on purpose
@@ -70,25 +80,39 @@ lane_stamp() {
     wine --version; } | sha256sum | cut -c1-16
 }
 
-export WINEPREFIX=$lane_home/prefix WINEARCH=win64 WINEDEBUG=-all
+export WINEARCH=win64 WINEDEBUG=-all
 # No Mono/Gecko install prompts; a crashing program exits instead of waiting in winedbg.
 export WINEDLLOVERRIDES="mscoree,mshtml=;winedbg.exe=d"
 # Qt's variables reach Windows programs only as WINEQT_* (Wine drops QT_* and renames these):
 # the offscreen platform (the `windows` one needs WinRT classes Wine lacks) with real fonts.
 export WINEQT_QPA_PLATFORM=offscreen WINEQT_QPA_FONTDIR='Z:\usr\share\fonts\truetype\dejavu'
-drive_c=$WINEPREFIX/drive_c
 wine_user=$(id -un)  # the profile's name in the prefix (C:\users\NAME)
-winpy_dir=$drive_c/py310        # the Python that runs TensorDeck and its tests
-tfpy_dir=$drive_c/tf310         # a second copy: the training interpreter, with TensorFlow
-WINPY='C:\py310\python.exe'
-TFPY='C:\tf310\python.exe'
+WINPY='C:\py310\python.exe'   # the Python that runs TensorDeck
+TFPY='C:\tf310\python.exe'    # a second copy: the training interpreter, with TensorFlow
+TESTPY='C:\py310tests\python.exe'  # the tests' own copy of C:\py310 (tests_python)
 export WINPY TFPY
+prefixes=("$lane_home/prefix" "$lane_home/prefix-2")  # the lines' Windows machines (run_all)
+
+use_prefix() {  # use_prefix DIR: the Wine prefix the next commands run in
+  export WINEPREFIX=$1
+  drive_c=$WINEPREFIX/drive_c
+  winpy_dir=$drive_c/py310
+  tfpy_dir=$drive_c/tf310
+  testpy_dir=$drive_c/py310tests
+}
+use_prefix "${prefixes[0]}"
+
+# pin_to_cpu N: this shell and what it starts (the wineserver too: it is started by the first
+# Windows program) run on CPU N (modulo the CPUs there are); see the list above.
+pin_to_cpu() { taskset -p -c $(($1 % $(nproc))) $BASHPID >/dev/null; }
+any_cpu() { taskset -c "0-$(($(nproc) - 1))" "$@"; }  # any_cpu CMD...: CMD on every CPU
 
 now() { date +%s; }
 pinned() { grep -i -m 1 "^${1//-/[-_]}==" "$pins" | cut -d= -f3; }  # pinned PACKAGE: its version
 say() { echo "windows-lane: $*"; }
 # Windows programs get pipes, never files (see above).
-wpy() { wine "$WINPY" "$@" 2>&1 | cat; return "${PIPESTATUS[0]}"; }
+win() { wine "$@" 2>&1 | cat; return "${PIPESTATUS[0]}"; }
+wpy() { win "$WINPY" "$@"; }
 
 apt_needs() {
   local missing=() pkg
@@ -163,7 +187,7 @@ setup() {
   fi
   local t0
   t0=$(now)
-  rm -rf "$WINEPREFIX" "$lane_home"/ready-*
+  rm -rf "${prefixes[@]}" "$lane_home"/ready-*
   mkdir -p "$lane_home"
   say "wine prefix"
   wineboot -i >/dev/null 2>&1
@@ -181,49 +205,77 @@ setup() {
   say "setup took $(($(now) - t0)) s"
 }
 
-# The tests' interpreter sees the training interpreter's TensorFlow 2.10.1 and TensorDeck's
-# source tree (as the Linux suite's .venv has tensorflow-cpu and TensorDeck installed with
-# `pip install -e`: tests run `python -m core` from other folders), through a .pth file that
-# only the test stage puts there: the PyInstaller build must see what a user's build machine
-# has, not TensorFlow's numpy.
-tf_pth=$winpy_dir/Lib/site-packages/tensordeck-tests.pth
-tf_visible() {
-  if [ "$1" = on ]; then printf '%s\r\n' 'C:\tf310\Lib\site-packages' "Z:${root//\//\\}" >"$tf_pth"
-  else rm -f "$tf_pth"; fi
+# second_prefix: the second line's Windows machine, made as setup makes the first (wineboot,
+# the user folders, the shim) once per setup; its interpreters are the first prefix's folders
+# as hard links (seconds, no space): nothing rewrites their files in place (Python replaces its
+# bytecode files whole), unlike Wine's own registry files, which each prefix has.
+second_prefix() {
+  local stamp
+  stamp=$(lane_stamp)
+  [ -f "${prefixes[1]}/ready-$stamp" ] && return
+  rm -rf "${prefixes[1]}"
+  (
+    use_prefix "${prefixes[1]}"
+    wineboot -i >/dev/null 2>&1
+    own_user_folders
+    build_bcrypt_shim
+    cp -al "${prefixes[0]}/drive_c/py310" "$winpy_dir"
+    cp -al "${prefixes[0]}/drive_c/tf310" "$tfpy_dir"
+    wineserver -k 2>/dev/null || true  # started by wineboot, on any CPU
+  )
+  touch "${prefixes[1]}/ready-$stamp"
+}
+
+# tests_python: the tests' own interpreter in this prefix, a copy of C:\py310 made of hard links
+# that also sees the training interpreter's TensorFlow 2.10.1 and TensorDeck's source tree,
+# through a .pth file only it holds (as the Linux suite's .venv has tensorflow-cpu and
+# TensorDeck installed with `pip install -e`: tests run `python -m core` from other folders).
+# C:\py310 never sees TensorFlow: the PyInstaller build must see what a user's build machine
+# has, not TensorFlow's numpy, and no killed test run can leave TensorFlow visible to it.
+tests_python() {
+  [ -d "$testpy_dir" ] || cp -al "$winpy_dir" "$testpy_dir"
+  local pth=$testpy_dir/Lib/site-packages/tensordeck-tests.pth
+  rm -f "$pth"  # then written as a file of its own, never through a link into C:\py310
+  printf '%s\r\n' 'C:\tf310\Lib\site-packages' "Z:${root//\//\\}" >"$pth"
+}
+
+# pe_fixtures: real PE files for the dependency-walk tests, built here with mingw (a Linux
+# program that Windows Python cannot start), once for the lines side by side.
+pe_fixtures() {
+  python3 -m tests.pe_fixtures "$lane_home/pe-fixtures" >/dev/null
+  export TENSORDECK_PE_FIXTURES="Z:$lane_home/pe-fixtures"
 }
 
 stage_tests() {
-  say "not run here: tests/test_gui_* (the gui stage: scripts/windows_lane.sh gui; ~14 min, which would double the lane's time in CI)"
+  tests_python
   lane_pytest --ignore-glob='tests/test_gui_*' tests
 }
 
-# The window's tests (pytest-qt, offscreen through WINEQT_QPA_PLATFORM): by hand, not in CI yet.
+# The window's tests (pytest-qt, offscreen through WINEQT_QPA_PLATFORM).
 stage_gui() {
+  tests_python
   lane_pytest tests/test_gui_*.py
 }
 
-lane_pytest() {  # lane_pytest PYTEST-ARGS...: the suite's tests under Windows CPython
-  say "tests under Windows CPython $(wpy -c 'import platform, sys; print(sys.version.split()[0], platform.platform())')"
+# lane_pytest PYTEST-ARGS...: the suite's tests under Windows CPython; the files of a run (its
+# output, pytest's cache for --last-failed) in $lane_home/pytest/STAGE, one folder per stage
+# (stages run side by side).
+lane_pytest() {
+  local out=$lane_home/pytest/${stage:-shell} rc=0
+  rm -rf "$out" && mkdir -p "$out"
+  wsl_standin_up || return 1
+  say "tests under Windows CPython $(win "$TESTPY" -c 'import platform, sys; print(sys.version.split()[0], platform.platform())')"
   say "not run here: tests marked tf (multi-process TensorFlow training crashes inside Wine's ntdll after ~50 steps; plain Python tasks are reliable)"
-  # Real PE files for the dependency-walk tests, built here with mingw (a Linux program that
-  # Windows Python cannot start).
-  python3 -m tests.pe_fixtures "$lane_home/pe-fixtures" >/dev/null
-  export TENSORDECK_PE_FIXTURES="Z:$lane_home/pe-fixtures"
-  # A killed lane must not leave TensorFlow visible to the next PyInstaller build.
-  trap 'tf_visible off' EXIT
-  tf_visible on
-  local rc=0 out=$lane_home/pytest-output.txt
-  local pytest_args=(-q -o "cache_dir=Z:$lane_home/pytest-cache" -m "not tf" --timeout 180 -rs)
-  wpy -m pytest "${pytest_args[@]}" "$@" | tee "$out" || rc=$?
+  local pytest_args=(-q -o "cache_dir=Z:$out/cache" -m "not tf" --timeout 180 -rs)
+  win "$TESTPY" -m pytest "${pytest_args[@]}" --durations=15 "$@" | tee "$out/output.txt" || rc=$?
   # Wine's CreateProcess now and then fails with ERROR_INTERNAL_ERROR (1359) under load, which
   # Windows does not: only then, and only the failed tests, run once more.
-  if [ $rc -ne 0 ] && grep -q "WinError 1359" "$out"; then
+  if [ $rc -ne 0 ] && grep -q "WinError 1359" "$out/output.txt"; then
     say "Wine's CreateProcess failed with ERROR_INTERNAL_ERROR (1359), a Wine fault: the failed tests run once more"
     rc=0
-    wpy -m pytest "${pytest_args[@]}" --last-failed "$@" || rc=$?
+    win "$TESTPY" -m pytest "${pytest_args[@]}" --last-failed "$@" || rc=$?
   fi
-  tf_visible off
-  trap - EXIT
+  wsl_standin_down
   return $rc
 }
 
@@ -297,7 +349,11 @@ PY
 stage_frozen() {
   local dist=$lane_home/dist work=$lane_home/build
   say "PyInstaller build of build_installer.spec (the window with PySide6 $(pinned PySide6-Essentials))"
-  tf_visible off  # a killed test stage may have left it: the build must not see TensorFlow
+  # Only the tests' copy of the interpreter sees TensorFlow: the build sees what a user's does.
+  if ! wpy -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('tensorflow') is not None)"; then
+    say "FAIL: $WINPY sees TensorFlow (a .pth file in its site-packages?): the build would bundle it"
+    return 1
+  fi
   rm -rf "$dist" "$work"
   local t0
   t0=$(now)
@@ -374,7 +430,7 @@ stage_installer() {
   rm -rf "$out" && mkdir -p "$out"
   local t0
   t0=$(now)
-  makensis -V2 -DAppVersion="$version" -DAppDir="$app" -DOutDir="$out" \
+  any_cpu makensis -V2 -DAppVersion="$version" -DAppDir="$app" -DOutDir="$out" \
     resources/installer/tensordeck.nsi >"$out/makensis.txt" 2>&1 \
     || { cat "$out/makensis.txt"; say "FAIL: makensis"; return 1; }
   local setup="$out/TensorDeck-$version-setup.exe"
@@ -429,14 +485,16 @@ installed_programs() {
   gui_smoke "$1\tensordeck-gui.exe"
 }
 
-# Windows processes of this lane's prefix still running (not other people's Wine programs on the
-# same machine): a process is the lane's when its environment names the lane's WINEPREFIX.
+# Windows processes of this lane's prefixes still running (not other people's Wine programs on
+# the same machine): a process is the lane's when its environment names a lane's WINEPREFIX.
 no_leftovers() {
-  local pid stat args left=""
+  local pid stat args left="" prefix
+  local names=()
+  for prefix in "${prefixes[@]}"; do names+=(-e "WINEPREFIX=$prefix"); done
   while read -r pid stat args; do
     # A zombie is an exited Wine process not yet reaped by its Linux parent.
     [[ $stat == Z* ]] && continue
-    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "WINEPREFIX=$WINEPREFIX" \
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "${names[@]}" \
       && left+="$pid $args"$'\n'
   done < <(ps -eo pid=,stat=,args= | grep -E 'python\.exe|tensordeck(-gui)?\.exe|setup\.exe|Au_\.exe' \
            | grep -v -e grep)
@@ -445,24 +503,65 @@ no_leftovers() {
     printf '%s' "$left"
     return 1
   fi
-  say "PASS: no python.exe, tensordeck.exe or installer left running in the lane's prefix"
+  say "PASS: no python.exe, tensordeck.exe or installer left running in the lane's prefixes"
 }
 
+# run_stage STAGE: the stage, timed; a failed one is added to the file $failed (stages run in
+# background jobs, which cannot change their parent's variables).
+run_stage() {
+  local stage=$1 s0
+  s0=$(now)
+  "stage_$stage" || echo "$stage" >>"$failed"
+  say "stage $stage: $(($(now) - s0)) s"
+}
+
+# side_by_side "STAGE..."...: each argument a line of stages run one after another, line i in
+# prefix i pinned to CPU i, the lines at once; each line's output is printed whole, in the order
+# given, once it has ended. Interrupted, the lines and every Windows process of the lane's
+# prefixes end too.
+side_by_side() {
+  local logs=$lane_home/logs line i=0
+  local -a pids=()
+  rm -rf "$logs" && mkdir -p "$logs"
+  trap 'kill "${pids[@]}" 2>/dev/null; stop_prefixes; exit 130' INT TERM
+  for line in "$@"; do
+    (
+      pin_to_cpu "$i"
+      use_prefix "${prefixes[$i]}"
+      for stage in $line; do run_stage "$stage"; done
+    ) >"$logs/$i.txt" 2>&1 &
+    pids+=($!)
+    i=$((i + 1))
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || true
+    cat "$logs/$i.txt"
+  done
+  trap - INT TERM
+}
+
+stop_prefixes() {  # every Windows process of the lane's prefixes ends (Wine's own too)
+  local prefix
+  for prefix in "${prefixes[@]}"; do WINEPREFIX=$prefix wineserver -k 2>/dev/null || true; done
+}
+
+# wsl_standin_up / wsl_standin_down: the wsl.exe stand-in the WSL tests talk to.
+. scripts/windows_lane_wsl.sh
+
 run_all() {
-  local t0 failed=() stage
+  local t0 failed=$lane_home/failed
   t0=$(now)
   setup
-  for stage in tests doctor cudawheels frozen installer; do
-    local s0
-    s0=$(now)
-    "stage_$stage" || failed+=("$stage")
-    say "stage $stage: $(($(now) - s0)) s"
-  done
-  no_leftovers || failed+=("leftovers")
-  wineserver -k 2>/dev/null || true  # Wine's own processes end with the lane
+  second_prefix
+  pe_fixtures
+  rm -f "$failed"
+  stop_prefixes  # a wineserver that setup started runs on any CPU
+  side_by_side "doctor tests cudawheels" "frozen gui installer"
+  no_leftovers || echo leftovers >>"$failed"
+  stop_prefixes
   say "took $(($(now) - t0)) s"
-  if [ ${#failed[@]} -gt 0 ]; then
-    say "FAILED: ${failed[*]}"
+  if [ -s "$failed" ]; then
+    say "FAILED: $(paste -sd ' ' "$failed")"
     return 1
   fi
   say "all stages passed"
@@ -470,8 +569,9 @@ run_all() {
 
 case "${1:-all}" in
   setup) setup ;;
-  shell) shift; setup >/dev/null; "$@" ;;
+  shell) shift; setup >/dev/null; pe_fixtures; tests_python; pin_to_cpu 0; "$@" ;;
   all) run_all ;;
-  tests|gui|doctor|cudawheels|frozen|installer) setup; "stage_$1" ;;
+  tests|gui) setup; pe_fixtures; pin_to_cpu 0; stage=$1 "stage_$1" ;;
+  doctor|cudawheels|frozen|installer) setup; pin_to_cpu 0; "stage_$1" ;;
   *) echo "usage: scripts/windows_lane.sh [setup | tests | gui | doctor | cudawheels | frozen | installer | shell CMD...]" >&2; exit 2 ;;
 esac

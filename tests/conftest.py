@@ -150,18 +150,26 @@ def wsl_standin(tmp_path_factory):
     yield from session_standin(tmp_path_factory)
 
 
+def user_state_env(home: Path) -> dict[str, str]:
+    """The variables that put the user's settings, caches, data and documents under ``home``
+    (for the tests' own children that outlive a test's monkeypatch: module fixtures)."""
+    return {
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_DOCUMENTS_DIR": str(home / "documents"),
+        # platformdirs on Windows reads the known folders, not XDG_*: its own override variables.
+        "WIN_PD_OVERRIDE_APPDATA": str(home / "appdata"),
+        "WIN_PD_OVERRIDE_LOCAL_APPDATA": str(home / "localappdata"),
+        "WIN_PD_OVERRIDE_PERSONAL": str(home / "documents"),
+    }
+
+
 @pytest.fixture(autouse=True)
 def _no_user_state(tmp_path_factory, monkeypatch):
     """Keep tests away from the real user's settings and caches."""
-    home = tmp_path_factory.mktemp("xdg")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
-    monkeypatch.setenv("XDG_DOCUMENTS_DIR", str(home / "documents"))
-    # platformdirs on Windows reads the known folders, not XDG_*: its own override variables.
-    monkeypatch.setenv("WIN_PD_OVERRIDE_APPDATA", str(home / "appdata"))
-    monkeypatch.setenv("WIN_PD_OVERRIDE_LOCAL_APPDATA", str(home / "localappdata"))
-    monkeypatch.setenv("WIN_PD_OVERRIDE_PERSONAL", str(home / "documents"))
+    for name, value in user_state_env(tmp_path_factory.mktemp("xdg")).items():
+        monkeypatch.setenv(name, value)
     yield
 
 

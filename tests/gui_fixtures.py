@@ -3,6 +3,10 @@ a main window on recorded NVML answers, and waiting for a run started from the w
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,7 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gui.settings import Settings
+from tests.conftest import user_state_env
 from tests.nvml_replay import ReplayNvml
 
 
@@ -25,6 +30,46 @@ def settings(tmp_path: Path) -> Settings:
 def h200_nvml() -> ReplayNvml:
     """Two H200s, as NVML answered on a Linux GPU machine."""
     return ReplayNvml.load("h200x2_linux")
+
+
+def probe_file(env: Mapping[str, str]) -> Path:
+    """The file of this interpreter's cached probe, for a process with the user-state
+    variables of ``env`` (tests.conftest.user_state_env)."""
+    from core.interpreters.probe import cache_file
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        return cache_file(sys.executable)
+
+
+@pytest.fixture(scope="session")
+def probed_once(tmp_path_factory) -> Path:
+    """This interpreter's probe, TensorFlow's import included, made once a session (a real
+    probe, in a child): the cached answer a check of this machine reads. Without it every
+    check imports TensorFlow again in a fresh cache, ~25 s of CPU each under Wine."""
+    from core.interpreters.probe import cached_probe
+
+    env = user_state_env(tmp_path_factory.mktemp("probed"))
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        assert cached_probe(sys.executable).python_version
+    return probe_file(env)
+
+
+def seed_probe(probed: Path, env: Mapping[str, str]) -> None:
+    """Put ``probed`` (probed_once) into the user cache of a process with ``env``, as after
+    the user's first check of this machine."""
+    target = probe_file(env)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(probed, target)
+
+
+@pytest.fixture
+def this_python_probed(probed_once: Path) -> None:
+    """The test's own user cache holds this interpreter's probe (probed_once)."""
+    seed_probe(probed_once, os.environ)
 
 
 @pytest.fixture(autouse=True)

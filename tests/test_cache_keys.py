@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pydantic
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,21 +79,34 @@ def test_an_edit_of_any_checking_code_gives_a_new_stamp(tmp_path):
     assert len(stamps) == 4
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.data())
-def test_any_changed_byte_of_any_module_changes_the_digest(tmp_path_factory, data):
+@pytest.fixture(scope="module")
+def core_copy(tmp_path_factory) -> tuple[Path, str]:
+    """One copy of the core and its digest, shared by the examples below: each example puts
+    back what it changed (a copy per example cost a minute under Wine)."""
     root = tmp_path_factory.mktemp("checkout")
     shutil.copytree(REPO / "core", root / "core", ignore=shutil.ignore_patterns("__pycache__"))
-    base = tree_digest(root / "core", ".py")
-    modules = sorted(p for p in (root / "core").rglob("*.py") if p.stat().st_size)
+    return root / "core", tree_digest(root / "core", ".py")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_any_changed_byte_of_any_module_changes_the_digest(core_copy, data):
+    core, base = core_copy
+    modules = sorted(p for p in core.rglob("*.py") if p.stat().st_size)
     path = data.draw(st.sampled_from(modules))
     original = path.read_bytes()
     text = bytearray(original)
     at = data.draw(st.integers(0, len(text) - 1))
     text[at] = data.draw(st.integers(0, 255).filter(lambda b: b != original[at]))
-    path.write_bytes(bytes(text))
-    assert tree_digest(root / "core", ".py") != base
-    path.write_bytes(original)
-    assert tree_digest(root / "core", ".py") == base
-    path.rename(path.with_name("renamed_" + path.name))  # a module's name counts too
-    assert tree_digest(root / "core", ".py") != base
+    renamed = path.with_name("renamed_" + path.name)
+    try:
+        path.write_bytes(bytes(text))
+        assert tree_digest(core, ".py") != base
+        path.write_bytes(original)
+        assert tree_digest(core, ".py") == base
+        path.rename(renamed)  # a module's name counts too
+        assert tree_digest(core, ".py") != base
+    finally:  # the next example starts from the same tree
+        if renamed.exists():
+            renamed.rename(path)
+        path.write_bytes(original)

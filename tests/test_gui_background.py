@@ -13,11 +13,16 @@ from tests.conftest import REPO
 
 pytest.importorskip("PySide6")
 
+pytest_plugins = ["tests.gui_fixtures"]
+
 
 @pytest.mark.timeout(660)  # its child's own limit (600 s), not the suite's: slow under Wine
-def test_every_background_action_repeated_and_interleaved_neither_crashes_nor_warns(tmp_path):
+def test_every_background_action_repeated_and_interleaved_neither_crashes_nor_warns(
+        tmp_path, this_python_probed):
     """tests/gui_storm.py in a child: a crash (exit 139) or any Qt warning (abort) fails here,
-    with the fault handler's traceback of every thread in the message."""
+    with the fault handler's traceback of every thread in the message. The child's user cache
+    (this test's) holds this interpreter's probe, as after a user's first check: the storm is
+    about object lifetimes, and a first TensorFlow import would only add ~25 s under Wine."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONFAULTHANDLER": "1"}
     done = subprocess.run([sys.executable, "-m", "tests.gui_storm", str(tmp_path), "10"],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=600)

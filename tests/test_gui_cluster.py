@@ -248,7 +248,8 @@ def test_a_config_of_wrong_shapes_opens_with_core_s_problems_and_saves_unchanged
     assert json.loads(path.read_text()) == data
 
 
-def test_visiting_the_machine_view_changes_nothing_in_the_config(qtbot, window, tmp_path):
+def test_visiting_the_machine_view_changes_nothing_in_the_config(qtbot, window, tmp_path,
+                                                                 this_python_probed):
     (tmp_path / "train.py").write_text("print('x')\n")
     path = tmp_path / "job.json"
     data = {"name": "t", "strategy": "parameter_server", "script": "train.py",
@@ -325,7 +326,8 @@ def test_the_status_says_what_validate_says_about_interpreters_and_ports(qtbot, 
     assert cluster.problems == [] and cluster.status.text().startswith("Valid")
 
 
-def test_use_for_this_job_on_a_machine_card_sets_the_jobs_interpreter(qtbot, window, tmp_path):
+def test_use_for_this_job_on_a_machine_card_sets_the_jobs_interpreter(qtbot, window, tmp_path,
+                                                                       this_python_probed):
     """The Machine view's check, then a click on an interpreter card's "Use for this job": the
     Cluster view shows that interpreter for the open job, which is now unsaved."""
     from gui.views.machine import InterpreterCard

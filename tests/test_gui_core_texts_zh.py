@@ -34,7 +34,7 @@ def no_driver() -> ReplayNvml:
     return ReplayNvml({"init_error": "LIBRARY_NOT_FOUND", "system": {}, "devices": []})
 
 
-def test_the_gpu_card_says_there_is_no_driver_in_chinese(qtbot, chinese):
+def test_the_gpu_card_says_there_is_no_driver_in_chinese(qtbot, chinese, this_python_probed):
     """"Check again" clicked on a machine without the NVIDIA driver: the card says what NVML
     said, and what to do, in Chinese."""
     from core.messages import CATALOGUE

@@ -15,9 +15,13 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, user_state_env
 
 pytest.importorskip("PySide6")
+
+from tests.gui_fixtures import seed_probe
+
+pytest_plugins = ["tests.gui_fixtures"]
 
 #: (name, screen width, height, QT_SCALE_FACTOR, language)
 SCREENS = (("1024x700", 1024, 700, "1", "en"), ("1024x700-150", 1024, 700, "1.5", "en"),
@@ -26,15 +30,19 @@ SCREENS = (("1024x700", 1024, 700, "1", "en"), ("1024x700-150", 1024, 700, "1.5"
 
 
 @pytest.fixture(scope="module", params=SCREENS, ids=[s[0] for s in SCREENS])
-def seen(request, tmp_path_factory) -> dict:
+def seen(request, tmp_path_factory, probed_once) -> dict:
     name, width, height, scale, language = request.param
     folder = tmp_path_factory.mktemp(name)
+    # The child's own user state (a module fixture runs outside the tests' monkeypatch), whose
+    # cache holds this interpreter's probe: the Machine page shows a finished check.
+    user = user_state_env(folder / "user")
+    seed_probe(probed_once, user)
     screen = folder / "screen.json"  # the offscreen platform's one screen
     screen.write_text(json.dumps({"screens": [{"name": name, "x": 0, "y": 0, "width": width,
                                                "height": height, "logicalDpi": 96,
                                                "dpr": 1}]}))
     # Qt splits platform arguments at ":": the file is named relative to the child's folder.
-    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen.name}",
+    env = {**os.environ, **user, "QT_QPA_PLATFORM": f"offscreen:configfile={screen.name}",
            "QT_SCALE_FACTOR": scale, "HOME": str(folder),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     out = folder / "seen.json"

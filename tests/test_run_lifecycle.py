@@ -17,7 +17,7 @@ import pytest
 
 from core.events import RunStatus
 from core.history import read_run
-from core.wintree import IS_WINDOWS, WindowsTree
+from core.wintree import IS_WINDOWS
 from tests.conftest import (
     EXAMPLES,
     REPO,
@@ -26,6 +26,7 @@ from tests.conftest import (
     tensordeck,
     wait_no_leftovers,
 )
+from tests.launcher import Launcher
 
 #: The exit code of a Python task stopped gracefully without a handler of its own: SIGTERM on
 #: POSIX; on Windows TensorDeck's stop event raises KeyboardInterrupt, and Python exits with
@@ -231,7 +232,7 @@ def test_kill_9_of_a_tensorflow_worker_mid_run_restarts_it_and_the_run_succeeds(
                        {"role": "ps", "gpus": []}]  # a free port, not the example's 23100
     path = tmp_path / "quickstart.json"
     path.write_text(json.dumps(config))
-    launcher = _Launcher(path)
+    launcher = Launcher(path)
     run_dir = _wait_for_log(path, "chief-0", "step 100/2000")
     victim = next(t for t in read_summary(run_dir)["tasks"] if t["task"] == "worker:0")
     psutil.Process(victim["pid"]).kill()  # SIGKILL; TerminateProcess on Windows
@@ -358,29 +359,6 @@ print("chief done")
     assert not wait_no_leftovers(only_run_dir(config))
 
 
-class _Launcher:
-    """``tensordeck --run`` in a child, stopped as its platform stops it: signals on POSIX, the
-    stop event on Windows (the launcher listens to it as its tasks do: core.wintree)."""
-
-    def __init__(self, config) -> None:
-        argv = [sys.executable, "-m", "core", "--run", str(config)]
-        pipes = dict(cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.tree = WindowsTree(argv, dict(os.environ), **pipes) if IS_WINDOWS else None
-        self.proc = self.tree.popen if self.tree else subprocess.Popen(argv, **pipes)
-
-    def stop(self, sig: int) -> None:
-        if self.tree:
-            self.tree.stop()
-        else:
-            self.proc.send_signal(sig)
-
-    def finish(self, timeout: float = 30) -> tuple[int, str]:
-        out, _ = self.proc.communicate(timeout=timeout)
-        if self.tree:
-            self.tree.close()
-        return self.proc.returncode, out.decode(errors="replace")
-
-
 def _wait_for_tasks(config, count: int, timeout: float = 30) -> None:
     """Wait until ``count`` tasks of the run have printed something (reading their logs)."""
     deadline = time.monotonic() + timeout
@@ -427,7 +405,7 @@ time.sleep(600)
 )
 def test_ctrl_c_and_sigterm_stop_everything(job, sig, code):
     config = job(HANG)
-    launcher = _Launcher(config)
+    launcher = Launcher(config)
     _wait_for_tasks(config, 3)
     launcher.stop(sig)
     returncode, out = launcher.finish()
@@ -510,7 +488,7 @@ def test_a_stop_runs_the_tasks_own_handlers(job):
     """A graceful stop lets a task save its work: its SIGTERM handler runs (on Windows too,
     where no signal can reach a task without a shared console), or its finally and atexit."""
     config = job(TRAPS_THE_STOP, stop_grace_seconds=20)
-    launcher = _Launcher(config)
+    launcher = Launcher(config)
     _wait_for_tasks(config, 3)
     launcher.stop(signal.SIGTERM)
     returncode, out = launcher.finish()
@@ -546,7 +524,7 @@ def test_the_summary_says_what_runs_now_and_a_killed_launcher_is_abandoned(job):
     pid; History says running while the launcher lives and abandoned after its kill -9, and
     the kill leaves no process behind."""
     config = job(HANG)
-    launcher = _Launcher(config)
+    launcher = Launcher(config)
     _wait_for_tasks(config, 3)
     run_dir = only_run_dir(config)
     summary = _wait_for_summary(run_dir, lambda s: s["launcher"]["started_at"])
@@ -576,7 +554,7 @@ time.sleep(600)
 """
     config = job(script, strategy="multi_worker_mirrored", tasks=[{"role": "worker", "count": 2}],
                  restart={"policy": "on_failure", "max_restarts": 1, "backoff_seconds": 600})
-    launcher = _Launcher(config)
+    launcher = Launcher(config)
     _wait_for_tasks(config, 1)
     run_dir = only_run_dir(config)
 

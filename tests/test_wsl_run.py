@@ -15,10 +15,10 @@ import time
 import uuid
 from pathlib import Path
 
-import psutil
 import pytest
 
 from tests.conftest import REPO
+from tests.launcher import Launcher
 
 IS_WINDOWS = sys.platform == "win32"
 DISTRO = "Ubuntu-22.04"
@@ -88,8 +88,7 @@ def test_every_task_runs_inside_the_distribution_and_writes_this_machines_run_fo
         assert json.loads(seen["TF_CONFIG"])["task"] == {"type": "worker", "index": index}
         linux_run_dir = seen["TENSORDECK_RUN_DIR"]
         assert seen["argv"] == [f"--out={linux_run_dir}/x"]
-        assert wsl_standin.local(linux_run_dir) == wsl_standin.local(str(run_dir)) or \
-            Path(wsl_standin.local(linux_run_dir)).samefile(run_dir)
+        assert wsl_standin.local(linux_run_dir).samefile(run_dir)
         assert (run_dir / f"worker-{index}.txt").read_text() == "written inside WSL"
     resolved = json.loads((run_dir / "config.json").read_text())
     assert [t["argv"][0] for t in resolved["tasks"]] == [
@@ -105,24 +104,34 @@ def test_dry_run_shows_the_commands_inside_the_distribution(tmp_path, wsl_standi
     assert not (tmp_path / "job" / "runs").exists()
 
 
-def _processes_with(marker: str) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter(["cmdline", "environ"]):
-        try:
-            if any(marker in part for part in proc.info["cmdline"] or []) or \
-                    marker in (proc.info["environ"] or {}).get("TD_MARKER", ""):
-                found.append(proc)
-        except (psutil.Error, TypeError):
-            continue
-    return found
+#: Run inside the distribution: the pids whose environment holds TD_MARKER=argv[1].
+MARKED = """
+import os, sys
+want = ("TD_MARKER=" + sys.argv[1]).encode()
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            if want in f.read().split(b"\\0"):
+                print(pid)
+    except OSError:
+        pass
+"""
 
 
-@pytest.mark.skipif(IS_WINDOWS, reason="kill -9 of the launcher: the POSIX signal")
+def _running_inside(standin, marker: str) -> list[str]:
+    """The processes of the distribution with ``marker``, asked there as a user would ask WSL
+    (``wsl.exe -d DISTRO -e python3 ...``): Windows' own process list does not hold them."""
+    done = standin.run("-d", DISTRO, "-e", "python3", "-c", MARKED, marker)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.decode().split()
+
+
 def test_a_launcher_killed_outright_leaves_nothing_running_in_the_distribution(
         tmp_path, wsl_standin):
-    """kill -9 of the launcher: its watchdog ends the stand-in's tree (wsl.exe with it); real
-    wsl.exe leaves the Linux process running, so the agent ends the task tree when its stdin
-    closes (the stand-in's server does exactly what WSL does: it closes stdin, kills nothing)."""
+    """The launcher killed outright (kill -9; TerminateProcess on Windows): its watchdog (its
+    job object on Windows) ends the stand-in's tree, wsl.exe with it; real wsl.exe leaves the
+    Linux process running, so the agent ends the task tree when its stdin closes (the
+    stand-in's server does exactly what WSL does: it closes stdin, kills nothing)."""
     marker = uuid.uuid4().hex
     job = _job(tmp_path / "job", wsl_standin, SERVE, env={"TD_MARKER": marker})
     env = {**os.environ, **wsl_standin.environ()}
@@ -131,16 +140,16 @@ def test_a_launcher_killed_outright_leaves_nothing_running_in_the_distribution(
                                 stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 120
-        while not _processes_with(marker):
+        while not _running_inside(wsl_standin, marker):
             assert time.monotonic() < deadline, "the task never started in the distribution"
             assert launcher.poll() is None, launcher.communicate()[0]
-            time.sleep(0.2)
-        launcher.send_signal(signal.SIGKILL)
+            time.sleep(0.5)
+        launcher.kill()
         launcher.wait(30)
-        deadline = time.monotonic() + 30
-        while (left := _processes_with(marker)) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not left, [p.info["cmdline"] for p in left]
+        deadline = time.monotonic() + 60
+        while (left := _running_inside(wsl_standin, marker)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not left
     finally:
         if launcher.poll() is None:
             launcher.kill()
@@ -148,23 +157,21 @@ def test_a_launcher_killed_outright_leaves_nothing_running_in_the_distribution(
 
 
 def test_a_stop_is_the_tasks_own_sigterm(tmp_path, wsl_standin):
-    """SIGTERM to the launcher (a window's Stop): the task's handler runs inside the
-    distribution, the run ends as stopped (143), the log keeps the task's last words."""
+    """A stop of the launcher (SIGTERM; the stop event on Windows: a window's Stop): the
+    task's SIGTERM handler runs inside the distribution, the run ends as stopped (143), the
+    log keeps the task's last words."""
     job = _job(tmp_path / "job", wsl_standin, SERVE)
     run_dir = tmp_path / "run"
     env = {**os.environ, **wsl_standin.environ()}
-    argv = [sys.executable, "-m", "core", "--run", str(job), "--run-dir", str(run_dir),
-            "--no-doctor"]
-    launcher = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
+    launcher = Launcher(job, "--run-dir", str(run_dir), "--no-doctor", env=env)
     log = run_dir / "logs" / "worker-0.log"
     deadline = time.monotonic() + 120
     while not (log.exists() and "serving" in log.read_text()):
-        assert time.monotonic() < deadline and launcher.poll() is None, launcher.communicate()
+        assert time.monotonic() < deadline and launcher.proc.poll() is None, launcher.finish()
         time.sleep(0.2)
-    launcher.send_signal(signal.SIGINT if IS_WINDOWS else signal.SIGTERM)
-    out, _ = launcher.communicate(timeout=60)
-    assert launcher.returncode == 143, out
+    launcher.stop(signal.SIGTERM)
+    returncode, out = launcher.finish(timeout=60)
+    assert returncode == 143, out
     assert "graceful stop" in log.read_text()
 
 

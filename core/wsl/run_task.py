@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from typing import IO
 
 from core.exitcodes import launcher_exit_code
@@ -47,6 +48,23 @@ def _stop_on_signals(stdin: IO[bytes]) -> None:
     listen_for_windows_stop()
 
 
+def _relay(source: IO[bytes], out: IO[bytes]) -> None:
+    while data := source.read(65536):
+        out.write(data)
+        out.flush()
+
+
+def _wait(proc: subprocess.Popen) -> int:
+    """``proc``'s exit status, waited for in slices: Python runs a signal handler (a stop)
+    only between two of the main thread's steps, and on Windows a blocking read or wait
+    never returns for it; the output is relayed in a thread."""
+    while True:
+        try:
+            return proc.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def run_in_wsl(spec: dict) -> int:
     """Run the task of ``spec`` in its distribution; its exit status."""
     wsl_exe = find_wsl_exe()
@@ -62,11 +80,10 @@ def run_in_wsl(spec: dict) -> int:
     proc.stdin.write(agent_input(spec["argv"], spec["env"], spec["cwd"]))
     proc.stdin.flush()
     _stop_on_signals(proc.stdin)
-    out = sys.stdout.buffer
-    while data := proc.stdout.read(65536):
-        out.write(data)
-        out.flush()
-    status = proc.wait()
+    relay = threading.Thread(target=_relay, args=(proc.stdout, sys.stdout.buffer), daemon=True)
+    relay.start()
+    status = _wait(proc)
+    relay.join()
     # wsl.exe exits with the Linux process's status (0-255); a Windows status of its own (it
     # failed to start the distribution) is mapped as the launcher maps its tasks'.
     return status if os.name == "nt" else launcher_exit_code(status)

@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -61,8 +61,27 @@ class WslStandIn:
                               timeout=timeout, check=False,
                               env={**os.environ, **self.environ(scenario), **(env or {})})
 
+    def tf_version(self, python: str) -> str | None:
+        """The TensorFlow that ``python`` (a Linux path in the default distribution) has
+        installed, read there: under the Windows lane, not the one this machine's tests see."""
+        from core.interpreters.probe import TF_DISTRIBUTIONS
+
+        code = ("import sys\nfrom importlib import metadata\nfor name in sys.argv[1:]:\n"
+                "    try:\n        print(metadata.version(name))\n        break\n"
+                "    except metadata.PackageNotFoundError:\n        pass\n")
+        done = self.run("-e", python, "-c", code, *TF_DISTRIBUTIONS)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.decode().strip() or None
+
     def local(self, linux_path: str) -> Path:
-        """A Linux path as the tests' platform opens it (Z:\\... under Wine)."""
+        """A Linux path of the distributions as the tests' platform opens it: under
+        ``/mnt/<letter>``, that drive's file (``C:\\x`` on Windows, the folder the server
+        mounts there on Linux); any other, the Linux file (``Z:\\...`` under Wine)."""
+        parts = PurePosixPath(linux_path).parts
+        if len(parts) >= 3 and parts[:2] == ("/", "mnt") and parts[2] in self.drives:
+            if sys.platform == "win32":
+                return Path(f"{parts[2].upper()}:\\", *parts[3:])
+            return Path(self.drives[parts[2]], *parts[3:])
         if sys.platform == "win32":
             return Path("Z:" + linux_path.replace("/", "\\"))
         return Path(linux_path)

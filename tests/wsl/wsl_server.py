@@ -58,6 +58,8 @@ ARGV, CWD, ENV, STDIN_DATA, STDIN_EOF, STDOUT_DATA, STDERR_DATA, EXIT_STATUS = r
 HEAD = struct.Struct(">BI")
 MAX_FRAME = 1 << 24
 CHUNK = 1 << 16
+#: How long a connection waits for the stand-in to close its side after the exit status.
+LINGER = 30
 #: wsl.exe's own failures exit with -1.
 WSL_FAILED = 0xFFFFFFFF
 PR_SET_CHILD_SUBREAPER = 36
@@ -335,7 +337,17 @@ class Connection:
     def exit(self, status: int) -> None:
         self.send(EXIT_STATUS, struct.pack(">I", status & 0xFFFFFFFF))
         with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
+            self.sock.shutdown(socket.SHUT_WR)
+
+    def close(self) -> None:
+        """Close once the stand-in has closed its side. A socket closed with unread input
+        (the stand-in's stdin frames, which a listing never reads) sends a reset, and Windows
+        then drops what the stand-in had not read yet: the exit status among it."""
+        with contextlib.suppress(OSError):
+            self.sock.settimeout(LINGER)
+            while self.sock.recv(CHUNK):
+                pass
+        self.sock.close()
 
 
 @dataclass
@@ -374,7 +386,7 @@ class Server:
             if header is not None:
                 self.answer(scenario, conn, header)
         finally:
-            sock.close()
+            conn.close()
 
     def answer(self, scenario: Scenario, conn: Connection, header: Header) -> None:
         action = parse(header.args, scenario)
