@@ -175,6 +175,26 @@ def test_the_doctor_command_finds_the_linux_driver(gpu_wsl):
     assert finding["steps"][0]["message_id"] == "fix.in-wsl"
 
 
+def test_the_pre_run_gate_says_why_tensorflow_in_wsl_sees_no_gpu(gpu_wsl, tmp_path):
+    """A job that asks for GPUs, its interpreter in a distribution with a Linux driver
+    installed: the gate before the run names that driver (what to remove, inside WSL), not
+    only "GPUs requested, none seen"; a healthy distribution adds nothing of WSL's."""
+    from core.doctor.prerun import prerun_findings
+
+    no_linux_driver_here(gpu_wsl)
+    script = tmp_path / "train.py"
+    script.write_text("import tensorflow as tf\n")
+
+    def gate(distro: str) -> list[Finding]:
+        return prerun_findings(tf_python(gpu_wsl, distro), strategy="single", script=script,
+                               wants_gpus=True, env={})
+
+    [finding] = gate("LinuxDriver")
+    assert finding.id == "wsl-linux-driver" and finding.severity == "error"
+    assert finding.steps[0].message and finding.steps[0].message.message_id == "fix.in-wsl"
+    assert not WSL_IDS & {f.id for f in gate("Healthy")}
+
+
 # --- what the check answers -------------------------------------------------------------------
 
 

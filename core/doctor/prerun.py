@@ -51,6 +51,10 @@ def _gpu_findings(probe: ProbeResult, ctx: FixContext) -> list[Finding]:
     if probe.gpus:
         return []
     title = finding_title("prerun.no-gpu", tf=probe.tf_version)
+    if ctx.platform == "wsl":
+        inside = [f for f in _wsl_findings(probe, ctx, head) if f.severity == "error"]
+        if inside:  # why TensorFlow there sees no GPU: a Linux driver, WSL without GPU support
+            return inside
     if ctx.platform == "windows" and ctx.tf_version and not kb.windows_gpu_supported(
             ctx.tf_version):
         return [make_finding("tf-windows-gpu-unsupported", head, ctx, title=title)]
@@ -63,3 +67,12 @@ def _gpu_findings(probe: ProbeResult, ctx: FixContext) -> list[Finding]:
     return [replace(first, severity="error", title=title.en, message=title,
                     evidence=f"{head}\n{first.evidence}"),
             *found[1:]]
+
+
+def _wsl_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Finding]:
+    """The doctor's checks inside the distribution (one bounded wsl.exe run), with this
+    machine's GPUs as NVML sees them on the Windows side."""
+    from core.doctor.wsl_checks import wsl_findings
+    from core.gpu import read_gpus
+
+    return wsl_findings(read_gpus(processes=False), probe, ctx, head)
