@@ -373,10 +373,97 @@ CATALOGUE: dict[str, Message] = {
         "The NVIDIA driver library and the loaded kernel driver are different versions "
         "(typical right after a driver update). Reboot.",
         "NVIDIA 驱动库与已加载的内核驱动版本不同（刚更新驱动后常会这样）。请重启。"),
-    "gpu.nvml_failed": Message("NVML failed to start: {error}", "NVML 启动失败：{error}"),
+    "gpu.nvml_failed": Message("NVML failed to start: {error}", "NVML 启动失败：{error}",
+                               nested=("error",)),
     "gpu.none": Message("The NVIDIA driver is running but reports no GPU.",
                         "NVIDIA 驱动正在运行，但没有报告任何 GPU。"),
     "gpu.count": Message("{n} NVIDIA GPU(s)", "{n} 个 NVIDIA GPU"),
+    "gpu.no_module": Message(
+        "nvidia-ml-py is not installed in TensorDeck's environment: pip install nvidia-ml-py",
+        "TensorDeck 的环境中没有安装 nvidia-ml-py：pip install nvidia-ml-py"),
+    "gpu.cannot_list": Message("NVML could not list the GPUs: {error}",
+                               "NVML 无法列出 GPU：{error}", nested=("error",)),
+    #: What NVML says of one GPU it could not read (GpuInfo.error, nvidia-ml-py's English: the
+    #: GPU card), said in Chinese when it is one of these.
+    "nvml.error.gpu_lost": Message("GPU is lost", "GPU 已丢失（从总线上掉线）"),
+    "nvml.error.unknown": Message("Unknown Error", "未知错误"),
+    "nvml.error.not_supported": Message("Not Supported", "不支持"),
+    "nvml.error.no_permission": Message("Insufficient Permissions", "权限不足"),
+    "nvml.error.timeout": Message("Timeout", "超时"),
+    "nvml.error.reset_required": Message("GPU requires restart", "GPU 需要重置（重启）"),
+    "nvml.error.uninitialized": Message("Uninitialized", "未初始化"),
+    "nvml.error.invalid_argument": Message("Invalid Argument", "参数无效"),
+    "nvml.error.insufficient_size": Message("Insufficient Size", "缓冲区大小不足"),
+    "nvml.error.insufficient_power": Message("Insufficient External Power", "外接电源供电不足"),
+    "nvml.error.driver_not_loaded": Message("Driver Not Loaded", "驱动没有加载"),
+    "nvml.error.library_not_found": Message("NVML Shared Library Not Found",
+                                            "找不到 NVML 共享库"),
+    "nvml.error.operating_system": Message("The operating system has blocked the request.",
+                                           "操作系统阻止了这个请求。"),
+    "nvml.error.version_mismatch": Message("RM has detected an NVML/RM version mismatch.",
+                                           "RM 检测到 NVML 与 RM 的版本不一致。"),
+    "nvml.error.irq_issue": Message("Interrupt Request Issue", "中断请求（IRQ）出错"),
+    "nvml.error.not_found": Message("Not Found", "未找到"),
+    "nvml.error.memory": Message("Insufficient Memory", "内存不足"),
+    "nvml.error.corrupted_inforom": Message("Corrupted infoROM", "infoROM 已损坏"),
+    "nvml.error.function_not_found": Message("Function Not Found", "找不到该函数"),
+    # --- a cluster node's GPUs over SSH (core/remote/gpus.py: the Run view) ---------------------
+    "gpu.node_count": Message("{n} NVIDIA GPU(s) on node {node}",
+                              "节点 {node} 上有 {n} 个 NVIDIA GPU"),
+    "gpu.node_no_smi": Message(
+        "nvidia-smi not found on node {node}: no NVIDIA driver there; tasks run on CPU",
+        "节点 {node} 上找不到 nvidia-smi：那里没有 NVIDIA 驱动；任务在 CPU 上运行"),
+    "gpu.node_smi_failed": Message("nvidia-smi failed on node {node}: {output}",
+                                   "节点 {node} 上的 nvidia-smi 失败：{output}"),
+    "gpu.node_lost": Message("lost the connection to node {node}: {error}",
+                             "与节点 {node} 的连接断开了：{error}"),
+    # --- why WSL cannot run what was asked (core/wsl/refusals.py) -------------------------------
+    "wsl.not_installed": Message(
+        "WSL is not installed: run 'wsl --install' in a terminal opened as administrator, then "
+        "restart Windows",
+        "没有安装 WSL：在以管理员身份打开的终端中运行 'wsl --install'，然后重启 Windows"),
+    "wsl.no_distribution": Message(
+        "WSL has no Linux distribution installed: install one with "
+        "'wsl --install -d Ubuntu-22.04'",
+        "WSL 中没有安装任何 Linux 发行版：用 'wsl --install -d Ubuntu-22.04' 安装一个"),
+    "wsl.unknown_distribution": Message(
+        "no WSL distribution is named {name}; installed: {known}",
+        "没有名为 {name} 的 WSL 发行版；已安装：{known}", nested=("known",)),
+    "wsl.no_default": Message(
+        "WSL has no default distribution: name one (wsl://NAME/path; installed: {known}) or set "
+        "it with 'wsl --set-default NAME'",
+        "WSL 没有默认发行版：请指定一个（wsl://NAME/path；已安装：{known}），或用 "
+        "'wsl --set-default NAME' 设置默认发行版"),
+    "wsl.wsl1": Message(
+        "WSL distribution {name} runs as WSL 1, which has no GPU: convert it with "
+        "'wsl --set-version {name} 2'",
+        "WSL 发行版 {name} 以 WSL 1 运行，而 WSL 1 无法使用 GPU：用 "
+        "'wsl --set-version {name} 2' 把它转换为 WSL 2"),
+    "wsl.unreadable": Message(
+        "{what}; run 'wsl -l -v' in a terminal to see what WSL says",
+        "{what}；请在终端中运行 'wsl -l -v'，看看 WSL 怎么说", nested=("what",)),
+    #: What ``wsl.exe -l -v`` did that TensorDeck cannot trust: "wsl.exe -l -v {what}" with
+    #: what it did (the end of a sentence), or how it failed.
+    "wsl.list": Message("wsl.exe -l -v {what}", "wsl.exe -l -v {what}", nested=("what",)),
+    "wsl.list.not_a_distribution": Message(
+        "printed a line that is not a distribution: {line}", "输出了一行不是发行版的内容：{line}"),
+    "wsl.list.not_text": Message("printed bytes that are not text", "输出了不是文本的字节"),
+    "wsl.list.control": Message("printed the control character U+{code}",
+                                "输出了控制字符 U+{code}"),
+    "wsl.list.failed": Message("wsl.exe -l -v failed with exit status {code}: {said}",
+                               "wsl.exe -l -v 失败（退出状态 {code}）：{said}", nested=("said",)),
+    "wsl.list.no_message": Message("no message", "没有消息"),
+    "wsl.list.message_not_text": Message("a message that is not text", "一条不是文本的消息"),
+    "wsl.cannot_run": Message("cannot run {wsl_exe}: {error}", "无法运行 {wsl_exe}：{error}"),
+    #: What core.wsl.bounded_run says of a program it had to kill (the end of a sentence).
+    "wsl.overrun.timeout": Message("did not answer in {seconds} s (killed)",
+                                   "在 {seconds} 秒内没有响应（已终止）"),
+    "wsl.overrun.limit": Message("printed more than {limit} bytes (killed)",
+                                 "输出超过了 {limit} 字节（已终止）"),
+    "wsl.overrun.open": Message("ended, but something it started kept its output open",
+                                "已结束，但它启动的某个程序仍占用着它的输出"),
+    # --- the config file's own keys (core/config/validation.py) ---------------------------------
+    "config.schema_not_string": Message("must be a string", "必须是字符串"),
     # --- the plan of a TensorFlow environment (core/envcreate/plan.py: env create, the window) ---
     "env.where": Message("Where: {target} ({kind})", "位置：{target}（{kind}）"),
     "env.first": Message("First: removes what an interrupted build left in {target}",

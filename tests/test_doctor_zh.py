@@ -152,3 +152,45 @@ def test_script_findings_read_in_chinese_the_launchers_strategy_too(tmp_path: Pa
     keras = next(f for f in found if f.id == "keras3-strategy-unsupported")
     assert keras.title_in("zh_CN") == ("在 TensorFlow 2.21 上，启动器策略 'multi_worker_mirrored' "
                                        "下的 Keras 3 model.fit 会失败")
+
+
+def test_cli_doctor_says_nvmls_gpu_line_in_chinese_and_keeps_the_english() -> None:
+    """``GPUs:`` and the ``NVML:`` evidence name what NVML found (a catalogue message, in
+    English in --json): under a Chinese system both read in Chinese, under English as before."""
+    from core.messages import translate_text
+
+    args = ("--no-import", "--python", sys.executable)
+    machine = _doctor(*args, "--json", lang="zh_CN.UTF-8")
+    english_message = json.loads(machine.stdout)["gpus"]["message"]
+    chinese = _doctor(*args, lang="zh_CN.UTF-8")
+    said = translate_text(english_message, "zh_CN")
+    assert CHINESE.search(said), english_message  # every text NVML's reading gives is known
+    first = chinese.stdout.splitlines()[0]
+    assert first == tr("doctor.gpus", "zh_CN", message=said), chinese.stdout
+    assert english_message not in chinese.stdout
+    nvml_lines = [ln for ln in chinese.stdout.splitlines() if ln.lstrip(" |").startswith("NVML")]
+    assert all(ln.endswith(f"| NVML：{said}") for ln in nvml_lines), nvml_lines
+    english = _doctor(*args, lang="en_US.UTF-8")
+    assert english.stdout.splitlines()[0] == f"GPUs: {english_message}"
+    assert all(f"      | NVML: {english_message}" == ln
+               for ln in english.stdout.splitlines() if ln.lstrip(" |").startswith("NVML"))
+
+
+@pytest.mark.parametrize("scenario", ["no-distro", "not-installed"])
+def test_cli_doctor_says_wsls_refusal_in_chinese(wsl_standin, scenario) -> None:
+    """``tensordeck doctor``'s WSL line (the wsl.exe stand-in): WSL's refusal in the system's
+    language, the English as before under English."""
+    from core.wsl.refusals import NoDistribution, WslNotInstalled
+
+    refusal = NoDistribution() if scenario == "no-distro" else WslNotInstalled()
+    out = {}
+    for lang in ("zh_CN.UTF-8", "en_US.UTF-8"):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("TENSORDECK_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+        env.update(wsl_standin.environ(scenario), LANG=lang, PYTHONIOENCODING="utf-8")
+        out[lang] = subprocess.run(
+            [sys.executable, "-m", "core", "doctor", "--no-import"], cwd=ROOT, env=env,
+            capture_output=True, text=True, encoding="utf-8", timeout=240).stdout
+    assert f"WARN  WSL: {refusal.said('zh_CN')}\n" in out["zh_CN.UTF-8"], out["zh_CN.UTF-8"]
+    assert str(refusal) not in out["zh_CN.UTF-8"]
+    assert f"WARN  WSL: {refusal}\n" in out["en_US.UTF-8"], out["en_US.UTF-8"]

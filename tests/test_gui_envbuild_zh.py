@@ -97,6 +97,7 @@ def test_a_failed_step_after_an_interrupted_build_reads_in_chinese(qtbot, chines
 
 def test_an_environment_that_does_not_import_tensorflow_reads_in_chinese(qtbot, chinese,
                                                                          tmp_path):
+    pytest.importorskip("venv", reason="this Python has no venv module (the embeddable build)")
     dialog = _dialog(qtbot)
     target = tmp_path / "env"
     python = env_python(target, "venv", sys.platform == "win32")
@@ -189,3 +190,29 @@ def test_a_distribution_without_python3_is_said_in_chinese(qtbot, chinese, windo
     first = dialog.plan.manual[0]
     assert first.startswith("Minimal 中没有能运行的 python3（") and "然后重试" in first, first
     assert "sudo apt install python3 python3-venv" in first  # the command stays a command
+
+
+@pytest.mark.parametrize(("distro", "english"), [
+    ("Legacy", "WSL distribution Legacy runs as WSL 1, which has no GPU: convert it with "
+               "'wsl --set-version Legacy 2'"),
+    ("Nope", "no WSL distribution is named Nope; installed: "),
+], ids=["wsl1", "unknown"])
+def test_wsls_refusal_in_the_plan_is_said_in_chinese(qtbot, chinese, windows_facts, distro,
+                                                      english):
+    """A WSL 1 distribution (no GPU) or one WSL does not know: the steps left to the user say
+    WSL's refusal in Chinese, its command as it is; the command line keeps the English."""
+    from core.envcreate.wsl_facts import read_wsl
+
+    assert read_wsl(distro).problem.startswith(english)  # core keeps English
+    windows_facts(distro)
+    dialog = _dialog(qtbot)
+    assert not dialog.plan.buildable
+    first = dialog.plan.manual[0]
+    if distro == "Legacy":
+        assert first == ("WSL 发行版 Legacy 以 WSL 1 运行，而 WSL 1 无法使用 GPU：用 "
+                         "'wsl --set-version Legacy 2' 把它转换为 WSL 2"), first
+    else:
+        assert first.startswith("没有名为 Nope 的 WSL 发行版；已安装："), first
+    text = dialog.plan_view.toPlainText()
+    assert first in text and english.split(";")[0] not in text, text
+    dialog.close()

@@ -108,3 +108,15 @@ def test_a_key_given_twice_reads_in_chinese_when_opened_and_when_run(qtbot, wind
     assert "name: 重复的键 'name'：文件中出现了两次；请只保留一个" in text.splitlines(), text
     _all_chinese([title, *text.splitlines()[2:]])
     window.run_view.shutdown(timeout=10)
+
+
+def test_a_schema_link_that_is_not_a_string_reads_in_chinese(qtbot, window, chinese, said,
+                                                             tmp_path):
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({"$schema": 5, "name": "t", "script": "train.py",
+                                "tasks": [{"role": "worker"}]}))
+    assert _english_problems(path) == ["$schema: must be a string"]  # the file's English
+    assert window.open_file(str(path))  # opened, its problem shown with the form
+    shown = window.cluster.problem_labels[""].text()
+    assert "$schema: 必须是字符串" in shown.splitlines(), shown
+    assert "must be a string" not in shown

@@ -288,3 +288,103 @@ def test_the_doctors_nvml_evidence_is_said_in_chinese():
     [evidence] = {f.evidence for f in diagnose_machine(report, []) if f.evidence.startswith("NVML")}
     assert evidence == f"NVML: {report.message}"
     assert translate_text(evidence, "zh_CN") == f"NVML：{CATALOGUE['gpu.driver_mismatch'].zh_CN}"
+
+
+def _refusals() -> list:
+    from core.wsl import distros
+    from core.wsl.refusals import (
+        NoDefaultDistribution,
+        NoDistribution,
+        UnknownDistribution,
+        Wsl1Distribution,
+        WslNotInstalled,
+        WslUnreadable,
+    )
+
+    found = [WslNotInstalled(), NoDistribution(), UnknownDistribution("X", []),
+             UnknownDistribution("X", ["Ubuntu", "Legacy"]), NoDefaultDistribution(["Ubuntu"]),
+             Wsl1Distribution("Legacy"), distros._failure("", 5), distros._failure("\x07", 5),
+             distros._failure("Access is denied.", 5), WslUnreadable("something")]
+    for text in ("x\ufffd", "NAME STATE VERSION\n\x01", "NAME STATE VERSION\nnot a row\n"):
+        with pytest.raises(WslUnreadable) as refused:
+            distros.parse_listing(text)
+        found.append(refused.value)
+    return found
+
+
+def test_wsls_refusals_keep_their_english_and_carry_their_message_ids():
+    """``str()`` is the English the command line always said; ``text`` (and the English read
+    back, for a caller that kept only the string) says it in Chinese."""
+    from core.wsl import distros
+    from core.wsl.bounded_run import Overrun
+
+    english = [str(r) for r in _refusals()]
+    assert english[:10] == [
+        "WSL is not installed: run 'wsl --install' in a terminal opened as administrator, then "
+        "restart Windows",
+        "WSL has no Linux distribution installed: install one with "
+        "'wsl --install -d Ubuntu-22.04'",
+        "no WSL distribution is named X; installed: none",
+        "no WSL distribution is named X; installed: Ubuntu, Legacy",
+        "WSL has no default distribution: name one (wsl://NAME/path; installed: Ubuntu) or set "
+        "it with 'wsl --set-default NAME'",
+        "WSL distribution Legacy runs as WSL 1, which has no GPU: convert it with "
+        "'wsl --set-version Legacy 2'",
+        "wsl.exe -l -v failed with exit status 5: no message; run 'wsl -l -v' in a terminal to "
+        "see what WSL says",
+        "wsl.exe -l -v failed with exit status 5: a message that is not text; run 'wsl -l -v' "
+        "in a terminal to see what WSL says",
+        "wsl.exe -l -v failed with exit status 5: Access is denied.; run 'wsl -l -v' in a "
+        "terminal to see what WSL says",
+        "something; run 'wsl -l -v' in a terminal to see what WSL says"]
+    assert english[10:] == [
+        f"wsl.exe -l -v {what}; run 'wsl -l -v' in a terminal to see what WSL says"
+        for what in ("printed bytes that are not text", "printed the control character U+0001",
+                     "printed a line that is not a distribution: not a row")]
+    for refusal in _refusals():
+        chinese = refusal.said("zh_CN")
+        assert refusal.text.en == str(refusal) and CJK.search(chinese), refusal
+        assert translate_text(str(refusal), "zh_CN") == chinese
+        assert not re.search(r"\b(installed|distribution|printed|failed|message)\b",
+                             chinese.replace("wsl.exe -l -v", "")), chinese
+    overrun = distros.WslUnreadable(distros._known(str(Overrun("did not answer in 30 s "
+                                                               "(killed)"))))
+    assert overrun.said("zh_CN").startswith("在 30 秒内没有响应（已终止）；")
+
+
+def test_what_the_nodes_nvidia_smi_and_nvml_say_is_a_catalogue_message():
+    """The Run view's node GPUs (core.remote.gpus) and NVML's other texts read back from their
+    English, which stays as it was."""
+    from core.gpu.info import GpuInfo
+    from core.remote.gpus import _Rounds, finished_report
+
+    reports = []
+    rounds = _Rounds("b", reports.append)
+    rounds.add(GpuInfo(index=0), "550.1")
+    rounds.add(GpuInfo(index=0), "550.1")
+    texts = {
+        reports[0].message: "节点 b 上有 1 个 NVIDIA GPU",
+        finished_report("b", 127, "", "").message:
+            "节点 b 上找不到 nvidia-smi：那里没有 NVIDIA 驱动；任务在 CPU 上运行",
+        tr("gpu.no_module", "en"):
+            "TensorDeck 的环境中没有安装 nvidia-ml-py：pip install nvidia-ml-py",
+        "NVML could not list the GPUs: Unknown Error": "NVML 无法列出 GPU：未知错误",
+        "GPU is lost": "GPU 已丢失（从总线上掉线）",
+    }
+    assert list(texts)[:2] == ["1 NVIDIA GPU(s) on node b",
+                               "nvidia-smi not found on node b: no NVIDIA driver there; tasks run "
+                               "on CPU"]
+    assert tr("gpu.no_module", "en") == ("nvidia-ml-py is not installed in TensorDeck's "
+                                         "environment: pip install nvidia-ml-py")
+    assert {english: translate_text(english, "zh_CN") for english in texts} == texts
+
+
+def test_a_schema_link_that_is_not_a_string_is_said_by_message_id():
+    from core.config import ConfigError
+    from core.config.validation import parse_config
+
+    with pytest.raises(ConfigError) as refused:
+        parse_config({"$schema": 1, "name": "t", "script": "t.py", "tasks": [{"role": "worker"}]})
+    [problem] = refused.value.problems
+    assert str(problem) == "$schema: must be a string"
+    assert problem.said("zh_CN") == "必须是字符串"

@@ -10,6 +10,7 @@ from core.config.field_errors import field_problems
 from core.config.json_checks import plain_object
 from core.config.problems import ConfigError, ConfigProblem
 from core.config.records import SCHEMA_KEY, JobConfig
+from core.findings import Text
 from core.model import validate, validation_error
 
 
@@ -18,7 +19,8 @@ def parse_config(data: object, source: str = "config") -> JobConfig:
     checked = plain_object(data, source)
     link = checked.pop(SCHEMA_KEY, None)
     if link is not None and not isinstance(link, str):
-        raise ConfigError(source, [ConfigProblem(where=SCHEMA_KEY, message="must be a string")])
+        raise ConfigError(source, [ConfigProblem.of(SCHEMA_KEY,
+                                                    Text.of("config.schema_not_string"))])
     try:
         cfg = validate(JobConfig, checked)
     except validation_error() as exc:

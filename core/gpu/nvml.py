@@ -83,11 +83,7 @@ class NvmlSession:
     def open(cls, nvml: Any = None) -> NvmlSession:
         nvml = nvml if nvml is not None else load_nvml()
         if nvml is None:
-            raise NvmlUnavailable(
-                GpuState.NO_DRIVER,
-                "nvidia-ml-py is not installed in TensorDeck's environment: "
-                "pip install nvidia-ml-py",
-            )
+            raise NvmlUnavailable(GpuState.NO_DRIVER, tr("gpu.no_module", "en"))
         try:
             nvml.nvmlInit()
         except nvml.NVMLError as exc:
@@ -96,7 +92,7 @@ class NvmlSession:
             return cls(nvml)
         except nvml.NVMLError as exc:
             nvml.nvmlShutdown()
-            raise NvmlUnavailable(GpuState.ERROR, f"NVML could not list the GPUs: {exc}") from exc
+            raise NvmlUnavailable(GpuState.ERROR, tr("gpu.cannot_list", "en", error=exc)) from exc
 
     def close(self) -> None:
         # Shutting down a session that already broke: nothing is left to release.

@@ -20,6 +20,7 @@ import asyncssh
 from core.config import Node
 from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.gpu.smi import FIELD_REFUSED, SmiParseError, parse_line, parse_output, smi_command
+from core.messages import tr
 from core.remote.connect import RemoteError, connect, detect_shell
 from core.remote.shell import Shell, command_line
 
@@ -40,7 +41,7 @@ def finished_report(name: str, exit_status: int | None, stdout: str, stderr: str
     if _not_found(exit_status, stderr):
         return GpuReport(
             GpuState.NO_DRIVER,
-            f"nvidia-smi not found on node {name}: no NVIDIA driver there; tasks run on CPU",
+            tr("gpu.node_no_smi", "en", node=name),
             source="nvidia-smi",
         )
     try:
@@ -48,7 +49,8 @@ def finished_report(name: str, exit_status: int | None, stdout: str, stderr: str
     except SmiParseError:
         text = (stdout + stderr).strip()[-300:] or f"exit status {exit_status}"
         return GpuReport(
-            GpuState.ERROR, f"nvidia-smi failed on node {name}: {text}", source="nvidia-smi"
+            GpuState.ERROR, tr("gpu.node_smi_failed", "en", node=name, output=text),
+            source="nvidia-smi",
         )
 
 
@@ -98,7 +100,7 @@ class _Rounds:
         self._on_report(
             GpuReport(
                 GpuState.OK,
-                f"{len(gpus)} NVIDIA GPU(s) on node {self._name}",
+                tr("gpu.node_count", "en", n=len(gpus), node=self._name),
                 driver_version=self._driver,
                 gpus=gpus,
                 source="nvidia-smi",
@@ -130,7 +132,8 @@ async def stream_node_gpus(
         try:
             await _stream(conn, node, name, on_report, stop_event, interval_ms)
         except (OSError, asyncssh.Error, asyncio.TimeoutError) as exc:
-            on_report(_error(f"lost the connection to node {name}: {exc or type(exc).__name__}"))
+            on_report(_error(tr("gpu.node_lost", "en", node=name,
+                                error=exc or type(exc).__name__)))
 
 
 async def _stream(

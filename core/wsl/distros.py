@@ -18,6 +18,8 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from core.findings import Text
+from core.messages import recognise
 from core.wsl.bounded_run import Overrun, run_bounded
 from core.wsl.paths import valid_distro_name
 from core.wsl.refusals import (
@@ -114,16 +116,22 @@ def decode_output(data: bytes) -> str:
     return text.replace("\0", "")
 
 
-def _unreadable(text: str) -> str | None:
-    """Why ``text`` cannot be a listing: characters no listing holds."""
+def _unreadable(text: str) -> Text | None:
+    """Why ``text`` cannot be a listing (characters no listing holds): what wsl.exe did."""
     for char in text:
         if char in "\r\n\t":
             continue
         if char == "\ufffd":
-            return "printed bytes that are not text"
+            return Text.of("wsl.list.not_text")
         if unicodedata.category(char) in ("Cc", "Cs"):
-            return f"printed the control character U+{ord(char):04X}"
+            return Text.of("wsl.list.control", code=f"{ord(char):04X}")
     return None
+
+
+def _known(text: str) -> str | Text:
+    """``text`` as its catalogue message when it is one (core.wsl.bounded_run's English)."""
+    found = recognise(text)
+    return Text.of(found[0], **found[1]) if found else text
 
 
 def _row(line: str) -> Distro:
@@ -131,8 +139,8 @@ def _row(line: str) -> Distro:
     default = bool(words) and words[0] == "*"
     words = words[1:] if default else words
     if len(words) < 3 or words[-1] not in ("1", "2") or not valid_distro_name(words[0]):
-        raise WslUnreadable(f"wsl.exe -l -v printed a line that is not a distribution: "
-                            f"{line.strip()[:80]}")
+        raise WslUnreadable(Text.of("wsl.list", what=Text.of("wsl.list.not_a_distribution",
+                                                             line=line.strip()[:80])))
     return Distro(words[0], int(words[-1]), default, " ".join(words[1:-1]))
 
 
@@ -140,7 +148,7 @@ def parse_listing(text: str) -> tuple[Distro, ...]:
     """The distributions of ``wsl.exe -l -v``'s decoded output (a header line first)."""
     problem = _unreadable(text)
     if problem:
-        raise WslUnreadable(f"wsl.exe -l -v {problem}")
+        raise WslUnreadable(Text.of("wsl.list", what=problem))
     lines = [line for line in text.replace("\r", "").split("\n") if line.strip()]
     return tuple(_row(line) for line in lines[1:])
 
@@ -151,9 +159,11 @@ def _failure(text: str, returncode: int) -> Exception:
         return NoDistribution()
     if any(mark.lower() in text.lower() for mark in _NOT_INSTALLED):
         return WslNotInstalled()
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "no message")
-    shown = first[:120] if _unreadable(first) is None else "a message that is not text"
-    return WslUnreadable(f"wsl.exe -l -v failed with exit status {returncode}: {shown}")
+    first = next((line.strip() for line in text.splitlines() if line.strip()), None)
+    shown = (Text.of("wsl.list.no_message") if first is None
+             else Text.of("wsl.list.message_not_text") if _unreadable(first) is not None
+             else first[:120])
+    return WslUnreadable(Text.of("wsl.list.failed", code=returncode, said=shown))
 
 
 def list_distros(wsl_exe: str, *, timeout: float = LIST_TIMEOUT,
@@ -163,9 +173,10 @@ def list_distros(wsl_exe: str, *, timeout: float = LIST_TIMEOUT,
     try:
         ran = run_bounded([wsl_exe, "-l", "-v"], timeout=timeout, limit=limit)
     except Overrun as exc:
-        raise WslUnreadable(f"wsl.exe -l -v {exc}") from None
+        raise WslUnreadable(Text.of("wsl.list", what=_known(str(exc)))) from None
     except OSError as exc:
-        raise WslUnreadable(f"cannot run {wsl_exe}: {exc.strerror or exc}") from None
+        raise WslUnreadable(Text.of("wsl.cannot_run", wsl_exe=wsl_exe,
+                                    error=exc.strerror or exc)) from None
     if ran.returncode != 0:
         raise _failure(decode_output(ran.stdout + ran.stderr), ran.returncode)
     found = parse_listing(decode_output(ran.stdout))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QProcess, Qt, QTime, Signal, Slot
@@ -97,6 +98,15 @@ def fix_programs(step: FixStep, platform: str = sys.platform) -> tuple[tuple[str
     return step.argv
 
 
+def said_after(text: str, subject: str | None) -> str:
+    """``text`` in the window's language where it is core's: ``SUBJECT: `` (the interpreter
+    it is about, said once or more) stays, what follows is said (a WSL refusal, core.wsl)."""
+    head = f"{subject}: " if subject else None
+    if head and text.startswith(head):
+        return head + said_after(text[len(head):], subject)
+    return core_text(text)
+
+
 class GpuCard(QFrame):
     def __init__(self, gpu: GpuInfo, report: GpuReport) -> None:
         super().__init__()
@@ -124,8 +134,8 @@ class GpuCard(QFrame):
             self.tr("Driver {driver} · CUDA up to {cuda}").format(
                 driver=self.driver[0] or "?", cuda=self.driver[1] or "?"),
         ]
-        if gpu.error:
-            lines.append(gpu.error)
+        if gpu.error:  # NVML's English name of the failure ("GPU is lost"), said
+            lines.append(core_text(gpu.error))
         self.details.setText("\n".join(lines))
 
 
@@ -142,7 +152,7 @@ class FindingCard(QFrame):
         head.addWidget(_label(finding.title_in(), "cardTitle"), 1)
         layout.addLayout(head)
         if finding.evidence:  # quoted output stays as it is; core's own words are said
-            evidence = _label(core_text(finding.evidence), "muted")
+            evidence = _label(said_after(finding.evidence, finding.subject), "muted")
             evidence.setFont(monospace_font())
             layout.addWidget(evidence)
         for step in finding.steps:
@@ -213,7 +223,8 @@ class InterpreterCard(QFrame):
         layout.addLayout(head)
         # The doctor's own words, in the window's language (core.messages).
         text = (self.tr("Checking…") if status is None or probe is None
-                else status.summary(probe))
+                else status.summary(replace(probe, error=probe.error and said_after(
+                    probe.error, probe.python))))
         self.summary = _label(text, "muted")
         layout.addWidget(self.summary)
         if status and status.aliases:
