@@ -4,6 +4,7 @@ a main window on recorded NVML answers, and waiting for a run started from the w
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from collections.abc import Mapping
@@ -70,6 +71,20 @@ def seed_probe(probed: Path, env: Mapping[str, str]) -> None:
 def this_python_probed(probed_once: Path) -> None:
     """The test's own user cache holds this interpreter's probe (probed_once)."""
     seed_probe(probed_once, os.environ)
+
+
+#: A Chinese character: what a text said in Chinese holds.
+CHINESE = re.compile("[\u4e00-\u9fff]")
+
+
+@pytest.fixture
+def chinese(qapp):
+    """The window in Simplified Chinese for the test, English again after it."""
+    from gui.i18n import install_translators
+
+    assert install_translators(qapp, "zh_CN") == "zh_CN"
+    yield
+    install_translators(qapp, "en")
 
 
 @pytest.fixture(autouse=True)

@@ -5,13 +5,11 @@ writes them from core.messages' catalogue, the window says them in its language)
 from __future__ import annotations
 
 import json
-import re
 
 from core.config import ConfigError, load_config
+from tests.gui_fixtures import CHINESE
 
 pytest_plugins = ["tests.gui_fixtures"]
-
-CHINESE = re.compile("[\u4e00-\u9fff]")
 
 
 def test_field_problems_read_in_chinese(qtbot, qapp, window, tmp_path):

@@ -18,25 +18,16 @@ from PySide6.QtCore import Qt
 
 from core.envcreate.plan import Plan, Step, env_python
 from core.envcreate.target import PROOF
+from tests.gui_fixtures import CHINESE
 from tests.nvml_replay import ReplayNvml
 
 pytest_plugins = ["tests.gui_fixtures"]
 
-CHINESE = re.compile("[\u4e00-\u9fff]")
 #: What the English of the build says, and none of its own lines may say in Chinese.
 ENGLISH = re.compile(r"\b(Removing|interrupted|failed|removed|registered|Checking|imports|"
                      r"does not import|Built|sees|In WSL 2|Registered as|Inside WSL|and later|"
                      r"has no python3|try again)\b")
 DISTRO = "Ubuntu-22.04"
-
-
-@pytest.fixture
-def chinese(qapp):
-    from gui.i18n import install_translators
-
-    assert install_translators(qapp, "zh_CN") == "zh_CN"
-    yield
-    install_translators(qapp, "en")
 
 
 def _dialog(qtbot):

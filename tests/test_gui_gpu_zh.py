@@ -4,26 +4,14 @@ Chinese: the doctor writes ``NVML: <what NVML said>`` as a catalogue message (co
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from tests.gui_fixtures import CHINESE
 from tests.nvml_replay import ReplayNvml
 
 pytest_plugins = ["tests.gui_fixtures"]
-
-CHINESE = re.compile("[\u4e00-\u9fff]")
-
-
-@pytest.fixture
-def chinese(qapp):
-    from gui.i18n import install_translators
-
-    assert install_translators(qapp, "zh_CN") == "zh_CN"
-    yield
-    install_translators(qapp, "en")
 
 
 @pytest.mark.parametrize(("recording", "message_id"), [

@@ -14,10 +14,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from core.config import ConfigError, load_config
+from tests.gui_fixtures import CHINESE
 
 pytest_plugins = ["tests.gui_fixtures"]
 
-CHINESE = re.compile("[\u4e00-\u9fff]")
 #: A parameter_server job without its chief, two tasks on one port, a task on a node nobody
 #: defined.
 CROSS_FIELD = {"name": "t", "script": "train.py", "strategy": "parameter_server",
@@ -26,15 +26,6 @@ CROSS_FIELD = {"name": "t", "script": "train.py", "strategy": "parameter_server"
 #: What the English says, and no text under the Chinese UI may still say.
 ENGLISH = re.compile(r"\b(needs|exactly|is also used|every task|no node|none defined|"
                      r"duplicate key|gives it twice|keep one)\b")
-
-
-@pytest.fixture
-def chinese(qapp):
-    from gui.i18n import install_translators
-
-    assert install_translators(qapp, "zh_CN") == "zh_CN"
-    yield
-    install_translators(qapp, "en")
 
 
 @pytest.fixture
