@@ -50,6 +50,13 @@ def _gpu_findings(probe: ProbeResult, ctx: FixContext) -> list[Finding]:
                                       ctx)]
     if probe.gpus:
         return []
+    return _no_gpu_findings(probe, ctx, head)
+
+
+def _no_gpu_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Finding]:
+    """Why TensorFlow, which imports, sees no GPU although the job asks for some."""
+    from core.doctor.explain import explain
+
     title = finding_title("prerun.no-gpu", tf=probe.tf_version)
     if ctx.platform == "wsl":
         inside = [f for f in _wsl_findings(probe, ctx, head) if f.severity == "error"]
