@@ -134,9 +134,9 @@ class EnvCreateDialog(QDialog):
         self.building = False
         self.cancel_button.setEnabled(False)
         self.build_button.setEnabled(True)
-        from core.envcreate.target import SaidError
+        from core.said import SaidError
 
-        said = exc.text.said() if isinstance(exc, SaidError) else f"{type(exc).__name__}: {exc}"
+        said = exc.said() if isinstance(exc, SaidError) else f"{type(exc).__name__}: {exc}"
         self.status.setText(self.tr("The build stopped: {error}").format(error=said))
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -19,8 +19,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from core.findings import Text
 from core.messages import tr
+from core.said import SaidError
 
 #: Inside the folder a build claimed; says whether the build made the folder or took it empty.
 PROOF = ".tensordeck-building"
@@ -29,15 +29,6 @@ SCRATCH = ".tensordeck-tmp"
 #: Where pip, venv and conda put temporary files, on POSIX and on Windows.
 TEMP_VARIABLES = ("TMPDIR", "TEMP", "TMP")
 _MADE, _TAKEN = "made", "taken"
-
-
-class SaidError(Exception):
-    """A refusal said by a catalogue message (core.messages): ``str()`` is its English (the
-    command line's), ``text`` says it in the window's language too."""
-
-    def __init__(self, message_id: str, /, **params: object) -> None:
-        self.text = Text.of(message_id, **params)
-        super().__init__(self.text.en)
 
 
 class BuildRefused(SaidError, ValueError):

@@ -16,7 +16,7 @@ from pathlib import PurePath, PurePosixPath
 
 from core import bounded
 from core.doctor.kb import Version
-from core.envcreate.target import PROOF, SCRATCH, BuildRefused, SaidError
+from core.envcreate.target import PROOF, SCRATCH, BuildRefused
 from core.findings import Text
 from core.messages import tr
 from core.wsl.bounded_run import Overrun, run_bounded
@@ -85,7 +85,7 @@ print(MARK + json.dumps(facts() if action == "facts" else claim()))
 """
 
 
-class NoPython(SaidError, WslRefusal):
+class NoPython(WslRefusal):
     """The distribution's python3 cannot make the environment (missing, broken, or without
     venv); ``str()`` names the fix."""
 

@@ -111,9 +111,9 @@ class WslFolder:
                               path=self.path, distro=self.where.distro.name)
                 state = self._claim()
         except (NoPython, BuildRefused) as exc:
-            return exc.text.said(self.language)
+            return exc.said(self.language)
         refused = refusal(state, self.shown)
-        return refused.text.said(self.language) if refused else None
+        return refused.said(self.language) if refused else None
 
     def _claim(self) -> str:
         answer = ask(self.where, "claim", self.path)
