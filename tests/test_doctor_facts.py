@@ -810,3 +810,162 @@ def test_no_new_pattern_backtracks_over_what_it_read(rx):
     for text in pathological(rx, 100_000):
         found = rx.search(text)
         assert found is None or text[found.start():found.end()] == found.group()
+
+
+# --- fourth round (tests/data/doctor_corpus c386-c417): facts of its development cases -------
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from([
+    "Intel(R) Xeon(R) CPU           X5650  @ 2.67GHz", "CPU: Intel Xeon x5450",
+    "Intel(R) Core(TM)2 Quad CPU    Q9650  @ 3.00GHz", "I have an i7 920 CPU",
+    "Intel(R) Core(TM) i3 CPU       M 330  @ 2.13GHz", "Intel(R) Pentium(R) CPU G4560 @ 3.50GHz",
+    "AMD Phenom(tm) II X4 965 Processor", "Intel(R) Atom(TM) CPU D525", "Xeon E5520 server"]),
+    st.sampled_from(["Illegal instruction (core dumped)", "\"import tensorflow as tf\" fails",
+                     "Process finished with exit code 132", "Traceback (most recent call last):"]))
+def test_a_cpu_model_without_avx_named_is_the_cause(before, after, cpu, failure):
+    """c393, c417: a CPU the text names whose generation has no AVX (Intel before Sandy Bridge,
+    Pentium / Celeron / Atom, AMD before Bulldozer), whatever else the output says."""
+    text = _around(before, [cpu, failure], after)
+    assert _ids(text)[0] == "cpu-no-avx", _ids(text)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from([
+    "Intel(R) Core(TM) i7-8700K CPU @ 3.70GHz", "Intel(R) Xeon(R) CPU E5-2670 0 @ 2.60GHz",
+    "11th Gen Intel(R) Core(TM) i5-1135G7 @ 2.40GHz", "Intel(R) Xeon(R) Gold 6130 CPU",
+    "AMD Ryzen 9 3900X", "Intel(R) Xeon(R) Platinum 8269CY CPU", "Core i5-3230M",
+    "AMD Athlon 200GE"]))
+def test_a_cpu_with_avx_is_not_read_as_one_without(noise, cpu):
+    text = _around(noise, [cpu, "Traceback (most recent call last):"], [])
+    ctx = read_context(text)
+    assert facts.read_facts(ctx).cpu_without_avx == []
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from(["Variable", "constant", "__version__", "Tensor"]),
+       st.sampled_from(["Module", "module", "AttributeError: module"]))
+def test_an_attribute_every_tensorflow_has_missing_is_a_broken_install(before, after, attr, word):
+    """c405: ``module 'tensorflow' has no attribute 'Variable'``: every release has it, so the
+    package is not a whole TensorFlow (two distributions, one uninstalled), not TF 1.x code."""
+    text = _around(before, [f"{word} 'tensorflow' has no attribute '{attr}'"], after)
+    assert _ids(text)[0] == "mixed-tf-packages", _ids(text)
+
+
+def test_a_tf1_only_attribute_stays_tf1_code() -> None:
+    assert _ids("AttributeError: module 'tensorflow' has no attribute 'Session'")[0] == (
+        "tf1-api-on-tf2")
+
+
+_TF_DISTS = ["tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly"]
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(_TF_DISTS), st.sampled_from(_TF_DISTS),
+       # Up to 2.10: later tensorflow-gpu releases are placeholders that only fail to install.
+       st.sampled_from(["1.3.0", "1.8.0", "2.4.1", "2.10.0"]),
+       st.sampled_from(["1.5.0", "2.0.0", "2.6.0rc1", "2.9.1"]),
+       st.sampled_from(["show", "freeze"]), st.booleans())
+def test_two_tensorflow_distributions_as_pip_prints_them(noise, one, two, v1, v2, tool, location):
+    """c401: pip show (``Name:`` then ``Version:``) or pip freeze (``==``) lists two
+    TensorFlow distributions of two versions: they share one tensorflow folder."""
+    if one == two:
+        two = "tensorflow-gpu" if one != "tensorflow-gpu" else "tensorflow"
+    if tool == "show":
+        where = ["Location: /usr/lib/python3/dist-packages"] if location else []
+        lines = ["AttributeError: 'module' object has no attribute 'Exporter'",
+                 f"Name: {one}", f"Version: {v1}", *where, "---", f"Name: {two}",
+                 f"Version: {v2}", *where]
+    else:
+        lines = ["absl-py==0.9.0", f"{one}=={v1}", "numpy==1.18.2", f"{two}=={v2}"]
+    text = _around(noise, lines, [])
+    assert _ids(text)[0] == "mixed-tf-packages", _ids(text)
+
+
+def test_tensorflow_and_its_windows_wheel_of_one_version_are_not_two() -> None:
+    """``tensorflow`` on Windows depends on ``tensorflow-intel`` of its own version: one."""
+    text = "Name: tensorflow\nVersion: 2.15.0\n---\nName: tensorflow-intel\nVersion: 2.15.0"
+    assert "mixed-tf-packages" not in _ids(text)
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from(["tf-nightly", "tf_nightly", "tf-estimator-nightly",
+                                      "tensorflow nightly", "2.6.0.dev20210526"]),
+       st.sampled_from(["cannot import tensorflow", "Failed to import tensorflow",
+                        "I can't import tensorflow"]))
+def test_a_nightly_beside_an_import_that_fails_for_no_said_reason(before, after, nightly,
+                                                                   failed):
+    """c406: the import fails, the loader says nothing, and a nightly is installed: what is
+    left of the other TensorFlow in the same folder, before the CPU / runtime guesses."""
+    text = _around(before, [f"{nightly}: {failed}"], after)
+    assert _ids(text)[0] == "mixed-tf-packages", _ids(text)
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from([
+    "tensorflow module not found", "TensorFlow module not found", "module tensorflow not found",
+    "Module 'tensorflow' was not found", "can't find the tensorflow module",
+    "could not find tensorflow package"]), st.sampled_from(["For any Win 64 users running into ",
+                                                           "Jupyter says ", ""]))
+def test_no_tensorflow_module_said_in_words(before, after, words, lead):
+    """c414: "running into tensorflow module not found": ``No module named 'tensorflow'``."""
+    text = _around(before, [lead + words], after)
+    assert _ids(text)[0] == "conda-env-not-activated", _ids(text)
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.integers(1024, 65535), st.sampled_from([
+    "I will get an error because the port {p} is already used",
+    "fails in colab, with the error `Port {p} is in use by another program`",
+    "ERROR: TensorBoard could not bind to port {p}, it was already in use",
+    "the port {p} was taken by another process", "Unable to bind to port {p}"]))
+def test_a_port_in_use_said_in_words(before, after, port, sentence):
+    """c415, c416: a port already used, in a person's or a tool's words."""
+    text = _around(before, [sentence.format(p=port)], after)
+    assert _ids(text)[0] == "port-in-use", _ids(text)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["keras.src.backend.common.keras_tensor.KerasTensor",
+                               "keras.src.engine.keras_tensor.KerasTensor"]),
+       st.sampled_from(["Data of type <class '{c}'> is not allowed only (<class "
+                        "'tensorflow.python.framework.tensor.Tensor'>,",
+                        "TypeError: <class '{c}'> is not supported",
+                        "ValueError: Expected a tf.Tensor, got <class '{c}'> which cannot be "
+                        "converted"]))
+def test_a_keras3_tensor_refused_by_keras2_code(noise, cls, sentence):
+    """c387: a Keras 3 object (``keras.src.``) handed to code written for Keras 2."""
+    text = _around(noise, [sentence.format(c=cls)], [])
+    assert _ids(text)[0] == "keras3-strategy-unsupported", _ids(text)
+
+
+def _signature(fid: str, score: int) -> re.Pattern:
+    from core.doctor import explain as explain_module
+    return next(sig.pattern for sig in explain_module._SIGNATURES
+                if sig.fid == fid and sig.score == score)
+
+
+def _fourth_round() -> list[tuple[str, re.Pattern, str]]:
+    from core.doctor import explain as explain_module
+    return [
+        ("cpu-without-avx", facts._CPU_WITHOUT_AVX, "Xeon X5450 Core 2 i7 920 Celeron Atom "),
+        ("no-tf-module", reasons._NO_TF_MODULE, "tensorflow module not can't find the "),
+        ("pip-show", explain_module._PIP_SHOW, "Name: tensorflow-gpu\nVersion: 1.3\n"),
+        ("pip-freeze", explain_module._PIP_FREEZE, "tensorflow==1.3.0 tensorflow-gpu=="),
+        ("nightly", explain_module._NIGHTLY, "tf-nightly 2.6.0.dev2021 tf_nightly "),
+        ("port-words", _signature("port-in-use", 86), "port already could not bind port "),
+        ("keras3-tensor", _signature("keras3-strategy-unsupported", 86),
+         "keras.src.keras_tensor.KerasTensor keras.src. "),
+    ]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("name", "rx", "words"), _fourth_round(),
+                         ids=[n for n, _, _ in _fourth_round()])
+def test_the_fourth_rounds_patterns_are_linear(name, rx, words):
+    """4 MB of newlines and of the pattern's own words, searched to the end: a linear pattern
+    takes well under a second, a quadratic one minutes and fails on the timeout (no timing is
+    asserted, as in tests/test_linear_parsers.py)."""
+    for base in ("\n", words):
+        text = (base * (2**22 // len(base) + 1))[:2**22]
+        for found in rx.finditer(text):
+            assert text[found.start():found.end()] == found.group(), name

@@ -15,6 +15,7 @@ that reads the rest of a line again from every place it could start
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import stat
@@ -176,6 +177,13 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("keras3-strategy-unsupported", 70,
          r"KerasTensor cannot be used as input to a TensorFlow function",
          "mixed-keras"),
+    # A Keras 3 object (its classes live in ``keras.src.``; Keras 2's in ``keras.engine``)
+    # refused by code written for Keras 2 / tf.keras: "Data of type <class
+    # 'keras.src.backend.common.keras_tensor.KerasTensor'> is not allowed".
+    _sig("keras3-strategy-unsupported", 86,
+         then(r"keras\.src\.[\w.]*KerasTensor", r"\bnot (?:allowed|supported|a valid)|"
+              r"\bunsupported\b|\bcan ?n[o']?t be|\bcould not be|\bExpected\b|\bmust be\b"),
+         "mixed-keras"),
     _sig("tf1-api-on-tf2", 92, r"module 'tensorflow\._api\.v2\.\w+' has no attribute|"
          r"tf\.placeholder\(\) is not compatible with eager execution"),
     _sig("port-in-use", 95, r"Address already in use|Only one usage of each socket address|"
@@ -187,6 +195,13 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("port-in-use", 80, then(r"\b(?:twice|two|both|again)\b", r"\bsame (?:host ?)?ports?\b")
          + "|" + then(r"\bsame (?:host ?)?ports?\b", r"\b(?:twice|two|both|again)\b")
          + r"|端口\s*(?:已经?)?被占用|端口冲突"),
+    # In words: "port 6006 is already used", "Port 6006 is in use by another program",
+    # "could not bind to port 6006", "the port is occupied".
+    _sig("port-in-use", 86, then(r"\bports?\b", r"\b(?:already (?:in use|used|taken|bound|"
+                                              r"occupied)|in use by (?:another|other|a different)|"
+                                              r"(?:is|was|being) (?:used|taken|occupied) by)")
+         + "|" + then(r"\b(?:could ?n[o']?t|can ?n[o']?t|unable to|failed to) bind",
+                      r"\bport\b")),
     # 10013 only as the error's code (WSAEACCES), never a bare number: "step 10013/20000".
     _sig("port-in-use", 88, r"forbidden by its access permissions|WSAEACCES|"
          r"(?:WinError|Errno|wsa_error\"?:|\berror(?: code)?:?|\berrno\"?:?)\s*10013\b|"
@@ -247,6 +262,12 @@ _TF1_ONLY = frozenset({
     "truncated_normal", "set_random_seed", "to_float", "to_int32", "log", "Print", "layers",
     "gfile", "python_io", "GraphDef", "RunOptions", "local_variables_initializer", "assign",
     "trainable_variables", "global_variables", "train.Saver", "logging", "div", "mod",
+})
+# Top-level names every TensorFlow release has (0.x to 2.x): missing, TensorFlow is broken.
+_EVERY_TF = frozenset({
+    "Variable", "constant", "__version__", "Tensor", "float32", "int32", "matmul", "reshape",
+    "zeros", "ones", "reduce_sum", "cast", "shape", "Graph", "device", "nn", "train", "math",
+    "DType", "TensorShape", "convert_to_tensor", "identity", "add", "multiply",
 })
 # "Module 'tensorflow' ..." too: a title or a sentence starts with a capital.
 _NO_ATTR = re.compile(r"[Mm]odule 'tensorflow(?:\.compat\.v2)?' has no attribute '(\w+)'")
@@ -623,6 +644,10 @@ def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("python-unsupported", 64, no_mod)
 
 
+_NIGHTLY = re.compile(r"\btf[-_]nightly|\btf[-_]estimator[-_]nightly|"
+                      r"\btensorflow[-_ ]nightly|\b\d\.\d{1,2}\.\d\.dev20\d{6}", re.IGNORECASE)
+
+
 def _unexplained_import_failure(ctx: TextContext, scores: Scores, failed: list[str]) -> None:
     """The import failed and the loader says nothing more. The symptom is ranked below its
     causes: TF 2.1+ needs the VC++ 2019 runtime (msvcp140_1.dll), which older machines lack;
@@ -630,6 +655,10 @@ def _unexplained_import_failure(ctx: TextContext, scores: Scores, failed: list[s
     new_runtime = ctx.tf_at_least((2, 1))
     msvc, avx = (66, 60) if new_runtime else (60, 68) if new_runtime is False else (63, 64)
     scores.add("native-runtime-load-failed", 62, failed)
+    if nightly := ctx.lines_matching(_NIGHTLY, 1):
+        # A nightly installs into the same tensorflow/ folder as a release: what is left of
+        # the other one breaks the import.
+        scores.add("mixed-tf-packages", 70, [*failed, *nightly])
     if ctx.platform in ("windows", None):
         scores.add("missing-msvc-runtime", msvc, failed)
     scores.add("cpu-no-avx", avx, failed)
@@ -748,16 +777,38 @@ _NUMPY_API = re.compile(r"compiled (?:against|with) API(?: version)? (0x[0-9a-f]
                         r"(?:,| but)? (?:this version of numpy is|installed) (0x[0-9a-f]+)",
                         re.IGNORECASE)
 _TF_DISTS = re.compile(r"^(tensorflow(?:-gpu|-cpu|-intel)?|tf-nightly(?:-gpu|-cpu)?)$", re.I)
+# The same distributions as pip show ("Name: tensorflow-gpu", then "Version: 1.3.0") and pip
+# freeze ("tensorflow-gpu==1.3.0") print them.
+_PIP_SHOW = re.compile(r"^Name: ((?:tensorflow|tf-nightly)[\w-]*)[ \t]*\nVersion: (\d[\w.]*)",
+                       re.I | re.M)
+_PIP_FREEZE = re.compile(r"^((?:tensorflow|tf-nightly|tf_nightly)[\w-]*)==(\d[\w.]*)\s*$", re.I)
+
+
+def _tf_distributions(ctx: TextContext) -> tuple[dict[str, set[str]], list[str]]:
+    """The TensorFlow distributions the text shows installed (pip's resolver, pip list, pip
+    freeze, pip show), each with the versions it is said at, and the lines that say so."""
+    found: dict[str, set[str]] = {}
+    lines: list[str] = []
+
+    def seen(name: str, version: str, line: str) -> None:
+        name = name.lower().replace("_", "-")
+        if _TF_DISTS.match(name):
+            found.setdefault(name, set()).add(version)
+            lines.append(line)
+
+    for line in ctx.lines_matching(_PIP_LINE, len(ctx.lines)):
+        if m := _PIP_REQUIRES.match(line) or _PIP_LIST.match(line):
+            seen(m.group(1), m.group(2), line)
+    for line in ctx.lines_matching(_PIP_FREEZE, len(ctx.lines)):
+        if m := _PIP_FREEZE.match(line):
+            seen(m.group(1), m.group(2), line)
+    for m in itertools.islice(ctx.whole().finditer(_PIP_SHOW), 64):
+        seen(m.group(1), m.group(2), " ".join(m.group(0).split()))
+    return found, lines
 
 
 def _pip_conflict_rules(ctx: TextContext, scores: Scores) -> None:
-    found: dict[str, set[str]] = {}
-    lines = []
-    for line in ctx.lines_matching(_PIP_LINE, len(ctx.lines)):
-        m = _PIP_REQUIRES.match(line) or _PIP_LIST.match(line)
-        if m and _TF_DISTS.match(m.group(1)):
-            found.setdefault(m.group(1).lower(), set()).add(m.group(2))
-            lines.append(line)
+    found, lines = _tf_distributions(ctx)
     versions = set().union(*found.values()) if found else set()
     if len(found) >= 2 and len(versions) >= 2:
         scores.add("mixed-tf-packages", 90, lines[:4])
@@ -786,6 +837,11 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
     for line in ctx.lines_matching(_NO_ATTR, len(ctx.lines)):
         m = _NO_ATTR.search(line)
         if not m or m.group(1) in ("estimator", "contrib", "examples"):
+            continue
+        if m.group(1) in _EVERY_TF:
+            # Every release has it: the package that imported is not a whole TensorFlow (an
+            # uninstall of a second distribution took shared files, or leftovers of another).
+            scores.add("mixed-tf-packages", 86, line)
             continue
         known = m.group(1) in _TF1_ONLY
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,

@@ -4,7 +4,7 @@ it says are there and those it says are wanted (a sentence, a tool's output, a f
 the GPU's compute capability, the driver's two version reports, the package whose code raised,
 a TensorFlow companion package whose native ops failed to load, every way of saying that
 TensorFlow sees no GPU (a printed device list, a ``# []`` comment, a sentence), and the
-platform and the TensorFlow release it names in words.
+platform and the TensorFlow release it names in words, a CPU model it names that has no AVX.
 
 Each fact is one search with a pattern whose needles :mod:`core.doctor.linesearch` finds (so a
 20,000-line log costs a few ``str.find`` passes), no pattern with nested quantifiers, and every
@@ -145,6 +145,17 @@ _PLATFORM_WORDS = (
     ("macos", re.compile(r"\bmac ?os\b|\bmacbook\b|\bapple silicon\b", re.IGNORECASE)),
 )
 _CPU_BUILD = re.compile(r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse")
+# CPU models without AVX, which every TensorFlow binary since 1.6 uses: Intel's before Sandy
+# Bridge (2011) - Core 2, the first Core i3/i5/i7 (three-digit numbers: i7-920, i5 M 520;
+# later ones have four), the Xeons numbered without a dash (3000/5000/7000 series, W35xx,
+# X5675; E5-2670 and later have a dash) - Pentium, Celeron and Atom (AVX left out of them
+# until 2020), and AMD's before Bulldozer (Phenom, Athlon II / 64 / X2, Turion).
+_CPU_WITHOUT_AVX = re.compile(
+    r"\bCore(?:\(TM\))?\s?2\b|"
+    r"\bi[357](?:-|\s*CPU)?\s*(?:[MQ]\s*)?\d{3}[A-Z]{0,2}\b|"
+    r"\bXeon(?:\(R\))?(?:\s+CPU)?\s+[XEWL]?[357]\d{3}[A-Z]?\b|"
+    r"\b(?:Celeron|Pentium|Atom)(?:\(R\)|\(TM\))?(?=[\s,)]|$)|"
+    r"\b(?:Phenom|Athlon(?:\(tm\))?\s?(?:II|64|X2)|Turion)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -176,6 +187,8 @@ class Facts:
     no_gpu: list[str]
     #: A line that shows a CPU-only build (``is_built_with_cuda() False``).
     cpu_build: list[str]
+    #: Lines that name a CPU model without AVX (Core 2, Xeon X5675, i7 920, Celeron).
+    cpu_without_avx: list[str]
     #: The one platform the text names in words (None: none, or several).
     platform_said: str | None
     #: The one TensorFlow release the text names in words (None: none, or several).
@@ -207,6 +220,7 @@ def read_facts(ctx: TextContext) -> Facts:
         companion_failures=_companion_failures(ctx),
         no_gpu=_no_gpu_lines(ctx),
         cpu_build=_spanning_lines(ctx, _CPU_BUILD, 2),
+        cpu_without_avx=ctx.lines_matching(_CPU_WITHOUT_AVX, 2),
         platform_said=_platform_said(ctx),
         tf_version_said=_tf_version_said(ctx),
     )

@@ -47,7 +47,13 @@ _SELF_CHECK_CAUSE = {"msvcp": "missing-msvc-runtime", "cudnn": "missing-cudnn",
                      "cudart": "missing-cuda-runtime", "nvcuda": "no-nvidia-driver"}
 _SELF_CHECK_KIND = {"msvcp": "msvc", "cudnn": "cudnn", "cudart": "cuda", "nvcuda": "driver"}
 # "No module named 'tensorflow'", "No module named tensorflow." (a sentence's full stop).
-_NO_TF_MODULE = re.compile(r"No module named '?tensorflow'?(?!\w|\.\w)")
+_NO_TF_MODULE = re.compile(r"No module named '?tensorflow'?(?!\w|\.\w)|"
+                           # In words: "tensorflow module not found", "module tensorflow not
+                           # found", "can't find the tensorflow module".
+                           r"\btensorflow (?:module|package) (?:was |is )?not found|"
+                           r"\bmodule '?tensorflow'? (?:was |is )?not found|"
+                           r"\b(?:can'?t|cannot|could ?n[o']?t) find (?:the )?'?tensorflow'? "
+                           r"(?:module|package)", re.IGNORECASE)
 # The import, and on one of the next lines an error that names no module ("Error:
 # ModuleNotFoundError", "ModuleNotFoundError: No module named" cut short).
 _TF_IMPORT = re.compile(r"^(?:>>>\s*)?(?:import tensorflow|from tensorflow\b)")
@@ -71,6 +77,7 @@ def fact_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     _gpu_arch_rules(facts, scores)
     _windows_rules(ctx, facts, scores)
     _memory_rules(ctx, scores)
+    _cpu_rules(facts, scores)
     _module_rules(ctx, scores)
     _self_check_rules(ctx, facts, scores)
 
@@ -220,6 +227,13 @@ def _windows_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
 def _memory_rules(ctx: TextContext, scores: Scores) -> None:
     if lines := ctx.lines_matching(_HOST_OOM, 2):
         scores.add("host-out-of-memory", 97, lines)
+
+
+def _cpu_rules(facts: Facts, scores: Scores) -> None:
+    """The text names a CPU model that has no AVX: every TensorFlow binary since 1.6 uses it,
+    so the import dies (an illegal instruction, a DLL whose start-up failed, a silent exit)."""
+    if facts.cpu_without_avx:
+        scores.add("cpu-no-avx", 84, [*facts.cpu_without_avx, "(a CPU model without AVX)"])
 
 
 def _module_rules(ctx: TextContext, scores: Scores) -> None:
