@@ -211,9 +211,13 @@ def measure(folder: Path, language: str) -> dict:
     config = write_job(folder)
     window.open_file(str(config))
     view = window.run_view
-    for _ in range(2):
+    # Each run to its end: the view says it has ended (not running yet can be not started yet,
+    # and a run whose worker failed is still stopping the other one).
+    ended: list[tuple] = []
+    view.run_finished.connect(lambda *args: ended.append(args))
+    for runs in (1, 2):
         window.start_run()
-        wait(app, lambda: not view.running)
+        wait(app, lambda runs=runs: len(ended) >= runs)
         settle(app, 0.5)
     page = window.stack.currentWidget()  # the Run page's scroll area
     log = view.logs.combined

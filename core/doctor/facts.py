@@ -129,7 +129,8 @@ _EMPTY_ANSWER = re.compile(
     r"outputs?|is|was|just)\s+(?:an?\s+|the\s+|only\s+an?\s+)?empty\s*(?:array|list|\[\]|"
     r"string|tuple)|\bempty\s+(?:array|list)\s+(?:is\s+|was\s+)?(?:returned|printed|shown)|"
     # The answer printed alone on its line: "[]".
-    r"^\s*\[\]\s*$", re.IGNORECASE | re.MULTILINE)
+    # Horizontal blanks only: a \s run from each line's start would cross every line after it.
+    r"^[ \t]*\[\][ \t\r]*$", re.IGNORECASE | re.MULTILINE)
 # TensorFlow's version in the words and tools :mod:`core.doctor.context` does not read: "TF
 # 2.12", "tf2.10", "tf version: 2.13", "tensorflow (2.15.0)", pip show's "Name: tensorflow" then
 # "Version: 2.15.0".
