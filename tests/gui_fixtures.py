@@ -73,6 +73,10 @@ def this_python_probed(probed_once: Path) -> None:
     seed_probe(probed_once, os.environ)
 
 
+#: A real program that is no Python (on Windows, /bin/ls would be \bin\ls of the current
+#: drive: missing, or under Wine a Linux program whose output bypasses the pipes).
+NOT_PYTHON = (os.path.join(os.environ.get("SYSTEMROOT", r"C:\Windows"), "System32", "whoami.exe")
+              if sys.platform == "win32" else "/bin/ls")
 #: A Chinese character: what a text said in Chinese holds.
 CHINESE = re.compile("[\u4e00-\u9fff]")
 

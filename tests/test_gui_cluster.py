@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import sys
 
@@ -13,7 +12,7 @@ from PySide6.QtCore import Qt
 
 from core.gpu import read_gpus
 from tests.conftest import EXAMPLES, tensordeck
-from tests.gui_fixtures import retype
+from tests.gui_fixtures import NOT_PYTHON, retype
 
 pytest_plugins = ["tests.gui_fixtures"]
 
@@ -284,9 +283,7 @@ def test_the_status_says_what_validate_says_about_interpreters_and_ports(qtbot, 
     import socket
     import sys
 
-    # A real program that is no Python (on Windows, /bin/ls would be C:\bin\ls: missing).
-    program = (os.path.join(os.environ.get("SYSTEMROOT", r"C:\Windows"), "System32", "whoami.exe")
-               if sys.platform == "win32" else "/bin/ls")
+    program = NOT_PYTHON
     (tmp_path / "train.py").write_text("print('x')\n")
     not_python = tmp_path / "python.txt"
     not_python.write_text("print('I am text')\n")

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.paths import resource
 from tests.conftest import EXAMPLES
-from tests.gui_fixtures import answer, retype, wait_for_run
+from tests.gui_fixtures import NOT_PYTHON, answer, retype, wait_for_run
 
 pytest_plugins = ["tests.gui_fixtures"]
 
@@ -106,7 +106,8 @@ def test_only_a_python_passes_the_interpreter_page(qtbot, wizard, tmp_path):
     qtbot.waitUntil(next_button.isEnabled, timeout=60_000)  # TensorDeck's own Python
     good = page.status.text()
     # Twice and out of order: what is typed is checked, Return checks it and stays here.
-    for python in ("/bin/ls", sys.executable, str(text), str(tmp_path / "missing"), "/bin/ls"):
+    for python in (NOT_PYTHON, sys.executable, str(text), str(tmp_path / "missing"),
+                   NOT_PYTHON):
         retype(qtbot, edit, python)
         qtbot.keyClick(edit, Qt.Key.Key_Return)
         assert wizard.currentPage() is page
@@ -334,11 +335,11 @@ def test_what_the_core_says_shows_in_the_ui_language(qtbot, wizard):
     try:
         assert kind_label("current") == "当前" and kind_label("unknown-kind") == "unknown-kind"
         edit = wizard.interpreter_page.python.lineEdit()
-        retype(qtbot, edit, "/bin/ls")
+        retype(qtbot, edit, NOT_PYTHON)
         qtbot.keyClick(edit, Qt.Key.Key_Return)
         status = wizard.interpreter_page.status
         qtbot.waitUntil(lambda: "不能作为 Python 解释器运行" in status.text(), timeout=60_000)
-        assert status.text().startswith("/bin/ls ")
+        assert status.text().startswith(NOT_PYTHON + " ")
     finally:
         install_translators(app, "en")
     assert kind_label("current") == "current"
