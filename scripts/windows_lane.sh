@@ -266,8 +266,15 @@ lane_pytest() {
   wsl_standin_up || return 1
   say "tests under Windows CPython $(win "$TESTPY" -c 'import platform, sys; print(sys.version.split()[0], platform.platform())')"
   say "not run here: tests marked tf (multi-process TensorFlow training crashes inside Wine's ntdll after ~50 steps; plain Python tasks are reliable)"
-  local pytest_args=(-q -o "cache_dir=Z:$out/cache" -m "not tf" --timeout 180 -rs)
+  local pytest_args=(-q -o "cache_dir=Z:$out/cache" -m "not tf" --timeout 180 -rs
+                     -p tests.lane_progress)
+  # A test over its timeout ends the whole run (pytest-timeout has no signals on Windows) and
+  # pytest does not say which: tests/lane_progress.py keeps the running test's id.
+  export TENSORDECK_LANE_CURRENT="Z:${out//\//\\}\\current.txt"
   win "$TESTPY" -m pytest "${pytest_args[@]}" --durations=15 "$@" | tee "$out/output.txt" || rc=$?
+  if [ $rc -ne 0 ] && grep -q "+ Timeout +" "$out/output.txt"; then
+    say "FAIL: the run ended on the timeout of $(cat "$out/current.txt" 2>/dev/null || echo '?')"
+  fi
   # Wine's CreateProcess now and then fails with ERROR_INTERNAL_ERROR (1359) under load, which
   # Windows does not: only then, and only the failed tests, run once more.
   if [ $rc -ne 0 ] && grep -q "WinError 1359" "$out/output.txt"; then
