@@ -32,7 +32,7 @@ from core.doctor.kb import Version, minor_of
 from core.envcreate.wsl_facts import InWsl, WslFacts
 from core.gpu.capability import Capability, build_minimum, build_runs_on, capability_text
 from core.gpu.info import GpuInfo
-from core.messages import tr, translate_text
+from core.messages import tr
 
 WINDOWS_GPU_TF = (2, 10)
 #: NVIDIA's CUDA 11 libraries as win_amd64 pip wheels, for TF 2.10 (it loads cudart64_110,
@@ -335,17 +335,9 @@ def _wsl_steps_for_you(wsl: WslFacts | None, lang: str) -> tuple[str, ...]:
     was asked for) the command that builds inside WSL."""
     if wsl is None or wsl.installs:
         return tr("env.manual.wsl_install", lang), tr("env.manual.wsl_venv", lang)
-    if problem := _wsl_problem(wsl, lang):
+    if problem := wsl.problem_in(lang):
         return (problem,)
     return (tr("env.manual.wsl_build", lang),)
-
-
-def _wsl_problem(wsl: WslFacts, lang: str) -> str | None:
-    """Why ``wsl``'s distribution cannot be built in, in ``lang``: from its message id, else
-    WSL's refusal (core.wsl.refusals, a catalogue message) read back from its English."""
-    if wsl.problem_text is not None or not wsl.problem:
-        return wsl.problem_in(lang)
-    return translate_text(wsl.problem, lang)
 
 
 def make_wsl_plan(facts: MachineFacts, *, cpu: bool = False, language: str = "en") -> Plan:
@@ -355,7 +347,7 @@ def make_wsl_plan(facts: MachineFacts, *, cpu: bool = False, language: str = "en
     Raises ValueError, said in ``language``, when the distribution cannot be built in or its
     python3 runs no release."""
     wsl = facts.wsl
-    problem = _wsl_problem(wsl, language) if wsl else None
+    problem = wsl.problem_in(language) if wsl else None
     if wsl is None or wsl.target is None or wsl.python is None or problem:
         raise ValueError(problem or tr("env.wsl.not_read", language))
     name = wsl.target.distro.name

@@ -120,7 +120,7 @@ class WslFacts:
     #: The folder asked for (``--path``), absolute, and whether an interrupted build left it.
     path: str | None = None
     path_left_over: bool = False
-    #: ``problem`` as a catalogue message (None: WSL's own English, core.wsl.refusals).
+    #: ``problem`` as a catalogue message (None: English only).
     problem_text: Text | None = None
 
     def problem_in(self, language: str) -> str | None:
@@ -229,7 +229,7 @@ def read_wsl(distro: str | None, path: str | None = None,
         where = wsl_target(distro, env)
     except WslRefusal as exc:
         installs = isinstance(exc, (WslNotInstalled, NoDistribution))
-        return WslFacts(problem=str(exc), installs=installs)
+        return WslFacts(problem=str(exc), installs=installs, problem_text=exc.text)
     folder = _linux_folder(path, where.distro.name) if path else ""
     try:
         return _read(where, ask(where, "facts", folder))
