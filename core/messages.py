@@ -889,6 +889,9 @@ CATALOGUE: dict[str, Message] = {
         "Keras 3 的 model.fit 不支持 ParameterServerStrategy"),
     "finding.keras3-strategy-unsupported.mixed-keras": Message(
         "Keras 3 objects mixed with TF/Keras 2 code", "Keras 3 对象与 TF/Keras 2 代码混用"),
+    "finding.keras3-strategy-unsupported.keras3-runs": Message(
+        "Keras 3 runs here, and code written for Keras 2 failed on it",
+        "这里运行的是 Keras 3，为 Keras 2 编写的代码在它上面失败了"),
     "finding.keras3-strategy-unsupported.script-estimator": Message(
         "{script} uses tf.estimator, removed in TensorFlow 2.16",
         "{script} 使用了 tf.estimator，它已在 TensorFlow 2.16 中移除"),

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.doctor import facts, kb, reasons
+from core.doctor import facts, kb, prose, reasons
 from core.doctor.context import read_context
 from core.doctor.explain import explain
 from core.doctor.fixes import make_finding
@@ -800,7 +800,7 @@ def test_doctor_explain_reasons_from_facts_in_a_real_process(tmp_path):
     assert "wants CUDA 9 " in findings[0]["steps"][0]["text"], findings[0]["steps"]
 
 
-NEW_PATTERNS = [value for module in (facts, reasons) for value in vars(module).values()
+NEW_PATTERNS = [value for module in (facts, reasons, prose) for value in vars(module).values()
                 if isinstance(value, re.Pattern)]
 
 
@@ -969,3 +969,120 @@ def test_the_fourth_rounds_patterns_are_linear(name, rx, words):
         text = (base * (2**22 // len(base) + 1))[:2**22]
         for found in rx.finditer(text):
             assert text[found.start():found.end()] == found.group(), name
+
+
+# --- issue 21, fifth round: facts the dev misses stated in other words -------------------------
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["libcudart.so.7.5", "libcublas.so.8.0", "cudart64_75.dll",
+                               "cufft64_80.dll"]),
+       st.sampled_from(["os:ubuntu 16.04 LTS,cuda:{have}", "Installed:\nCuda {have}\ncuDNN 7.5.0",
+                        "cuda={have}", "CUDA/cuDNN version\n\n{have}"]),
+       st.sampled_from(["10.0", "9.1", "12.0"]))
+def test_an_old_toolkits_library_missing_beside_another_installed_cuda_is_a_mismatch(
+        noise, lib, said, have):
+    """c457, c464, c466: a library named for CUDA 7.5 / 8.0 (up to 10.0 every name carries its
+    toolkit's version), and another CUDA said installed in the poster's words."""
+    text = _around(noise, [f"ImportError: {lib}: cannot open shared object file: No such file "
+                           "or directory", said.format(have=have)], [])
+    assert kb.library_info(lib).cuda_versions, lib
+    assert _ids(text)[0] == "cuda-version-mismatch", _ids(text)
+
+
+@pytest.mark.parametrize("name, stem", [("cudart_91.dll", "cudart64_.dll"),
+                                        ("cudart64_80.dll", "cudart64_.dll"),
+                                        ("libcusolver.so.10", "libcusolver.so")])
+def test_a_runtime_named_without_its_64_is_the_same_library(name, stem):
+    """c458: "the dll in my BIN is cudart_91.dll" names cudart64_91.dll."""
+    assert facts.library_stem(name) == stem
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["Is GPU available? []", "GPU available?: False",
+                               "Is TensorFlow built with CUDA?: False"]),
+       st.sampled_from(["2.11.0", "2.16.1"]))
+def test_a_gpu_check_printed_as_a_question_is_no_gpu(noise, line, tf):
+    """c431: a script's own question-and-answer lines."""
+    text = _around(noise, [f"TensorFlow version: {tf}", line], [])
+    assert _ids(text, platform="windows")[0] == "tf-windows-gpu-unsupported", _ids(text)
+
+
+@pytest.mark.parametrize("line", [
+    "No such object: tensorflow/libtensorflow/libtensorflow-gpu-windows-x86_64-2.11.0.zip",
+    "libtensorflow-gpu-windows-x86_64-2.15.0.zip: 404 Not Found"])
+def test_a_windows_gpu_build_after_210_is_asked_for(line):
+    """c435: the C library's GPU zip for Windows ends with 2.10 as the wheels do."""
+    assert _ids(line)[0] == "tf-windows-gpu-unsupported", _ids(line)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["3.6", "3.11", "3.12"]),
+       st.sampled_from(["0.12.0rc0", "1.15", "2.10.0"]))
+def test_condas_conflict_of_python_and_tensorflow_is_the_python(noise, python, tf):
+    """c449: conda lists the specs it found in conflict."""
+    text = _around(noise, ["UnsatisfiableError: The following specifications were found to be "
+                           "in conflict:", f"  - python {python}*", f"  - tensorflow {tf}*",
+                           'Use "conda info <package>" to see the dependencies for each package.'],
+                   [])
+    assert _ids(text)[0] == "python-unsupported", _ids(text)
+
+
+@SETTINGS
+@given(st.sampled_from(["a", "b", "0xa", "0x10"]), st.sampled_from(["9", "0x9", "8"]))
+def test_numpys_api_versions_with_or_without_0x(built, installed):
+    """c473: NumPy before 1.11 printed the API versions without 0x."""
+    text = (f"RuntimeError: module compiled against API version {built} but this version of "
+            f"numpy is {installed}")
+    assert _ids(text)[0] == "mixed-tf-packages", _ids(text)
+
+
+@SETTINGS
+@given(st.sampled_from(["tensorflow_addons", "tensorflow_text", "tensorflow_probability"]),
+       st.sampled_from(["tensorflow_core.keras.utils", "tensorflow.keras.layers",
+                        "tensorflow.python.ops"]),
+       st.sampled_from(["register_keras_serializable", "experimental", "__internal__"]))
+def test_a_companion_asking_tf_for_a_name_it_lacks_is_mixed_packages(package, module, name):
+    """c476: tensorflow-addons built for a newer TF than the one installed."""
+    text = _around([], ["Traceback (most recent call last):",
+                        f'  File "C:\\envs\\tf\\lib\\site-packages\\{package}\\__init__.py", line '
+                        "21, in <module>",
+                        f"AttributeError: module '{module}' has no attribute '{name}'"], [])
+    assert _ids(text)[0] == "mixed-tf-packages", _ids(text)
+
+
+@pytest.mark.parametrize("text", [
+    "from keras.preprocessing.text import Tokenizer\nwe found out the text module is missing in "
+    "Keras 3.\ntensorflow version: 2.16.1",
+    'File "/usr/lib/python3.11/site-packages/keras/src/callbacks/model_checkpoint.py", line 191\n'
+    "ValueError: The filepath provided must end in `.keras` (Keras model format). Received: "
+    "filepath=./weights.h5",
+    "---> 97             raise ValueError(\n     98                 \"Only instances of "
+    "`keras.Layer` can be \""])
+def test_keras3_in_the_fifth_rounds_words(text):
+    """c427, c424, c418: a person's words, Keras 3's .keras format, a message cut where its
+    string literal breaks."""
+    assert _ids(text)[0] == "keras3-strategy-unsupported", _ids(text)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["TensorFlow 2.15 on Windows 11 does not use my RTX 3060",
+                               "Only CPU is being used. tf version 2.16.1",
+                               "GPU usage stays at 0% while training",
+                               "Default GPU Device: None",
+                               "tf.test.gpu_device_name() returns ''"]))
+def test_no_gpu_in_more_words(noise, line):
+    text = _around(noise, [line], [])
+    assert facts.read_facts(read_context(text)).no_gpu, text
+    assert _ids(text, platform="windows", tf_version="2.12")[0] == "tf-windows-gpu-unsupported"
+
+
+@pytest.mark.parametrize("text, python", [("on python 3.11 on windows", (3, 11)),
+                                          ("Python3.12 here", (3, 12)),
+                                          ("python 3.10.4", (3, 10))])
+def test_pythons_version_said_in_words(text, python):
+    assert read_context(text).python == python
+
+
+def test_a_release_for_an_older_python_said_in_words_is_python_unsupported():
+    text = "tensorflow-gpu 2.10 cannot be installed on python 3.11 on windows"
+    assert _ids(text)[0] == "python-unsupported", _ids(text)

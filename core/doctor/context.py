@@ -50,6 +50,8 @@ _PYTHON_VERSION = (
     re.compile(r"[\\/]python(\d)\.(\d{1,2})[\\/]"),
     re.compile(r"\bPython (\d)\.(\d{1,2})\.\d+"),
     re.compile(r"-cp(\d)(\d{1,2})-"),
+    # In words: "on python 3.11", "Python3.12".
+    re.compile(r"\bpython\s?v?(3)\.(\d{1,2})(?!\d)", re.IGNORECASE),
 )
 _CONDA_ENV = re.compile(r"[\\/]envs[\\/]([^\\/\s'\"]+)[\\/]")
 _CONDA_BASE = re.compile(r"[\\/](?:ana|mini)conda\d?[\\/]", re.IGNORECASE)

@@ -28,6 +28,7 @@ from core.doctor import kb
 from core.doctor.context import TextContext, read_context
 from core.doctor.facts import MAX_LIBRARIES, Facts, library_stem, read_facts, then
 from core.doctor.fixes import FixContext, finding_title, make_finding
+from core.doctor.prose import prose_rules
 from core.doctor.reasons import fact_rules
 from core.doctor.scores import MAX_EVIDENCE as MAX_EVIDENCE  # re-exported: the limit is read here
 from core.doctor.scores import Scores
@@ -63,6 +64,11 @@ def _sig(fid: str, score: int, pattern: str, variant: str | None = None,
                       finding_title(f"{fid}.{variant}") if variant else None,
                       tuple(detail.items()))
 
+
+# What Keras 3 or a person says of what it no longer does ("... is deprecated in Keras 3", "not
+# yet supported", "the text module is missing in Keras 3").
+_KERAS3_REFUSES = (r"not (?:yet )?supported|\bdeprecated\b|\bremoved\b|\bno longer\b|\bmissing\b|"
+                   r"\bgone\b|does ?n[o']?t (?:exist|have)")
 
 _SIGNATURES: tuple[_Signature, ...] = (
     # Driver.
@@ -131,7 +137,7 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("python-unsupported", 84, r"\[MSC v\.\d+ 32 bit|Python\d+-32[\\/]", bits=32),
     # pip 22+: every release it saw wants another Python.
     _sig("python-unsupported", 93, r"Ignored the following versions that require a different "
-         r"python version|requires-python|Requires-Python"),
+         r"python version|requires-python|Requires-Python|requires python\s*[<>=~]"),
     # conda's solver on a Python no TensorFlow package supports.
     _sig("python-unsupported", 85, r"incompatible with (?:the existing|your) python|"
          r"python\[version=[^\]\n]{1,40}\]"),
@@ -153,14 +159,15 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("keras3-strategy-unsupported", 88, r"No module named 'keras\.(?:src\.)?(?:engine|"
          r"layers\.core|wrappers|utils\.generic_utils|preprocessing\.text)'|"
          r"Keras 3 only supports|"
-         r"Only instances of `?keras\.Layer`? can be added", "mixed-keras"),
+         r"Only instances of `?keras\.Layer`? can be\b", "mixed-keras"),
     # pip: the and-cuda extra exists only for Linux wheels.
-    _sig("tf-windows-gpu-unsupported", 92, r"does not provide the extra ['\"]and-cuda['\"]"),
+    _sig("tf-windows-gpu-unsupported", 92, r"does not provide the extra ['\"]and-cuda['\"]|"
+         r"No matching distribution found for nvidia-[\w-]+-cu1\d"),
     _sig("missing-cudnn", 68, r"Could not find cuDNN"),
     # Keras 3's own refusals name what to do: tf_keras and TF_USE_LEGACY_KERAS.
     _sig("keras3-strategy-unsupported", 92, r"Keras is Keras 3|TF_USE_LEGACY_KERAS|"
-         + then(r"\bKeras 3\b", r"not (?:yet )?supported") + "|"
-         + then(r"not (?:yet )?supported", r"\bKeras 3\b"), "mixed-keras"),
+         + then(r"\bKeras 3\b", _KERAS3_REFUSES) + "|"
+         + then(_KERAS3_REFUSES, r"\bKeras 3\b"), "mixed-keras"),
     # Distribution.
     _sig("nccl-unavailable", 95, r"NcclAllReduce|\bNccl\w*'? used by"),
     _sig("nccl-unavailable", 82, then(r"\bNCCL\b", r"not supported|unavailable|not available|"
@@ -293,6 +300,7 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     _import_failure_rules(ctx, scores)
     _no_gpu_rules(ctx, facts, scores)
     fact_rules(ctx, facts, scores)
+    prose_rules(ctx, scores)
     _driver_version_rules(ctx, scores)
     _python_rules(ctx, scores)
     _pip_conflict_rules(ctx, scores)
@@ -772,9 +780,10 @@ _PIP_REQUIRES = re.compile(r"^((?:tensorflow|tf-nightly)[\w-]*) (\d[\w.]*) requi
 _PIP_LIST = re.compile(r"^((?:tensorflow|tf-nightly)(?:-gpu|-cpu|-intel)?|tf_nightly)\s+(\d\S*)$",
                        re.I)
 _PIP_LINE = re.compile(f"(?:{_PIP_REQUIRES.pattern})|(?:{_PIP_LIST.pattern})", re.I)
-# NumPy's own words, and a person's ("compiled with API 0x10 installed 0xf").
-_NUMPY_API = re.compile(r"compiled (?:against|with) API(?: version)? (0x[0-9a-f]+)\b"
-                        r"(?:,| but)? (?:this version of numpy is|installed) (0x[0-9a-f]+)",
+# NumPy's own words (before 1.11 without the 0x), and a person's ("compiled with API 0x10
+# installed 0xf").
+_NUMPY_API = re.compile(r"compiled (?:against|with) API(?: version)? ((?:0x)?[0-9a-f]+)\b"
+                        r"(?:,| but)? (?:this version of numpy is|installed) ((?:0x)?[0-9a-f]+)\b",
                         re.IGNORECASE)
 _TF_DISTS = re.compile(r"^(tensorflow(?:-gpu|-cpu|-intel)?|tf-nightly(?:-gpu|-cpu)?)$", re.I)
 # The same distributions as pip show ("Name: tensorflow-gpu", then "Version: 1.3.0") and pip

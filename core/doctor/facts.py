@@ -45,9 +45,10 @@ _MISSING_WORDS = re.compile(
 _LIBRARY_KINDS = frozenset({"cuda", "cudnn", "driver", "msvc", "zlib"})
 # What joins a component's name to its version: "CUDA 10.0", "cuda-9.2", "CUDA8.0", "CUDA v11.2",
 # "cudatoolkit   11.3.1" (conda list), "cuda version: 11.4", "the cuda version of my laptop is
-# 12.1", "cuda版本是10.1". One optional part between two blank runs, never two \s* side by side.
+# 12.1", "cuda版本是10.1", "cuda:8.0". One optional part between two blank runs, never two \s*
+# side by side.
 _JOIN = (r"(?:[ _\-]?(?:toolkit\s*)?|\s*(?:version|版本)(?:\s+(?:of (?:my|the) \w+ )?is|"
-         r"\s*[:：]|是|为)?\s*)v?")
+         r"\s*[:：]|是|为)?\s*|[ \t]*[:：=][ \t]*)v?")
 # A major.minor (a patch may follow: "10.1.243"), or a major alone ("CUDA 12"), never the
 # start of a longer number or name ("cuda11x", "cudnn64_7").
 _CUDA_NUMBER = r"(\d{1,2}\.\d(?!\d)|(?:[7-9]|1[0-3])(?!\w|\.\d))"
@@ -58,11 +59,12 @@ _CUDA_VERSION = re.compile(
     r"\brelease (\d{1,2}\.\d), V\d", re.IGNORECASE)
 _CUDNN_VERSION = re.compile(r"\bcudnn" + _JOIN + _CUDNN_NUMBER, re.IGNORECASE)
 # The same versions written the other way round: the issue template's field "CUDA/cuDNN
-# version" and its value on that line or the next ("10.0", "11.2/8", "10.2 and 7.6.5", a name
-# before each number is read by the patterns above), and a number before its component's name
-# ("10.2 cuda / 7.6 cudnn"), unless a version follows that name ("7.6 cuda 10.1" is CUDA 10.1).
+# version" and its value on that line or the next, after a blank one in the Markdown form
+# ("10.0", "11.2/8", "10.2 and 7.6.5", a name before each number is read by the patterns
+# above), and a number before its component's name ("10.2 cuda / 7.6 cudnn"), unless a
+# version follows that name ("7.6 cuda 10.1" is CUDA 10.1).
 _CUDA_CUDNN_FIELD = re.compile(
-    r"\bcuda\s*/\s*cudnn(?:[ \t]+versions?)?[ \t]*(?:[:：][ \t]*)?(?:\n[ \t]*)?v?"
+    r"\bcuda\s*/\s*cudnn(?:[ \t]+versions?)?[ \t]*(?:[:：][ \t]*)?(?:\n[ \t]*){0,2}v?"
     r"(\d{1,2}\.\d)(?!\d)(?:\.\d+)*"
     r"(?:[ \t]*(?:/|,|\band\b|&|\+)[ \t]*v?(\d\.\d{1,2}(?!\d)|\d(?![\w.])))?", re.IGNORECASE)
 _FIELD_BEFORE = re.compile(r"\bcuda\s*/\s*$", re.IGNORECASE)
@@ -78,7 +80,7 @@ _WANTED_AFTER = re.compile(r"\W{0,3}(?:\w{1,12} ){0,2}(?:(?:is|are) )?(?:needed|
                            re.IGNORECASE)
 # The CUDA runtime's file name carries its toolkit's version: "libcudart.so.10.2",
 # "cudart64_92.dll"; from 11.0 on only the major ("libcudart.so.11.0" in every 11.x).
-_CUDART_FILE = re.compile(r"libcudart\.so\.(\d{1,2})(?:\.(\d))?|cudart64_(\d{2,3})\.dll",
+_CUDART_FILE = re.compile(r"libcudart\.so\.(\d{1,2})(?:\.(\d))?|cudart(?:64)?_(\d{2,3})\.dll",
                           re.IGNORECASE)
 # An ls -l line's mode ("-rwxr-xr-x", "lrwxrwxrwx"), and a line that starts with a path.
 _LS_MODE = re.compile(r"[-l][-rwxsStT]{9}\s")
@@ -92,7 +94,7 @@ _KERNEL_VERSION = re.compile(r"kernel reported version is:?\s*(\d+(?:\.\d+)*)")
 _PACKAGE_FRAME = re.compile(r"(?:site|dist)-packages[\\/](\w+)[\\/][^\s\"']*\.py\b")
 _COMPANIONS = (r"tensorflow[_-](?:text|addons|io|probability|hub|decision[_-]forests|"
                r"recommenders|quantum|model[_-]optimization|federated|ranking|graphics)\b")
-_COMPANION = re.compile(_COMPANIONS, re.IGNORECASE)
+COMPANION = re.compile(_COMPANIONS, re.IGNORECASE)
 # A custom-op library that does not fit the TensorFlow it is loaded into.
 _OP_LOAD_FAILED = re.compile(r"undefined symbol|symbol not found|TF_LoadLibrary|"
                              r"Invalid name: \w+>|_ops\.so\b")
@@ -103,17 +105,26 @@ _NO_GPU_PRINTED = re.compile(
     r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*(?:#\s*)?\[\]|"
     r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse|"
     r"is_gpu_available\(\)\)?\s*(?:#\s*)?[Ff]alse", re.MULTILINE)
+# A GPU in words or by its model ("my RTX 3060", "GTX 1080 Ti").
+_A_GPU = r"(?:\bGPU|\b[GR]TX ?\d{3,4}\b|\bgraphics card|\bvideo card)"
 # The same in TensorFlow's log lines or a person's words.
 _NO_GPU_SAID = re.compile(
     r"Skipping registering GPU devices|GPU will not be used|"
-    + then(r"\bGPU", r"Available:?\s*0\b|[:=]\s*(?:\[\]|False\b)") + "|"
-    + then(r"\bGPU", r"\bnot (?:found|detected|available|visible|used|recogni[sz]ed|"
+    + then(r"\bGPU", r"Available:?\s*0\b|(?:[:=]|\?:?)\s*(?:\[\]|False\b)") + "|"
+    + then(_A_GPU, r"\bnot (?:found|detected|available|visible|used|recogni[sz]ed|"
                      r"being used|utili[sz]ed)|(?:could|can)(?:not|'t| not) (?:be )?"
                      r"(?:found|detected|utili[sz]ed?|used?|seen?|find)|"
                      r"isn'?t (?:found|detected|used|available)") + "|"
     r"\bno GPUs?\b|can'?t (?:utili[sz]e|use|see|find) (?:the |my |a )?GPU|"
     r"(?:not|n't|never) (?:detect\w*|see\w*|find\w*|recogni[sz]\w*|utili[sz]\w*|us(?:es?|ed|ing)) "
-    r"(?:the |my |a |any )?GPU|"
+    r"(?:the |my |a |any )?(?:NVIDIA )?" + _A_GPU + "|"
+    r"\bGPU (?:usage|utili[sz]ation|load) (?:is |stays? |remains? )?(?:at )?0 ?%|"
+    r"\bonly (?:the )?CPU (?:is |gets |was )?(?:being )?(?:used|utili[sz]ed|detected|listed)|"
+    r"Default GPU Device:?[ \t]*(?:None)?[ \t]*$|"
+    r"\bbuilt with CUDA\W{0,3}\s*False\b|"
+    + then(_A_GPU, r"\bnot working|\bdoes ?n[o']?t work|\bis ?n[o']?t working") + "|"
+    r"\b(?:make|get|force)\b[^\n]{0,40}\bus(?:e|ing) (?:the |my |a )?GPU|"
+    r"\bhow (?:do I |can I |to )?(?:use|enable) (?:the |my |a )?GPU|"
     + then(r"list_physical_devices\(['\"]GPU['\"]\)|is_gpu_available\(\)",
            r"\[\]|\bempty\b|\bFalse\b") + "|"
     r"only (?:on|uses?|runs? on) (?:the )?CPU|runs? only on (?:the )?CPU", re.IGNORECASE)
@@ -127,7 +138,7 @@ _GPU_QUERY = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]
 _EMPTY_ANSWER = re.compile(
     r"\b(?:returns?|returned|returning|gives?|gave|gets?|got|prints?|printed|shows?|showed|"
     r"outputs?|is|was|just)\s+(?:an?\s+|the\s+|only\s+an?\s+)?empty\s*(?:array|list|\[\]|"
-    r"string|tuple)|\bempty\s+(?:array|list)\s+(?:is\s+|was\s+)?(?:returned|printed|shown)|"
+    r"string|tuple)|\b(?:returns?|returned|gives?|gave|prints?|printed)\s+(?:''|\"\")(?!\w)|\bempty\s+(?:array|list)\s+(?:is\s+|was\s+)?(?:returned|printed|shown)|"
     # The answer printed alone on its line: "[]".
     # Horizontal blanks only: a \s run from each line's start would cross every line after it.
     r"^[ \t]*\[\][ \t\r]*$", re.IGNORECASE | re.MULTILINE)
@@ -145,7 +156,24 @@ _PLATFORM_WORDS = (
     ("linux", re.compile(r"\b(?:ubuntu|linux|centos|debian|fedora)\b", re.IGNORECASE)),
     ("macos", re.compile(r"\bmac ?os\b|\bmacbook\b|\bapple silicon\b", re.IGNORECASE)),
 )
-_CPU_BUILD = re.compile(r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse")
+# Keras 3 is what runs: a file or module only Keras 3 has (Keras 2.13-2.15 also live under
+# ``keras/src``, but keep layers in ``engine``), TF 2.16+'s ``keras._tf_keras``, or a Keras
+# 3.x version as pip, a wheel or a person prints it.
+_KERAS3 = re.compile(
+    r"\bkeras[\\/.]src[\\/.](?:backend[\\/.](?:tensorflow|common|jax|torch)\b|"
+    # Folders Keras 2 has nothing of, and folders where it has a module of that name
+    # (callbacks.py: "keras.src.losses.mse" is a Keras 2 function too, so paths only).
+    r"(?:trainers|ops|tree|dtype_policies|quantizers|distribution)(?:[\\/]|\.(?!py\b))|"
+    r"(?<=[\\/])(?:callbacks|losses|activations|constraints|regularizers|random)[\\/]|"
+    r"models[\\/.](?:functional|model|sequential)\b|layers[\\/.]layer\b|"
+    r"optimizers[\\/.]base_optimizer\b)|"
+    # Keras 3's public API folders (Keras 2's are ``api/_v2`` and ``api/keras``).
+    r"\bkeras[\\/]api[\\/](?!_v\d|keras\b)\w|"
+    r"\bkeras\._tf_keras\b|"
+    r"\bkeras(?:==|\s*[:=]\s*|\s+(?:version:?\s*)?v?|-)3\.\d{1,2}\b", re.IGNORECASE)
+# In code ("is_built_with_cuda()) False") or in a script's words ("built with CUDA?: False").
+_CPU_BUILD = re.compile(r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse|"
+                        r"\bbuilt with CUDA\W{0,3}\s*False\b", re.IGNORECASE)
 # CPU models without AVX, which every TensorFlow binary since 1.6 uses: Intel's before Sandy
 # Bridge (2011) - Core 2, the first Core i3/i5/i7 (three-digit numbers: i7-920, i5 M 520;
 # later ones have four), the Xeons numbered without a dash (3000/5000/7000 series, W35xx,
@@ -186,6 +214,8 @@ class Facts:
     companion_failures: list[str]
     #: Lines that show or say that TensorFlow lists or uses no GPU.
     no_gpu: list[str]
+    #: Lines that show Keras 3 running (its own files and modules, a 3.x version).
+    keras3: list[str]
     #: A line that shows a CPU-only build (``is_built_with_cuda() False``).
     cpu_build: list[str]
     #: Lines that name a CPU model without AVX (Core 2, Xeon X5675, i7 920, Celeron).
@@ -220,6 +250,7 @@ def read_facts(ctx: TextContext) -> Facts:
         raising_package=frames[-1] if frames else None,
         companion_failures=_companion_failures(ctx),
         no_gpu=_no_gpu_lines(ctx),
+        keras3=ctx.lines_matching(_KERAS3, 2),
         cpu_build=_spanning_lines(ctx, _CPU_BUILD, 2),
         cpu_without_avx=ctx.lines_matching(_CPU_WITHOUT_AVX, 2),
         platform_said=_platform_said(ctx),
@@ -262,10 +293,13 @@ def _libraries(ctx: TextContext) -> tuple[dict[str, str], set[str]]:
 
 def library_stem(name: str) -> str:
     """A library's name without its version: ``libcusolver.so.10`` -> ``libcusolver.so``,
-    ``cusolver64_10.dll`` -> ``cusolver64_.dll``."""
+    ``cusolver64_10.dll`` (and a person's ``cusolver_10.dll``) -> ``cusolver64_.dll``."""
     name = name.lower()
     if name.endswith(".dll"):
-        return name[:-4].rstrip("0123456789") + ".dll"
+        stem = name[:-4].rstrip("0123456789")
+        if stem.endswith("_") and not stem.endswith("64_"):
+            stem = stem[:-1] + "64_"
+        return stem + ".dll"
     stem, dot, _ = name.partition(".so")
     return stem + dot
 
@@ -360,7 +394,7 @@ def _capability(ctx: TextContext) -> tuple[int, int] | None:
 
 def _companion_failures(ctx: TextContext) -> list[str]:
     lines = ctx.lines_matching(_OP_LOAD_FAILED)
-    if not lines or not (ctx.whole().search(_COMPANION) or any("_ops.so" in ln or ">" in ln
+    if not lines or not (ctx.whole().search(COMPANION) or any("_ops.so" in ln or ">" in ln
                                                                 for ln in lines)):
         return []
     return lines

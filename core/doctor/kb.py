@@ -253,8 +253,22 @@ def library_info(name: str) -> LibraryInfo:
     for pattern, kind in _SHAPES:
         if re.match(pattern, base):
             major = re.search(r"(?:64_|\.so\.)(\d+)", base) if kind == "cudnn" else None
-            return LibraryInfo(base, kind, cudnn_major=int(major.group(1)) if major else None)
+            return LibraryInfo(base, kind, _named_toolkit(base) if kind == "cuda" else (),
+                               cudnn_major=int(major.group(1)) if major else None)
     return LibraryInfo(base, "other")
+
+
+# Up to CUDA 10.0 every library's name carries its toolkit's major.minor: "libcudart.so.7.5",
+# "cublas64_80.dll" (later ones keep a major in every minor: the table knows those).
+_OLD_TOOLKIT_NAME = re.compile(r"\.so\.([7-9]|10)\.(\d)$|64_([7-9]|10)(\d)\.dll$")
+
+
+def _named_toolkit(base: str) -> tuple[str, ...]:
+    m = _OLD_TOOLKIT_NAME.search(base)
+    if not m:
+        return ()
+    major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return (f"{major}.{minor}",)
 
 
 def cuda_label_matches(label: str, cuda: str | None) -> bool:

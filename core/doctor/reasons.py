@@ -14,7 +14,7 @@ import re
 
 from core.doctor import kb
 from core.doctor.context import TextContext
-from core.doctor.facts import Facts, then
+from core.doctor.facts import COMPANION, Facts, then
 from core.doctor.fixes import finding_title
 from core.doctor.scores import Scores
 
@@ -34,9 +34,10 @@ _TF_OR_KERAS = ("tensorflow", "tensorflow_core", "keras", "tf_keras")
 _REQUIRES_TF = re.compile(r"requires TensorFlow(?: version)?\s*(?:[<>=~]=?\s*\d|\d+\.\d+(?:\.\d+)? "
                           r"or (?:higher|later|above|newer|greater))|versions? of TensorFlow you "
                           r"are currently using is", re.IGNORECASE)
-# The placeholder "tensorflow-gpu" releases (2.11+) that only fail to install.
-_GPU_PLACEHOLDER = re.compile(r"tensorflow[-_]gpu[-=]=?(\d+\.\d+)[\w.]*(?:\.tar\.gz)?",
-                              re.IGNORECASE)
+# The placeholder "tensorflow-gpu" releases (2.11+) that only fail to install, and the GPU
+# C library for Windows ("libtensorflow-gpu-windows-x86_64-2.11.0.zip") that no longer exists.
+_GPU_PLACEHOLDER = re.compile(r"tensorflow[-_]gpu(?:[-_]windows[-_]x86_64)?[-=]=?(\d+\.\d+)[\w.]*"
+                              r"(?:\.tar\.gz)?", re.IGNORECASE)
 _GPU_PACKAGE = re.compile(r"tensorflow[-_]gpu\b", re.IGNORECASE)
 # An out-of-memory whose device is the host: TensorFlow's CPU allocator.
 _HOST_OOM = re.compile(then(r"\bOOM\b|out of memory|ResourceExhausted",
@@ -59,6 +60,21 @@ _NO_TF_MODULE = re.compile(r"No module named '?tensorflow'?(?!\w|\.\w)|"
 _TF_IMPORT = re.compile(r"^(?:>>>\s*)?(?:import tensorflow|from tensorflow\b)")
 _BARE_NO_MODULE = re.compile(r"\bModuleNotFoundError\b(?!:\s*No module named\s*'?\w|\s+Traceback)|"
                              r"No module named\s*$")
+# An exception that says the code asked for something this library does not have: a module,
+# a name, an argument, a class, a file format ("ValueError: Argument(s) not recognized: {'lr'
+# ...}"). Not a user's own bug (a shape that does not fit).
+_API_MISMATCH = re.compile(
+    r"^(?:[\w.]+\.)?(?:ImportError|ModuleNotFoundError|AttributeError)\b|"
+    r"^(?:[\w.]+\.)?(?:TypeError|ValueError|NotImplementedError)\b.*(?:unexpected keyword|"
+    r"[Uu]nrecognized|not recognized|not (?:yet )?(?:supported|allowed)|Could not (?:interpret|"
+    r"deserialize|locate)|Only instances|KerasTensor|positional argument|File format|"
+    r"Invalid (?:filepath|dtype|argument)|\.keras\b)")
+# conda's "UnsatisfiableError: The following specifications were found to be in conflict:",
+# then "  - python 3.6*", "  - tensorflow 0.12.0rc0*".
+_CONDA_CONFLICT = re.compile(r"UnsatisfiableError|found to be in conflict|found conflicts",
+                             re.IGNORECASE)
+_CONDA_PYTHON_SPEC = re.compile(r"^-\s*python(?:[ =<>~]|$)", re.IGNORECASE)
+_CONDA_TF_SPEC = re.compile(r"^-\s*(?:tensorflow|tf-nightly)", re.IGNORECASE)
 #: Lines after ``import tensorflow`` where its error is looked for.
 IMPORT_ERROR_REACH = 4
 # TensorFlow's native module failed to import: a loader's or TF's words, or a traceback through
@@ -78,6 +94,8 @@ def fact_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     _windows_rules(ctx, facts, scores)
     _memory_rules(ctx, scores)
     _cpu_rules(facts, scores)
+    _keras3_rules(ctx, facts, scores)
+    _conda_conflict_rules(ctx, scores)
     _module_rules(ctx, scores)
     _self_check_rules(ctx, facts, scores)
 
@@ -165,14 +183,25 @@ def _package_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     if lines := ctx.lines_matching(_REQUIRES_TF):
         scores.add("mixed-tf-packages", 92, lines,
                    title=finding_title("mixed-tf-packages.companion"), companion=True)
+    _missing_name_rules(ctx, facts, scores)
+
+
+def _missing_name_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """A name TensorFlow or Keras lacks, asked for by code written for another release:
+    Keras, a companion package, or TensorFlow's own internals."""
     keras_frame = facts.raising_package in ("keras", "tf_keras")
+    companion_frame = bool(facts.raising_package and COMPANION.match(facts.raising_package))
     for line in ctx.lines_matching(_TF_ATTRIBUTE, 2):
-        if keras_frame or _INTERNAL_ATTRIBUTE.search(line):
+        if keras_frame or companion_frame or _INTERNAL_ATTRIBUTE.search(line):
+            title = ("mixed-tf-packages.keras" if keras_frame else
+                     "mixed-tf-packages.companion" if companion_frame else None)
             scores.add("mixed-tf-packages", 95, line,
-                       title=finding_title("mixed-tf-packages.keras") if keras_frame else None)
+                       title=finding_title(title) if title else None)
     for line in ctx.lines_matching(_CANNOT_IMPORT, 2):
         m = _CANNOT_IMPORT.search(line)
         module = (m.group(2) or "") if m else "-"
+        if module.split(".")[0] == "keras" and _keras3_beside_tf(ctx, facts):
+            continue  # a name Keras 3 dropped: :func:`_keras3_rules`
         if module.split(".")[0] in ("", *_TF_OR_KERAS):
             scores.add("mixed-tf-packages", 84, line)
 
@@ -234,6 +263,42 @@ def _cpu_rules(facts: Facts, scores: Scores) -> None:
     so the import dies (an illegal instruction, a DLL whose start-up failed, a silent exit)."""
     if facts.cpu_without_avx:
         scores.add("cpu-no-avx", 84, [*facts.cpu_without_avx, "(a CPU model without AVX)"])
+
+
+def _keras3_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """Keras 3 runs (TF 2.16+ installs it) and something asked for what it does not have:
+    code written for Keras 2 (tf.keras before 2.16, and the libraries built on it) breaks on
+    Keras 3 in many words, so the facts count, not the words. Below a stronger cause the
+    output states.
+    Beside a TensorFlow older than 2.16, Keras 3 is the package that does not fit."""
+    errors = ctx.lines_matching(_API_MISMATCH, 1) if facts.keras3 else []
+    if not errors:
+        return
+    lines = [*facts.keras3[:1], *errors]
+    # Surer when the error names Keras itself ("from 'keras.preprocessing.image'").
+    score = 84 if "keras" in errors[0].lower() else 76
+    if _keras3_beside_tf(ctx, facts):
+        scores.add("keras3-strategy-unsupported", score, lines,
+                   title=finding_title("keras3-strategy-unsupported.keras3-runs"))
+    else:
+        scores.add("mixed-tf-packages", score, lines,
+                   title=finding_title("mixed-tf-packages.keras"))
+
+
+def _keras3_beside_tf(ctx: TextContext, facts: Facts) -> bool:
+    """Keras 3 runs, with a TensorFlow that installs it (2.16+) or one the text does not date."""
+    return bool(facts.keras3) and ctx.tf_at_least((2, 16)) is not False
+
+
+def _conda_conflict_rules(ctx: TextContext, scores: Scores) -> None:
+    """conda's solver lists the specs it found in conflict, one "- name version" a line: a
+    Python spec beside a TensorFlow one is a TensorFlow package not built for that Python."""
+    if not ctx.lines_matching(_CONDA_CONFLICT, 1):
+        return
+    python, tf = ctx.lines_matching(_CONDA_PYTHON_SPEC, 1), ctx.lines_matching(_CONDA_TF_SPEC, 1)
+    if python and tf:
+        scores.add("python-unsupported", 84, [*ctx.lines_matching(_CONDA_CONFLICT, 1), *python,
+                                              *tf])
 
 
 def _module_rules(ctx: TextContext, scores: Scores) -> None:

@@ -1,0 +1,49 @@
+"""Questions and complaints pasted as prose ("Keras 3 breaks tensorflow_hub models", "numpy 2.0
+causes issues", "Can't install tensorflow on Python 3.13"): a subject the knowledge base knows
+the trouble of, and a word of trouble, on one line. Below any cause an output states, so a
+log's own error always wins; above "no error found", which is what such a text got before.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.doctor.context import TextContext
+from core.doctor.facts import then
+from core.doctor.scores import Scores
+
+# Words of trouble, in a question or a complaint.
+_TROUBLE = (r"\b(?:not work\w*|does ?n[o']?t work|is ?n[o']?t working|broke\w*|break\w*|"
+            r"fail\w*|errors?|issues?|problems?|can(?:'t| ?not)|could ?n[o']?t|unable|no longer|"
+            r"incompatib\w*|compatib\w*|crash\w*)\b")
+
+
+def _said_with_trouble(subject: str) -> re.Pattern:
+    """``subject`` and a word of trouble on one line, in either order."""
+    return re.compile(then(subject, _TROUBLE) + "|" + then(_TROUBLE, subject), re.IGNORECASE)
+
+
+# Keras 3 named, or TensorFlow upgraded to a release that installs it (2.16+).
+_KERAS3 = _said_with_trouble(r"\bKeras ?3\b(?!\.\d)|\bkeras\s*(?:==\s*)?v?3\.\d|"
+                             r"\b(?:upgrad|updat)\w*\s+(?:to\s+)?(?:tf|tensorflow)\s*v?"
+                             r"2\.(?:1[6-9]|[2-9]\d)\b")
+# NumPy 2, which every TensorFlow before 2.18 was built without.
+_NUMPY2 = _said_with_trouble(r"\bnumpy\s*(?:==|>=|version:?)?\s*v?2(?:\.\d{1,2}){0,2}\b(?!\.)")
+# A Python version, and TensorFlow that will not install or is not offered for it.
+_WONT_INSTALL = (r"can(?:'t| ?not) install|unable to install|fail\w* to install|"
+                 r"install\w*(?: [\w-]+){0,3} fail\w*|does ?n[o']?t support|"
+                 r"not (?:yet )?(?:supported|available)|"
+                 r"no (?:tensorflow )?(?:wheel|version|release)")
+_A_PYTHON = r"\bpython\s?v?3\.\d{1,2}\b"
+_PYTHON = re.compile(then(_A_PYTHON, _WONT_INSTALL) + "|" + then(_WONT_INSTALL, _A_PYTHON),
+                     re.IGNORECASE)
+
+
+def prose_rules(ctx: TextContext, scores: Scores) -> None:
+    """Score the family a prose line names with its trouble."""
+    if lines := ctx.lines_matching(_KERAS3, 2):
+        scores.add("keras3-strategy-unsupported", 66, lines)
+    if lines := ctx.lines_matching(_NUMPY2, 2):
+        scores.add("mixed-tf-packages", 66, lines, numpy="downgrade")
+    if "tensorflow" in ctx.text.lower() and (lines := ctx.lines_matching(_PYTHON, 2)):
+        scores.add("python-unsupported", 66, lines)
