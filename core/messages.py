@@ -993,6 +993,9 @@ CATALOGUE: dict[str, Message] = {
         "Windows NVIDIA driver or WSL is too old",
         "这里的 WSL 没有提供 GPU（缺少 /usr/lib/wsl/lib/libcuda.so.1 或 /dev/dxg）："
         "Windows 的 NVIDIA 驱动或 WSL 太旧"),
+    "finding.missing-cuda-runtime.xla": Message(
+        "XLA cannot find the CUDA compiler (ptxas) or libdevice",
+        "XLA 找不到 CUDA 编译器（ptxas）或 libdevice"),
     "finding.missing-cuda-runtime.no-and-cuda": Message(
         "TensorFlow {tf} was installed without [and-cuda]: it has no CUDA libraries",
         "TensorFlow {tf} 安装时没有带 [and-cuda]：它没有 CUDA 库"),
@@ -1138,6 +1141,17 @@ CATALOGUE: dict[str, Message] = {
     "fix.looked-for-cuda": Message(
         "TensorFlow looked for {library} (CUDA {cuda}).",
         "TensorFlow 查找的是 {library}（CUDA {cuda}）。"),
+    "fix.xla-toolkit": Message(
+        "XLA compiles GPU kernels with the CUDA toolkit's ptxas and its nvvm/libdevice folder; "
+        "the CUDA runtime libraries alone do not have them. Install the CUDA compiler package "
+        "into this environment:",
+        "XLA 用 CUDA 工具包中的 ptxas 及其 nvvm/libdevice 文件夹编译 GPU 内核；仅有 CUDA 运行库"
+        "并不包含它们。请把 CUDA 编译器包装进这个环境："),
+    "fix.xla-data-dir": Message(
+        "Or point XLA at a CUDA toolkit folder that holds nvvm/libdevice (a system CUDA, or a "
+        "conda env's lib folder after copying libdevice.10.bc into lib/nvvm/libdevice):",
+        "或者让 XLA 指向一个含有 nvvm/libdevice 的 CUDA 工具包文件夹（系统的 CUDA，或把 "
+        "libdevice.10.bc 复制到 lib/nvvm/libdevice 之后的 conda 环境 lib 文件夹）："),
     "fix.looked-for": Message(
         "TensorFlow looked for {library}.",
         "TensorFlow 查找的是 {library}。"),

@@ -1086,3 +1086,27 @@ def test_pythons_version_said_in_words(text, python):
 def test_a_release_for_an_older_python_said_in_words_is_python_unsupported():
     text = "tensorflow-gpu 2.10 cannot be installed on python 3.11 on windows"
     assert _ids(text)[0] == "python-unsupported", _ids(text)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from([
+    "W tensorflow/core/framework/op_kernel.cc:1651] OP_REQUIRES failed at xla_ops.cc:446 : "
+    "INTERNAL: libdevice not found at ./libdevice.10.bc",
+    "W external/local_xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:102] Can't find "
+    "libdevice directory ${CUDA_DIR}/nvvm/libdevice. This may result in compilation or runtime "
+    "failures, if the program we try to run uses routines from libdevice.",
+    "W tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:85] Couldn't get ptxas "
+    "version string: INTERNAL: Couldn't invoke ptxas --version",
+    "E external/local_xla/xla/stream_executor/gpu/asm_compiler.cc] ptxas: not found"]),
+       st.sampled_from([("2.12", "cu11"), ("2.16.1", "cu12")]))
+def test_xla_without_the_toolkits_compiler_pieces(noise, line, release):
+    """XLA's JIT needs ptxas and libdevice, which pip's CUDA runtime wheels do not bring: the
+    fix installs NVIDIA's nvcc wheel for the CUDA major the release wants, or points
+    XLA_FLAGS at a toolkit (domain knowledge, written before round 6 was read)."""
+    tf, wheel = release
+    [first, *_] = explain(_around(noise, [line], []), platform="linux", tf_version=tf)
+    assert first.id == "missing-cuda-runtime", first
+    assert "ptxas" in first.title_in()
+    commands = [s.command or "" for s in first.steps]
+    assert any(f"nvidia-cuda-nvcc-{wheel}" in c for c in commands), commands
+    assert any("--xla_gpu_cuda_data_dir=" in c for c in commands), commands

@@ -104,6 +104,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("cuda-version-mismatch", 60, r"no kernel image is available for execution|"
          r"device kernel image is invalid"),
     _sig("missing-cudnn", 82, r"DNN library is not found|Unable to load cuDNN DSO"),
+    # XLA's JIT needs the toolkit's compiler pieces, which pip's CUDA runtime wheels lack.
+    _sig("missing-cuda-runtime", 88, r"libdevice not found|Can't find libdevice directory|"
+         r"Couldn't (?:invoke|find|get) ptxas|Failed to launch ptxas|"
+         + then(r"\bptxas\b", r"\bnot found\b"), "xla", xla=True),
     # Memory.
     _sig("gpu-out-of-memory", 96, r"CUDA_ERROR_OUT_OF_MEMORY|OOM when allocating tensor|"
          r"RESOURCE_EXHAUSTED: Out of memory|CUDNN_STATUS_ALLOC_FAILED"),

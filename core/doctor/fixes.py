@@ -387,9 +387,21 @@ def _missing_cuda(ctx: FixContext) -> list[FixStep]:
     if ctx.detail.get("unnamed"):
         steps.append(_step(_said("rerun-verbose"), "TF_CPP_MAX_VLOG_LEVEL=1 python your_script.py",
                            "bash"))
+    if ctx.detail.get("xla"):
+        return [*steps, *_xla_toolkit(ctx, cuda)]  # the GPU is listed: rerun the script
     steps.extend(_cuda_recipe(ctx, cuda, cudnn))
     steps.append(_verify(ctx))
     return steps
+
+
+def _xla_toolkit(ctx: FixContext, cuda: str | None) -> list[FixStep]:
+    """XLA's compiler pieces: NVIDIA's pip wheel of nvcc for the CUDA major TF wants (12 from
+    TF 2.15, 11 before), or XLA_FLAGS at a toolkit folder that has them."""
+    major = (cuda or "").split(".")[0] or (
+        "12" if ctx.tf_version and minor_of(ctx.tf_version) >= (2, 15) else "11")
+    return [_step(_said("xla-toolkit"), f"{ctx.exe} -m pip install nvidia-cuda-nvcc-cu{major}"),
+            _step(_said("xla-data-dir"), "export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda",
+                  "bash")]
 
 
 def _missing_cudnn(ctx: FixContext) -> list[FixStep]:
