@@ -10,6 +10,7 @@ import argparse
 import importlib
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -73,8 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=tr("cli.doctor.platform"),
     )
     p.add_argument(
-        "--tf-version", metavar="X.Y", type=_checked("--tf-version", path=False),
+        "--tf-version", metavar="X.Y", type=_version("--tf-version"),
         help=tr("cli.doctor.tf_version")
+    )
+    p.add_argument(
+        "--cuda-version", metavar="X.Y", type=_version("--cuda-version"),
+        help=tr("cli.doctor.cuda_version")
     )
     p.add_argument(
         "--no-import", action="store_true", help=tr("cli.doctor.no_import")
@@ -227,6 +232,25 @@ def _checked(option: str, *, path: bool = True, dash: bool = False) -> Callable[
             from core.config import show
 
             raise _Refused(f"tensordeck: {option}: {show(value, None)} {problem}")
+        return value
+
+    return check
+
+
+_VERSION = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,4})?")
+
+
+def _version(option: str) -> Callable[[str], str]:
+    """The argparse ``type`` of a version option: major.minor[.patch], or a one-line refusal
+    (a version the doctor cannot read would silently count for nothing)."""
+    checked = _checked(option, path=False)
+
+    def check(value: str) -> str:
+        if not _VERSION.fullmatch(checked(value)):
+            from core.config import show
+
+            raise _Refused(f"tensordeck: {option}: {show(value, None)} is not a version: give "
+                           "major.minor, e.g. 2.10")
         return value
 
     return check

@@ -60,6 +60,9 @@ CATALOGUE: dict[str, Message] = {
                                    "与 --explain 一起：输出来自哪个平台（如已知）"),
     "cli.doctor.tf_version": Message("with --explain: TensorFlow version, when known",
                                      "与 --explain 一起：TensorFlow 版本（如已知）"),
+    "cli.doctor.cuda_version": Message(
+        "with --explain: the CUDA toolkit installed where the output came from, when known",
+        "与 --explain 一起：输出所在机器上安装的 CUDA 工具包版本（如已知）"),
     "cli.doctor.no_import": Message("skip the 'import tensorflow' probe (fast)",
                                     "跳过 'import tensorflow' 探测（较快）"),
     "cli.json": Message("machine-readable output", "机器可读的输出"),

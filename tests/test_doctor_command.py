@@ -59,7 +59,8 @@ def test_explain_clean_output_exits_0() -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--explain", "/nonexistent/err.txt"], "cannot read /nonexistent/err.txt"),
-    (["--tf-version", "2.10"], "--platform and --tf-version describe an --explain FILE"),
+    (["--tf-version", "2.10"], "--tf-version and --cuda-version describe an --explain FILE"),
+    (["--cuda-version", "12.2"], "--tf-version and --cuda-version describe an --explain FILE"),
     (["--explain", "-", "--python", sys.executable], "cannot be combined"),
     # The doctor names the absolute path it looked for (Z:\nonexistent\python under Wine).
     (["--python", "/nonexistent/python"],
@@ -219,7 +220,7 @@ def test_machine_diagnosis_replays_real_windows_tf210(case: str, ids: list[str],
 
 def _doctor_args(**kw) -> argparse.Namespace:
     base = dict(explain=None, python=[sys.executable], no_import=True, json=True, platform=None,
-                tf_version=None)
+                tf_version=None, cuda_version=None)
     return argparse.Namespace(**{**base, **kw})
 
 
@@ -281,3 +282,26 @@ def test_the_real_windows_tf210_build_against_gpus(gpu: GpuInfo, covered: bool) 
         assert "compute capability 3.0" in arch[0].title and "(compute capability 3.5 and up)" in \
             arch[0].evidence
         assert any("tensorflow-cpu==2.10.*" in (s.command or "") for s in arch[0].steps)
+
+
+def test_the_cuda_the_user_says_is_installed_counts_as_the_texts(tmp_path: Path) -> None:
+    """--cuda-version: a missing CUDA 11 runtime on a machine the user says has CUDA 12.2 is the
+    wrong toolkit, not a missing one (without it, the text alone says "missing")."""
+    f = tmp_path / "out.txt"
+    f.write_text("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+                 "dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n")
+    context = ("--explain", str(f), "--platform", "windows", "--tf-version", "2.10", "--json")
+    alone = json.loads(_doctor(*context).stdout)["findings"]
+    told = json.loads(_doctor(*context, "--cuda-version", "12.2").stdout)["findings"]
+    assert alone[0]["id"] == "missing-cuda-runtime"
+    assert told[0]["id"] == "cuda-version-mismatch" and "CUDA 12.2" in told[0]["evidence"]
+
+
+@pytest.mark.parametrize("option", ["--tf-version", "--cuda-version"])
+@pytest.mark.parametrize("value", ["abc", "2", "2.x", "12.2.1.9.9", "2.10; rm -rf /"])
+def test_a_version_the_doctor_cannot_read_is_refused(option: str, value: str) -> None:
+    """Before, --tf-version abc was silently ignored: the answer then came without the
+    context the user meant to give."""
+    run = _doctor("--explain", "-", option, value, stdin="ImportError: DLL load failed\n")
+    assert run.returncode == 2 and run.stdout == ""
+    assert f"{option}: " in run.stderr and "is not a version" in run.stderr

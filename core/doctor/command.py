@@ -25,9 +25,9 @@ def doctor_command(args: argparse.Namespace, *, nvml: Any = None) -> int:
             return _usage("--explain reads a captured output; it cannot be combined with "
                           "--python or --no-import")
         return _explain(args)
-    if args.platform or args.tf_version:
-        return _usage("--platform and --tf-version describe an --explain FILE; add "
-                      "--explain FILE (or '-' for stdin)")
+    if args.platform or args.tf_version or args.cuda_version:
+        return _usage("--platform, --tf-version and --cuda-version describe an --explain FILE; "
+                      "add --explain FILE (or '-' for stdin)")
     return _machine(args, nvml)
 
 
@@ -49,7 +49,8 @@ def _explain(args: argparse.Namespace) -> int:
     if not text.strip():
         return _usage(f"{'stdin' if args.explain == '-' else args.explain} is empty: paste the "
                       "error output of 'import tensorflow' or of the training run")
-    findings = explain(text, platform=args.platform, tf_version=args.tf_version)
+    findings = explain(text, platform=args.platform, tf_version=args.tf_version,
+                       cuda_version=args.cuda_version)
     return _emit(args, findings, {"mode": "explain"})
 
 

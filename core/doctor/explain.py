@@ -286,13 +286,16 @@ _SCRIPT = re.compile(r"File \"([^\"]+\.py)\", line \d+")
 
 
 def explain(text: str, *, platform: str | None = None, tf_version: str | None = None,
-            distro: str | None = None) -> list[Finding]:
+            cuda_version: str | None = None, distro: str | None = None) -> list[Finding]:
     """Findings that explain ``text``, the most likely cause first; never none: an output the
     rules do not know gets a finding quoting its decisive lines, one with no error says so.
+    ``cuda_version``: the CUDA toolkit the user says is installed (as if the text said it).
     ``distro`` (:func:`core.doctor.context.linux_distro`) picks the Linux driver commands."""
     ctx = read_context(bounded_text(text), platform=platform, tf_version=tf_version)
     facts = read_facts(ctx)
     ctx.cuda_installs |= facts.cuda_stated
+    if version := kb.parse_version(cuda_version or ""):
+        ctx.cuda_installs.add(".".join(map(str, version[:2])))
     ctx.platform = ctx.platform or facts.platform_said
     ctx.tf_version = ctx.tf_version or facts.tf_version_said
     scores = Scores()

@@ -122,7 +122,7 @@ def _stated_cuda_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
         cuda, cudnn = kb.recommended_pair(tuple(wanted), ctx.platform)
         built = "the text wants"
     scores.add("cuda-version-mismatch", score,
-               [f"CUDA {have} in the text; {built} CUDA {', '.join(sorted(wanted))}"],
+               [f"CUDA {have} installed; {built} CUDA {', '.join(sorted(wanted))}"],
                cuda=cuda, cudnn=cudnn, installed=have)
 
 
