@@ -1465,6 +1465,21 @@ CATALOGUE: dict[str, Message] = {
         "h5py's compiled part does not match its HDF5 library (often a conda h5py mixed with a "
         "pip one):",
         "h5py 的编译部分与它的 HDF5 库不匹配（常见于 conda 的 h5py 与 pip 的 h5py 混用）："),
+    "fix.pip-upgrade": Message(
+        "This pip is too old to install a wheel (it looks for a setup.py the wheel does not "
+        "have): upgrade pip, then install again:",
+        "这个 pip 太旧，无法安装 wheel（它去找 wheel 里没有的 setup.py）："
+        "请先升级 pip，再重新安装："),
+    "fix.dependency.pin.h5py": Message(
+        "h5py 3 returns text where the HDF5 loading of Keras before 2.4 (and TensorFlow before "
+        "2.4) expects bytes: keep h5py below 3:",
+        "h5py 3 返回的是文本，而 Keras 2.4（及 TensorFlow 2.4）之前的 HDF5 加载代码期望的是字节："
+        "请使用低于 3 的 h5py："),
+    "fix.dependency.pin.numpy": Message(
+        "NumPy 1.20 changed what TensorFlow before 2.5 relies on to turn a symbolic tensor into "
+        "an array: keep NumPy below 1.20:",
+        "NumPy 1.20 改变了 2.5 之前的 TensorFlow 把符号张量转成数组时所依赖的行为：请使用低于 "
+        "1.20 的 NumPy："),
     "fix.dependency.other": Message(
         "{package} does not match what TensorFlow needs:",
         "{package} 不符合 TensorFlow 的要求："),

@@ -1110,3 +1110,111 @@ def test_xla_without_the_toolkits_compiler_pieces(noise, line, release):
     commands = [s.command or "" for s in first.steps]
     assert any(f"nvidia-cuda-nvcc-{wheel}" in c for c in commands), commands
     assert any("--xla_gpu_cuda_data_dir=" in c for c in commands), commands
+
+
+# --- issue 21, sixth round (a representative sample): facts of its development cases --------
+
+@SETTINGS
+@given(NOISE, st.sampled_from([
+    "  File \"/usr/local/lib/python3.6/dist-packages/keras/engine/topology.py\", line 3114, in "
+    "load_weights_from_hdf5_group_by_name", "keras.load_model会报错",
+    "model.load_weights('yolo.h5')"]))
+def test_h5py_3_under_old_keras_loading_is_pinned_below_3(noise, frame):
+    """c522-c524: h5py 3 gives str where Keras' HDF5 loading decodes bytes."""
+    text = _around(noise, [frame, "    original_keras_version = f.attrs['keras_version']"
+                                  ".decode('utf8')",
+                           "AttributeError: 'str' object has no attribute 'decode'"], [])
+    [first, *_] = explain(text)
+    assert first.id == "dependency-version-conflict", first
+    assert any("h5py<3" in (s.command or "") for s in first.steps), first.steps
+
+
+def test_a_str_decode_error_elsewhere_is_not_h5pys():
+    text = "line.decode('utf8')\nAttributeError: 'str' object has no attribute 'decode'"
+    assert "dependency-version-conflict" not in _ids(text)[:1]
+
+
+@pytest.mark.parametrize("tf, expected", [(None, True), ("2.4.1", True), ("1.15", True),
+                                          ("2.8.0", False)])
+def test_numpy_120_under_tf_before_25_is_pinned(tf, expected):
+    """c528: 'Cannot convert a symbolic Tensor ... to a numpy array' is NumPy 1.20 under
+    TF < 2.5; with a newer TF it is the code's own doing."""
+    text = ("NotImplementedError: Cannot convert a symbolic Tensor (lstm/strided_slice:0) to a "
+            "numpy array.")
+    found = explain(text, tf_version=tf) if tf else explain(text)
+    pinned = found[0].id == "dependency-version-conflict" and any(
+        "numpy<1.20" in (s.command or "") for s in found[0].steps)
+    assert pinned is expected, [f.id for f in found]
+
+
+@pytest.mark.parametrize("line", [
+    "MemoryError", "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 3.35 GiB for an "
+    "array with shape (60000, 7500) and data type float64",
+    "numpy.core._exceptions.MemoryError: Unable to allocate 512 MiB for an array"])
+def test_pythons_and_numpys_memory_errors_are_the_hosts_ram(line):
+    """c530: Python's MemoryError while preparing data."""
+    assert _ids(f"Traceback (most recent call last):\n{line}")[0] == "host-out-of-memory"
+
+
+@pytest.mark.parametrize("line, cause", [
+    ("AttributeError: 'Activation' object has no attribute 'outbound_nodes'", "mixed-tf-packages"),
+    ("AttributeError: module 'keras.preprocessing.image' has no attribute 'img_to_array'",
+     "mixed-tf-packages"),
+    ("AttributeError: module 'tensorboard.util' has no attribute 'Retrier'", "mixed-tf-packages"),
+    ("If you cannot immediately regenerate your protos, some other possible workarounds are:\n"
+     " 1. Downgrade the protobuf package to 3.20.x or lower.", "mixed-tf-packages"),
+    ("TF 2.0 is not compatible with the version of keras that we install i.e. 2.2.4.",
+     "mixed-tf-packages"),
+    ("Running setup.py egg_info for package from https://storage.googleapis.com/tensorflow/linux/"
+     "gpu/tensorflow-0.5.0-cp27-none-linux_x86_64.whl", "pip-install-failed"),
+    ("OSError: [Errno 1] Operation not permitted: '/tmp/pip-XcfgD6-uninstall/System/Library/"
+     "Frameworks/Python.framework/Versions/2.7/Extras/lib/python/six-1.4.1-py2.7.egg-info'",
+     "pip-install-failed"),
+    ("tensorflow couldn't be installed in python 3.7", "python-unsupported"),
+    ("Are there any TensorFlow GPU for Windows? Any Recent version?",
+     "tf-windows-gpu-unsupported")])
+def test_the_sixth_rounds_facts_in_other_cases(line, cause):
+    """c506, c534, c537, c516, c533, c478, c480, c482, c484."""
+    assert _ids(line)[0] == cause, _ids(line)
+
+
+def test_an_old_pip_is_told_to_upgrade():
+    [first, *_] = explain("Running setup.py egg_info for package from https://x/tensorflow-0.5.0"
+                          "-cp27-none-linux_x86_64.whl")
+    assert any("--upgrade pip" in (s.command or "") for s in first.steps), first.steps
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["10", "9", "12"]), st.sampled_from(["avalable", "avaliable",
+                                                                   "available"]))
+def test_the_template_field_with_a_cuda_major_alone(noise, major, typed):
+    """c490: "CUDA/cuDNN version: 10" beside TF 1.11 (built for CUDA 9.0), "GPU is not
+    avalable"."""
+    want = "cuda-version-mismatch" if major != "9" else None
+    text = _around(noise, ["- TensorFlow version: 1.11.0", f"- CUDA/cuDNN version: {major}",
+                           f"I'm getting a error GPU is not {typed}"], [])
+    assert facts.read_facts(read_context(text)).no_gpu
+    found = _ids(text, platform="windows")
+    assert (found[0] == want) if want else (found[0] != "cuda-version-mismatch"), found
+
+
+@pytest.mark.parametrize("paths, first", [
+    ('  File "/home/u/.local/lib/python3.5/site-packages/keras/backend/tensorflow_backend.py", '
+     'line 1, in <module>', "tf-not-installed"),
+    ('  File "C:\\Users\\u\\anaconda3\\envs\\tf\\lib\\site-packages\\keras\\__init__.py", line 3',
+     "conda-env-not-activated"),
+    ("", "conda-env-not-activated")])
+def test_no_tensorflow_module_outside_any_conda_is_not_installed(paths, first):
+    """c499: a plain Python's site-packages and no word of conda: TensorFlow is not installed
+    there, not an env left inactive."""
+    text = "\n".join(filter(None, ["Traceback (most recent call last):", paths,
+                                   "ImportError: No module named 'tensorflow'"]))
+    assert _ids(text)[0] == first, _ids(text)
+
+
+def test_cudnn_failing_to_start_under_a_cuda_no_build_uses_is_a_mismatch():
+    """c511: CUDA 10.2 (no TensorFlow release was built for it) and cuDNN failing to start."""
+    text = ("Fresh install Ubuntu 18.04, CUDA 10.2 installed and working, cuDNN v7.6.5\n"
+            "(0) Unknown: Failed to get convolution algorithm. This is probably because cuDNN "
+            "failed to initialize")
+    assert _ids(text)[0] == "cuda-version-mismatch", _ids(text)

@@ -119,6 +119,9 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"NOT_INITIALIZED)", "cudnn-init"),
     _sig("cuda-version-mismatch", 62, r"Failed to get convolution algorithm|"
          r"Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|CUDNN_STATUS_NOT_INITIALIZED"),
+    # Python's own out-of-memory, and NumPy's: the host's RAM.
+    _sig("host-out-of-memory", 84, r"^(?:[\w.]+\.)?_?(?:Array)?MemoryError\b|"
+         r"Unable to allocate [\d.]+ [KMGT]i?B for an array"),
     # "怎么解决oom": the word, not inside another ("room", "zoom").
     _sig("gpu-out-of-memory", 80, r"(?<![a-z])oom(?![a-z])|显存不足"),
     # CPU.
@@ -149,8 +152,17 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("mixed-tf-packages", 90, r"compiled using NumPy 1\.x cannot be run in|"
          r"_ARRAY_API not found|numpy<2\b|support NumPy 2\b", numpy="downgrade"),
     # protobuf 4 says "cannot not be created" (sic).
-    _sig("mixed-tf-packages", 88, r"Descriptors cannot (?:not )?be created directly",
+    _sig("mixed-tf-packages", 88, r"Descriptors cannot (?:not )?be created directly|"
+         # The workarounds protobuf prints with it, when the rest was not pasted.
+         r"Downgrade the protobuf package to 3\.20|PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python",
          protobuf=True),
+    # Keras 2.2's layers handed to tf.keras code, or the other way round.
+    _sig("mixed-tf-packages", 84, r"has no attribute '_?(?:inbound|outbound)_nodes'", "keras"),
+    # A Keras (2) that lacks what the code was written for: it and TF, or the code, are of
+    # another line (Keras 3's missing names score higher in core.doctor.reasons).
+    _sig("mixed-tf-packages", 83, r"[Mm]odule 'keras[\w.]*' has no attribute", "keras"),
+    # TensorBoard of another release, or several installed.
+    _sig("mixed-tf-packages", 86, r"[Mm]odule 'tensorboard[\w.]*' has no attribute"),
     _sig("mixed-tf-packages", 88, r"Another metric with the same name already exists", "keras"),
     # NumPy's C API against a TF built for another NumPy: its own words, in every release, and
     # pybind's when TF's module then fails ("... The signature was () -> handle").
@@ -878,14 +890,19 @@ _PIP_FAILURES: tuple[tuple[str, str], ...] = (
                  + then("Cannot install ", " because") + "|"
                  + then("has requirement ", ", but you(?:'ll| will) have")),
     ("long-path", r"\[WinError 206\]|[Ll]ong [Pp]ath|filename or extension is too long"),
-    ("access", r"\[WinError 5\]|\[Errno 13\] Permission denied|Access is denied"),
+    ("old-pip", r"Running setup\.py \w+ for package from \S+\.whl"),
+    ("access", r"\[WinError 5\]|\[Errno 13\] Permission denied|Access is denied|"
+               r"\[Errno 1\] Operation not permitted"),
     ("build", r"Failed building wheel for|subprocess-exited-with-error|"
               r"Failed to build installable wheels|legacy-install-failure|"
               r"Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required"),
     ("notfound", r"Could not find a version that satisfies the requirement|"
                  r"No matching distribution found for"),
 )
-_PIP_ERROR = re.compile(r"^ERROR: |^error: |Could not install packages", re.MULTILINE)
+# pip's words, or its temporary folders in a path (old pips print no "ERROR:").
+_PIP_ERROR = re.compile(r"^ERROR: |^error: |Could not install packages|"
+                        r"[\\/]pip-[\w-]+-(?:build|uninstall|install|unpack|req-build)\b",
+                        re.MULTILINE)
 
 
 def _install_rules(ctx: TextContext, scores: Scores) -> None:

@@ -65,7 +65,7 @@ _CUDNN_VERSION = re.compile(r"\bcudnn" + _JOIN + _CUDNN_NUMBER, re.IGNORECASE)
 # version follows that name ("7.6 cuda 10.1" is CUDA 10.1).
 _CUDA_CUDNN_FIELD = re.compile(
     r"\bcuda\s*/\s*cudnn(?:[ \t]+versions?)?[ \t]*(?:[:：][ \t]*)?(?:\n[ \t]*){0,2}v?"
-    r"(\d{1,2}\.\d)(?!\d)(?:\.\d+)*"
+    r"(\d{1,2}\.\d(?!\d)|(?:[7-9]|1[0-3])(?![\w.]))(?:\.\d+)*"
     r"(?:[ \t]*(?:/|,|\band\b|&|\+)[ \t]*v?(\d\.\d{1,2}(?!\d)|\d(?![\w.])))?", re.IGNORECASE)
 _FIELD_BEFORE = re.compile(r"\bcuda\s*/\s*$", re.IGNORECASE)
 _NUMBER_THEN_NAME = re.compile(
@@ -111,7 +111,8 @@ _A_GPU = r"(?:\bGPU|\b[GR]TX ?\d{3,4}\b|\bgraphics card|\bvideo card)"
 _NO_GPU_SAID = re.compile(
     r"Skipping registering GPU devices|GPU will not be used|"
     + then(r"\bGPU", r"Available:?\s*0\b|(?:[:=]|\?:?)\s*(?:\[\]|False\b)") + "|"
-    + then(_A_GPU, r"\bnot (?:found|detected|available|visible|used|recogni[sz]ed|"
+    # "available" as typed too ("avalable", "avaliable").
+    + then(_A_GPU, r"\bnot (?:found|detected|av[a-z]{3,5}ble|visible|used|recogni[sz]ed|"
                      r"being used|utili[sz]ed)|(?:could|can)(?:not|'t| not) (?:be )?"
                      r"(?:found|detected|utili[sz]ed?|used?|seen?|find)|"
                      r"isn'?t (?:found|detected|used|available)") + "|"
@@ -349,8 +350,8 @@ def _versions_before_names(ctx: TextContext) -> tuple[set[str], set[str]]:
 
 
 # CUDA toolkits are 7.0-7.5, 8.0, 9.0-9.2, 10.0-10.2, 11.0-11.8, 12.x, 13.x: a "8.1" or "7.6"
-# in a CUDA's place is a cuDNN's.
-_CUDA_RELEASE = re.compile(r"7\.[05]|8\.0|9\.[0-2]|10\.[0-2]|11\.[0-8]|1[23]\.\d")
+# in a CUDA's place is a cuDNN's. A major alone ("CUDA/cuDNN version: 10") is one too.
+_CUDA_RELEASE = re.compile(r"7\.[05]|8\.0|9\.[0-2]|10\.[0-2]|11\.[0-8]|1[23]\.\d|[7-9]|1[0-3]")
 
 
 def _listed_cuda_runtimes(ctx: TextContext) -> set[str]:

@@ -724,6 +724,8 @@ def _pip_failed(ctx: FixContext) -> list[FixStep]:
                 _step(_said("pip-wheel-download"))]
     if why == "build":
         return [_step(_said("pip-build"))]
+    if why == "old-pip":
+        return [_program(ctx, _said("pip-upgrade"), _pip(ctx, "install", "--upgrade", "pip"))]
     if why == "access":
         return [_step(_said("pip-access"),
                         "python -m pip install --user PACKAGE", _here(ctx))]
@@ -756,6 +758,9 @@ def _dependency(ctx: FixContext) -> list[FixStep]:
     steps = [_pip_check(ctx)]
     if package == "numpy" and ctx.detail.get("numpy") == "aliases":
         steps.append(_program(ctx, _DEPENDENCY_FIX["numpy"], _pip(ctx, "install", "numpy<1.24")))
+        return steps
+    if pin := ctx.detail.get("pin"):  # a release line this TF's code needs: "h5py<3"
+        steps.append(_program(ctx, _said(f"dependency.pin.{package}"), _pip(ctx, "install", pin)))
         return steps
     known = _DEPENDENCY_FIX.get(package or "")
     spec = f"tensorflow=={ctx.tf_version[0]}.{ctx.tf_version[1]}.*" if ctx.tf_version else \

@@ -18,6 +18,11 @@ _TROUBLE = (r"\b(?:not work\w*|does ?n[o']?t work|is ?n[o']?t working|broke\w*|b
             r"incompatib\w*|compatib\w*|crash\w*)\b")
 
 
+_TROUBLE_RX = re.compile(_TROUBLE, re.IGNORECASE)
+_KERAS_AND_TF = re.compile(then(r"\bkeras\b", r"\b(?:tf|tensorflow)\b") + "|"
+                           + then(r"\b(?:tf|tensorflow)\b", r"\bkeras\b"), re.IGNORECASE)
+
+
 def _said_with_trouble(subject: str) -> re.Pattern:
     """``subject`` and a word of trouble on one line, in either order."""
     return re.compile(then(subject, _TROUBLE) + "|" + then(_TROUBLE, subject), re.IGNORECASE)
@@ -31,12 +36,21 @@ _KERAS3 = _said_with_trouble(r"\bKeras ?3\b(?!\.\d)|\bkeras\s*(?:==\s*)?v?3\.\d|
 _NUMPY2 = _said_with_trouble(r"\bnumpy\s*(?:==|>=|version:?)?\s*v?2(?:\.\d{1,2}){0,2}\b(?!\.)")
 # A Python version, and TensorFlow that will not install or is not offered for it.
 _WONT_INSTALL = (r"can(?:'t| ?not) install|unable to install|fail\w* to install|"
+                 r"(?:could|can)(?:n'?t| ?not) be installed|"
                  r"install\w*(?: [\w-]+){0,3} fail\w*|does ?n[o']?t support|"
                  r"not (?:yet )?(?:supported|available)|"
                  r"no (?:tensorflow )?(?:wheel|version|release)")
 _A_PYTHON = r"\bpython\s?v?3\.\d{1,2}\b"
 _PYTHON = re.compile(then(_A_PYTHON, _WONT_INSTALL) + "|" + then(_WONT_INSTALL, _A_PYTHON),
                      re.IGNORECASE)
+
+
+# A question about TensorFlow's GPU on Windows ("Are there any TensorFlow GPU for Windows?").
+_WINDOWS_GPU = re.compile(then(r"\bGPU\b", r"\b(?:on|for|in|with|under) (?:native )?Windows\b")
+                          + "|" + then(r"\bWindows\b", r"\bGPU (?:support|version|build)"),
+                          re.IGNORECASE)
+# Keras and TensorFlow said not to fit ("TF 2.0 is not compatible with keras 2.2.4").
+_INCOMPATIBLE = re.compile(r"\b(?:not compatible|incompatible)\b", re.IGNORECASE)
 
 
 def prose_rules(ctx: TextContext, scores: Scores) -> None:
@@ -47,3 +61,9 @@ def prose_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("mixed-tf-packages", 66, lines, numpy="downgrade")
     if "tensorflow" in ctx.text.lower() and (lines := ctx.lines_matching(_PYTHON, 2)):
         scores.add("python-unsupported", 66, lines)
+    asked = [ln for ln in ctx.lines_matching(_WINDOWS_GPU, 2)
+             if "?" in ln or _TROUBLE_RX.search(ln)]
+    if asked and ctx.tf_at_least((2, 11)) is not False:
+        scores.add("tf-windows-gpu-unsupported", 64, asked)
+    if lines := [ln for ln in ctx.lines_matching(_INCOMPATIBLE, 3) if _KERAS_AND_TF.search(ln)]:
+        scores.add("mixed-tf-packages", 66, lines)

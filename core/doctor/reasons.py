@@ -69,12 +69,22 @@ _API_MISMATCH = re.compile(
     r"[Uu]nrecognized|not recognized|not (?:yet )?(?:supported|allowed)|Could not (?:interpret|"
     r"deserialize|locate)|Only instances|KerasTensor|positional argument|File format|"
     r"Invalid (?:filepath|dtype|argument)|\.keras\b)")
+# h5py 3 hands Keras' HDF5 loading str where it decodes bytes.
+_STR_DECODE = re.compile(r"'str' object has no attribute 'decode'")
+_HDF5_LOADING = re.compile(r"h5py|hdf5|load_model|load_weights|keras_version|\.h5\b",
+                           re.IGNORECASE)
+_SYMBOLIC_TENSOR = re.compile(r"Cannot convert a symbolic Tensor \([^)\n]{0,200}\) to a numpy "
+                              r"array")
+# cuDNN failing to start: out of memory, or a CUDA/cuDNN that is not the build's.
+_CUDNN_INIT_FAILED = re.compile(r"Failed to get convolution algorithm|Could not create cudnn "
+                                r"handle|CUDNN_STATUS_(?:INTERNAL_ERROR|NOT_INITIALIZED)")
 # conda's "UnsatisfiableError: The following specifications were found to be in conflict:",
 # then "  - python 3.6*", "  - tensorflow 0.12.0rc0*".
 _CONDA_CONFLICT = re.compile(r"UnsatisfiableError|found to be in conflict|found conflicts",
                              re.IGNORECASE)
 _CONDA_PYTHON_SPEC = re.compile(r"^-\s*python(?:[ =<>~]|$)", re.IGNORECASE)
 _CONDA_TF_SPEC = re.compile(r"^-\s*(?:tensorflow|tf-nightly)", re.IGNORECASE)
+_PACKAGES_FOLDER = re.compile(r"[\\/](?:site|dist)-packages[\\/]")
 #: Lines after ``import tensorflow`` where its error is looked for.
 IMPORT_ERROR_REACH = 4
 # TensorFlow's native module failed to import: a loader's or TF's words, or a traceback through
@@ -96,6 +106,7 @@ def fact_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     _cpu_rules(facts, scores)
     _keras3_rules(ctx, facts, scores)
     _conda_conflict_rules(ctx, scores)
+    _old_release_pin_rules(ctx, scores)
     _module_rules(ctx, scores)
     _self_check_rules(ctx, facts, scores)
 
@@ -150,7 +161,7 @@ def _cuda_without_build_rules(ctx: TextContext, facts: Facts, scores: Scores,
     loads (9.2, 10.2), and TF fails to load or to use the GPU."""
     orphans = sorted(v for v in installed if kb.cuda_without_build(v, ctx.platform))
     failed = [*facts.libraries_missing.values(), *facts.no_gpu,
-              *ctx.lines_matching(_NATIVE_IMPORT, 2)]
+              *ctx.lines_matching(_NATIVE_IMPORT, 2), *ctx.lines_matching(_CUDNN_INIT_FAILED, 1)]
     if orphans and failed and len(orphans) == len(installed):
         have = ", ".join(orphans)
         scores.add("cuda-version-mismatch", 80, [*failed[:2], f"CUDA {have} in the text"],
@@ -290,6 +301,18 @@ def _keras3_beside_tf(ctx: TextContext, facts: Facts) -> bool:
     return bool(facts.keras3) and ctx.tf_at_least((2, 16)) is not False
 
 
+def _old_release_pin_rules(ctx: TextContext, scores: Scores) -> None:
+    """A dependency's newer release line breaking older Keras / TensorFlow code: h5py 3 gives
+    str where Keras' HDF5 loading decodes bytes; NumPy 1.20 breaks TF < 2.5's symbolic
+    tensors. The fix pins the older line."""
+    if (lines := ctx.lines_matching(_STR_DECODE, 1)) and ctx.whole().search(_HDF5_LOADING):
+        scores.add("dependency-version-conflict", 88, lines, package="h5py", pin="h5py<3",
+                   title=finding_title("dependency-version-conflict.package", package="h5py"))
+    if (lines := ctx.lines_matching(_SYMBOLIC_TENSOR, 1)) and not ctx.tf_at_least((2, 5)):
+        scores.add("dependency-version-conflict", 84, lines, package="numpy", pin="numpy<1.20",
+                   title=finding_title("dependency-version-conflict.package", package="numpy"))
+
+
 def _conda_conflict_rules(ctx: TextContext, scores: Scores) -> None:
     """conda's solver lists the specs it found in conflict, one "- name version" a line: a
     Python spec beside a TensorFlow one is a TensorFlow package not built for that Python."""
@@ -305,10 +328,14 @@ def _module_rules(ctx: TextContext, scores: Scores) -> None:
     """``No module named 'tensorflow'``: installed in an env this Python is not (a conda env
     not activated, the usual case in real reports), or not installed at all."""
     lines = ctx.lines_matching(_NO_TF_MODULE, 1) or _bare_no_module(ctx)
-    if lines:
-        scores.add("conda-env-not-activated", 70, lines,
-                   title=finding_title("conda-env-not-activated.no-module"))
-        scores.add("tf-not-installed", 62, lines)
+    if not lines:
+        return
+    # Paths of a Python that is no conda's, and no word of conda: TF is not installed there.
+    plain = (ctx.conda_env is None and "conda" not in ctx.text.lower()
+             and bool(ctx.lines_matching(_PACKAGES_FOLDER, 1)))
+    scores.add("conda-env-not-activated", 60 if plain else 70, lines,
+               title=finding_title("conda-env-not-activated.no-module"))
+    scores.add("tf-not-installed", 72 if plain else 62, lines)
 
 
 def _bare_no_module(ctx: TextContext) -> list[str]:
