@@ -935,6 +935,11 @@ CATALOGUE: dict[str, Message] = {
     "finding.cpu-only-build.tensorflow-cpu": Message(
         "tensorflow-cpu is the CPU-only build: it never lists a GPU",
         "tensorflow-cpu 是仅 CPU 版本：它永远不会列出 GPU"),
+    "finding.cpu-only-build.no-cuda-looked-for": Message(
+        "TensorFlow looked for no CUDA library: most likely a CPU-only build (before 2.1 the "
+        "'tensorflow' package, or 'tensorflow-cpu')",
+        "TensorFlow 没有查找任何 CUDA 库：很可能是纯 CPU 版本（2.1 之前的 'tensorflow' 包，或 "
+        "'tensorflow-cpu'）"),
     "finding.cpu-only-build.before-2.1": Message(
         "Before TensorFlow 2.1 the 'tensorflow' package was CPU-only (the GPU build was "
         "'tensorflow-gpu')",

@@ -1218,3 +1218,56 @@ def test_cudnn_failing_to_start_under_a_cuda_no_build_uses_is_a_mismatch():
             "(0) Unknown: Failed to get convolution algorithm. This is probably because cuDNN "
             "failed to initialize")
     assert _ids(text)[0] == "cuda-version-mismatch", _ids(text)
+
+
+# --- issue 21, seventh round (a representative sample of TF-based projects): dev facts -------
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["You are using pip version 18.1, however version 20.0.2 is "
+                               "available.", "pip 9.0.1 from /usr/lib/python3/dist-packages/pip "
+                               "(python 3.6)"]),
+       st.sampled_from(["tensorflow<2.2,>=2.1", "tensorflow==2.4.0", "tensorflow"]))
+def test_a_pip_older_than_19_finding_no_tensorflow_is_the_pip(noise, pip, spec):
+    """c542: pip before 19 cannot install TF 2.1+'s manylinux2010 wheels, and says no version
+    exists; pip 19+ saying the same is the Python's doing."""
+    lines = [f"Could not find a version that satisfies the requirement {spec} (from versions: "
+             "1.13.1, 1.14.0, 2.0.0b1)", f"No matching distribution found for {spec}"]
+    [first, *_] = explain(_around(noise, [*lines, pip], []))
+    assert first.id == "pip-install-failed", first
+    assert any("--upgrade pip" in (s.command or "") for s in first.steps), first.steps
+    newer = _around(noise, [*lines, "You are using pip version 19.2.3, however version 20.0.2 "
+                                    "is available."], [])
+    assert _ids(newer)[0] == "python-unsupported"
+
+
+@pytest.mark.parametrize("line, cause", [
+    ("2023-10-02 16:01:32.433368: E tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:"
+     "461] Possibly insufficient driver version: 450.203.8", "driver-too-old"),
+    ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.8, please "
+     "update your driver to a newer version", "driver-too-old"),
+    ("RuntimeError: `get_session` is not available when using TensorFlow 2.0.",
+     "tf1-api-on-tf2")])
+def test_the_seventh_rounds_words(line, cause):
+    """c594, c548."""
+    assert _ids(line)[0] == cause, _ids(line)
+
+
+@SETTINGS
+@given(st.sampled_from(["RTX 3090", "RTX 4080", "A100", "H100", "RTX A6000", "RTX 30 series"]),
+       st.sampled_from(["1.12.0", "1.15", "2.3.1"]))
+def test_an_ampere_or_later_gpu_under_a_tf_built_before_cuda_11(gpu, tf):
+    """c563: those GPUs need CUDA 11, which no TF before 2.4 was built with."""
+    text = f"Cannot run on {gpu}. I use tensorflow {tf}"
+    assert _ids(text, tf_version=tf)[0] == "gpu-arch-unsupported", _ids(text, tf_version=tf)
+    assert "gpu-arch-unsupported" not in _ids(text, tf_version="2.10")
+
+
+@pytest.mark.parametrize("text, cpu_only", [
+    ("and when I run the demo, GPU doesn't work!", True),
+    ("When I ran the demo.ipynb notebook no GPU memory is utilized.", True),
+    ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+     "library 'libcudart.so.11.0'\nGPU doesn't work", False)])
+def test_no_gpu_and_no_cuda_library_looked_for_is_likely_a_cpu_build(text, cpu_only):
+    """c549, c555: a GPU build says which CUDA library it could not open; a CPU-only build
+    (tensorflow before 2.1, tensorflow-cpu) looks for none."""
+    assert (_ids(text, platform="linux")[0] == "cpu-only-build") is cpu_only, _ids(text)

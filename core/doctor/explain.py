@@ -88,6 +88,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("driver-too-old", 96, r"CUDA driver version is insufficient for CUDA runtime version|"
          r"CUDA_ERROR_INSUFFICIENT_DRIVER|cudaErrorInsufficientDriver|"
          r"NVIDIA driver on your system is too old"),
+    # cuDNN's check of the driver in TF 2.x ("Possibly insufficient driver version: 450.203.8"),
+    # and nvidia-container-cli refusing a CUDA image on an older driver.
+    _sig("driver-too-old", 90, r"Possibly insufficient driver version|"
+         r"unsatisfied condition: cuda>=\d"),
     _sig("driver-too-old", 82, r"CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
          r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|forward compatibility was attempted"),
     # Versions of CUDA / cuDNN.
@@ -208,7 +212,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
               r"\bunsupported\b|\bcan ?n[o']?t be|\bcould not be|\bExpected\b|\bmust be\b"),
          "mixed-keras"),
     _sig("tf1-api-on-tf2", 92, r"module 'tensorflow\._api\.v2\.\w+' has no attribute|"
-         r"tf\.placeholder\(\) is not compatible with eager execution"),
+         r"tf\.placeholder\(\) is not compatible with eager execution|"
+         # Keras 2.2's TF backend on TF 2: "`get_session` is not available when using
+         # TensorFlow 2.0."
+         r"is not available when using TensorFlow 2"),
     _sig("port-in-use", 95, r"Address already in use|Only one usage of each socket address|"
          r"WSAEADDRINUSE|errno\"?:\s*(?:48|98)\b|\[Errno (?:48|98)\]"),
     _sig("port-in-use", 90, r"Failed to add port to server|Could not start gRPC server|"
@@ -738,6 +745,11 @@ def _windows_build_rules(ctx: TextContext, facts: Facts, scores: Scores,
                    evidence)
 
 
+# What a GPU build of TF prints about its CUDA libraries (found or not).
+_CUDA_LOOKED_FOR = re.compile(r"tensorflow[-_]gpu|cudart|libcuda|cuda_|dlerror|dso_loader|"
+                              r"dynamic library|cublas|cudnn64|libcudnn")
+
+
 def _cpu_only_context(ctx: TextContext, facts: Facts, scores: Scores, evidence: list[str], *,
                       cuda_build: bool) -> bool:
     """No GPU listed, and the platform or the package says why: no CUDA on macOS, a
@@ -760,6 +772,12 @@ def _cpu_only_context(ctx: TextContext, facts: Facts, scores: Scores, evidence: 
     if ctx.platform in ("linux", "wsl") and facts.cpu_build:
         scores.add("cpu-only-build", 86, evidence, title=finding_title("cpu-only-build.not-cuda"))
         return True
+    if ctx.tf_at_least((2, 1)) is None and ctx.platform != "windows" and not cuda_build and (
+            not _CUDA_LOOKED_FOR.search(lower)):
+        # A GPU build says which CUDA library it could not open; a CPU-only one looks for
+        # none. Possible, not sure: the output may just be cut before those lines.
+        scores.add("cpu-only-build", 60, evidence,
+                   title=finding_title("cpu-only-build.no-cuda-looked-for"))
     return False
 
 
@@ -905,9 +923,26 @@ _PIP_ERROR = re.compile(r"^ERROR: |^error: |Could not install packages|"
                         re.MULTILINE)
 
 
+# pip's own version, as its upgrade notice or `pip --version` prints it.
+_PIP_VERSION = re.compile(r"You are using pip version (\d+)\.|^pip (\d+)\.\d+(?:\.\d+)? from ",
+                          re.MULTILINE)
+
+
+def _old_pip_rule(ctx: TextContext, scores: Scores) -> None:
+    """pip before 19 cannot install the manylinux2010 wheels of TensorFlow 2.1+ (or 2014 ones of
+    2.x later): it finds no version of TensorFlow for a Python that has them."""
+    m = ctx.whole().search(_PIP_VERSION)
+    if m and int(m.group(1) or m.group(2)) < 19 and (
+            lines := ctx.lines_matching(r"No matching distribution found for (?:tensorflow|"
+                                        r"tf-nightly)|Could not find a version that satisfies "
+                                        r"the requirement (?:tensorflow|tf-nightly)", 1)):
+        scores.add("pip-install-failed", 94, [*lines, m.group(0)], why="old-pip")
+
+
 def _install_rules(ctx: TextContext, scores: Scores) -> None:
     """pip refusing or failing an install, for any package (TensorFlow's own "no version for
     this Python" is python-unsupported, a signature above)."""
+    _old_pip_rule(ctx, scores)
     pip_said = bool(_PIP_ERROR.search(ctx.text))
     for why, pattern in _PIP_FAILURES:
         lines = ctx.lines_matching(pattern)

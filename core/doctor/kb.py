@@ -27,6 +27,15 @@ def parse_version(text: str | None) -> Version | None:
     return tuple(int(p) for p in m.group(1).split(".")) if m else None
 
 
+# A version as a person gives it for the doctor's context (--tf-version, --cuda-version, the
+# window's fields): major.minor[.patch], nothing else.
+_VERSION_TEXT = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,4})?")
+
+
+def is_version_text(value: str) -> bool:
+    return bool(_VERSION_TEXT.fullmatch(value))
+
+
 def minor_of(version: Version) -> Version:
     """The major.minor part, padded: ``(10,)`` -> ``(10, 0)``."""
     return (*version, 0, 0)[:2]

@@ -78,6 +78,10 @@ _SYMBOLIC_TENSOR = re.compile(r"Cannot convert a symbolic Tensor \([^)\n]{0,200}
 # cuDNN failing to start: out of memory, or a CUDA/cuDNN that is not the build's.
 _CUDNN_INIT_FAILED = re.compile(r"Failed to get convolution algorithm|Could not create cudnn "
                                 r"handle|CUDNN_STATUS_(?:INTERNAL_ERROR|NOT_INITIALIZED)")
+# GPUs of compute capability 8.0 and later, by name.
+_AMPERE_OR_LATER = re.compile(r"\bRTX\s?(?:30|40|50)\d0\b|\bRTX\s?[345]0 series|\b[AH]100\b|"
+                              r"\bA(?:10|30|40|6000)\b|\bL40S?\b|\bRTX A\d{4}\b",
+                              re.IGNORECASE)
 # conda's "UnsatisfiableError: The following specifications were found to be in conflict:",
 # then "  - python 3.6*", "  - tensorflow 0.12.0rc0*".
 _CONDA_CONFLICT = re.compile(r"UnsatisfiableError|found to be in conflict|found conflicts",
@@ -101,6 +105,7 @@ def fact_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     _shadowed_gpu_package_rules(ctx, facts, scores)
     _driver_report_rules(facts, scores)
     _gpu_arch_rules(facts, scores)
+    _new_gpu_old_build_rules(ctx, scores)
     _windows_rules(ctx, facts, scores)
     _memory_rules(ctx, scores)
     _cpu_rules(facts, scores)
@@ -238,6 +243,13 @@ def _driver_report_rules(facts: Facts, scores: Scores) -> None:
         scores.add("driver-not-loaded", 93, [
             "libcuda " + ".".join(map(str, facts.libcuda_version)) + ", kernel module "
             + ".".join(map(str, facts.kernel_version))])
+
+
+def _new_gpu_old_build_rules(ctx: TextContext, scores: Scores) -> None:
+    """An Ampere or later GPU (RTX 30/40/50, A100, H100 ...) needs CUDA 11, which no TensorFlow
+    before 2.4 was built with: there is no code for it in the build."""
+    if ctx.tf_at_least((2, 4)) is False and (lines := ctx.lines_matching(_AMPERE_OR_LATER, 1)):
+        scores.add("gpu-arch-unsupported", 84, lines)
 
 
 def _gpu_arch_rules(facts: Facts, scores: Scores) -> None:
