@@ -10,7 +10,6 @@ import argparse
 import importlib
 import importlib.util
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -237,16 +236,15 @@ def _checked(option: str, *, path: bool = True, dash: bool = False) -> Callable[
     return check
 
 
-_VERSION = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,4})?")
-
-
 def _version(option: str) -> Callable[[str], str]:
     """The argparse ``type`` of a version option: major.minor[.patch], or a one-line refusal
     (a version the doctor cannot read would silently count for nothing)."""
     checked = _checked(option, path=False)
 
     def check(value: str) -> str:
-        if not _VERSION.fullmatch(checked(value)):
+        from core.doctor.kb import is_version_text
+
+        if not is_version_text(checked(value)):
             from core.config import show
 
             raise _Refused(f"tensordeck: {option}: {show(value, None)} is not a version: give "

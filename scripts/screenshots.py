@@ -5,7 +5,8 @@ screen, at 100% and 150% scale (``*-1024x700-*.png``, ``*-1024x700-150-*.png``; 
 child process, since the scale is fixed when Qt starts).
 
 The Machine view shows two H200 GPUs as NVML reported them on a Linux GPU machine (recorded in
-tests/data/nvml) and this machine's real interpreters and findings; the Run view shows a real
+tests/data/nvml) and this machine's real interpreters and findings, and its "Explain an error…"
+dialog a real TensorFlow output explained; the Run view shows a real
 short run of a demo job (two workers printing Keras-style progress).
 
 Run: python scripts/screenshots.py [--out DIR]
@@ -103,6 +104,8 @@ def shoot(app: QApplication, language: str, out: Path, folder: Path, prefix: str
         settle(app, 0.2)
     settle(app)
     save(window, out / f"{name}machine.png")
+    if not small:
+        shoot_explain(app, window, out / f"{name}explain.png")
 
     window.open_file(str(demo_job(folder)))
     settle(app)
@@ -143,6 +146,22 @@ def shoot(app: QApplication, language: str, out: Path, folder: Path, prefix: str
     window.close()
     window.deleteLater()
     settle(app)
+
+
+def shoot_explain(app: QApplication, window: QWidget, path: Path) -> None:
+    """The Machine view's "Explain an error…" on a real output: TensorFlow 2.10's import on
+    Windows with MSVCP140_1.dll missing (tests/data/windows), explained by clicks."""
+    window.machine.explain_button.click()
+    dialog = window.machine.explain_dialog
+    QApplication.clipboard().setText((REPO / "tests" / "data" / "windows" /
+                                      "tf210_missing_msvcp140_1.txt").read_text(encoding="utf-8"))
+    dialog.paste.paste()
+    dialog.explain_button.click()
+    while not dialog.explain_button.isEnabled():
+        settle(app, 0.2)
+    settle(app)
+    save(dialog, path)
+    dialog.close()
 
 
 def shoot_wizard(app: QApplication, window: QWidget, gpus: list[tuple[int, str]],

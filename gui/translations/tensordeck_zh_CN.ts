@@ -224,7 +224,7 @@
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location filename="../envcreate_dialog.py" line="137"/>
+        <location filename="../envcreate_dialog.py" line="140"/>
         <source>The build stopped: {error}</source>
         <translation>构建已停止：{error}</translation>
     </message>
@@ -248,9 +248,112 @@
     </message>
 </context>
 <context>
+    <name>ExplainDialog</name>
+    <message>
+        <location filename="../explain_dialog.py" line="60"/>
+        <source>Explain an error</source>
+        <translation>解释错误</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="66"/>
+        <source>Paste the error output here: what &apos;import tensorflow&apos; printed, or the end of the training run&apos;s output.</source>
+        <translation>在此粘贴错误输出：“import tensorflow” 打印的内容，或训练运行输出的末尾部分。</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="68"/>
+        <source>Open a log…</source>
+        <translation>打开日志…</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="71"/>
+        <source>Detect from the text</source>
+        <translation>从文本中识别</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="75"/>
+        <source>e.g. 2.10</source>
+        <translation>例如 2.10</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="76"/>
+        <source>The TensorFlow version, where the output does not say it (major.minor)</source>
+        <translation>TensorFlow 版本，在输出中没有写明时填写（主版本.次版本）</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="80"/>
+        <source>e.g. 12.2</source>
+        <translation>例如 12.2</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="81"/>
+        <source>The CUDA toolkit installed where the output came from, where the output does not say it</source>
+        <translation>输出所在机器上安装的 CUDA 工具包版本（输出中没有写明时填写）</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="86"/>
+        <source>Explain</source>
+        <translation>解释</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="106"/>
+        <source>Platform:</source>
+        <translation>平台：</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="108"/>
+        <source>TensorFlow version:</source>
+        <translation>TensorFlow 版本：</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="110"/>
+        <source>CUDA installed:</source>
+        <translation>已安装的 CUDA：</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="134"/>
+        <source>Open a log</source>
+        <translation>打开日志</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="146"/>
+        <source>{path} is empty: open the file that holds the error output, or paste the output</source>
+        <translation>{path} 是空的：请打开包含错误输出的文件，或直接粘贴输出</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="169"/>
+        <source>Paste an error output or open a log first</source>
+        <translation>请先粘贴错误输出或打开日志</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="184"/>
+        <source>Not a version: give major.minor, e.g. 2.10</source>
+        <translation>不是版本号：请填写“主版本.次版本”，例如 2.10</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="194"/>
+        <source>{n} finding(s), the most likely cause first</source>
+        <translation>{n} 条诊断结果，最可能的原因在最前</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="204"/>
+        <source>This log cannot be read: {reason}</source>
+        <translation>无法读取此日志：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="207"/>
+        <source>The doctor failed: {error}</source>
+        <translation>诊断失败：{error}</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="215"/>
+        <source>Reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+</context>
+<context>
     <name>FieldProblems</name>
     <message>
-        <location filename="../views/field_problems.py" line="34"/>
+        <location filename="../views/field_problems.py" line="33"/>
         <source>Row {row}</source>
         <extracomment>The forms&apos; problem labels, by what they show: a field of the file, a group of them (&quot;restart&quot;, &quot;advanced&quot;), or &quot;&quot; for what belongs to no field. Keys shown together in the Advanced group, each named there.</extracomment>
         <translation>第 {row} 行</translation>
@@ -259,32 +362,32 @@
 <context>
     <name>FindingCard</name>
     <message>
-        <location filename="../views/machine.py" line="161"/>
+        <location filename="../views/cards.py" line="123"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="167"/>
+        <location filename="../views/cards.py" line="129"/>
         <source>Run…</source>
         <translation>运行…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="181"/>
+        <location filename="../views/cards.py" line="146"/>
         <source>This command is for another system ({shell})</source>
         <translation>此命令适用于其他系统（{shell}）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="176"/>
+        <location filename="../views/cards.py" line="139"/>
         <source>Needs administrator rights: run it yourself in an administrator terminal.</source>
         <translation>需要管理员权限：请在管理员终端中自行运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="179"/>
+        <location filename="../views/cards.py" line="142"/>
         <source>Involves restarting the computer: run it yourself.</source>
         <translation>涉及重启计算机：请自行运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="183"/>
+        <location filename="../views/cards.py" line="148"/>
         <source>Run it in a terminal: it needs a shell or an activated environment, or has parts to fill in.</source>
         <translation>请在终端中运行：它需要 shell 或已激活的环境，或有待填写的部分。</translation>
     </message>
@@ -292,27 +395,27 @@
 <context>
     <name>GpuCard</name>
     <message>
-        <location filename="../views/machine.py" line="120"/>
+        <location filename="../views/machine.py" line="72"/>
         <source>Memory: {memory}</source>
         <translation>显存：{memory}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="121"/>
+        <location filename="../views/machine.py" line="73"/>
         <source>Utilization: {value}</source>
         <translation>利用率：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="122"/>
+        <location filename="../views/machine.py" line="74"/>
         <source>Temperature: {value}</source>
         <translation>温度：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="123"/>
+        <location filename="../views/machine.py" line="75"/>
         <source>Power: {value}</source>
         <translation>功耗：{value}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="124"/>
+        <location filename="../views/machine.py" line="76"/>
         <source>Driver {driver} · CUDA up to {cuda}</source>
         <translation>驱动 {driver} · 最高支持 CUDA {cuda}</translation>
     </message>
@@ -504,22 +607,22 @@
 <context>
     <name>InterpreterCard</name>
     <message>
-        <location filename="../views/machine.py" line="207"/>
+        <location filename="../views/machine.py" line="104"/>
         <source>Use for this job</source>
         <translation>用于此作业</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="208"/>
+        <location filename="../views/machine.py" line="105"/>
         <source>Train the job in the Cluster view with this interpreter</source>
         <translation>在“集群”视图中用此解释器训练作业</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="215"/>
+        <location filename="../views/machine.py" line="112"/>
         <source>Checking…</source>
         <translation>正在检查…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="220"/>
+        <location filename="../views/machine.py" line="118"/>
         <source>Also started as: {paths}</source>
         <translation>也可通过以下路径启动：{paths}</translation>
     </message>
@@ -851,87 +954,97 @@
 <context>
     <name>MachineView</name>
     <message>
-        <location filename="../views/machine.py" line="242"/>
+        <location filename="../views/machine.py" line="140"/>
         <source>Machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="243"/>
+        <location filename="../views/machine.py" line="141"/>
         <source>Check again</source>
         <translation>重新检查</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="273"/>
+        <location filename="../views/machine.py" line="161"/>
+        <source>Explain an error…</source>
+        <translation>解释错误…</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="162"/>
+        <source>Paste an error output or open a log: the doctor names the cause and the fix</source>
+        <translation>粘贴错误输出或打开日志：诊断会指出原因和修复方法</translation>
+    </message>
+    <message>
+        <location filename="../views/machine.py" line="182"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="274"/>
+        <location filename="../views/machine.py" line="183"/>
         <source>Training interpreters</source>
         <translation>训练用解释器</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="275"/>
+        <location filename="../views/machine.py" line="184"/>
         <source>Findings</source>
         <translation>诊断结果</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="310"/>
+        <location filename="../views/machine.py" line="229"/>
         <source>Checking this machine…</source>
         <translation>正在检查本机…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="354"/>
+        <location filename="../views/machine.py" line="273"/>
         <source>The check failed: {error}</source>
         <translation>检查失败：{error}</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="378"/>
+        <location filename="../views/machine.py" line="297"/>
         <source>Training still runs on the CPU.</source>
         <translation>训练仍可在 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="388"/>
+        <location filename="../views/machine.py" line="307"/>
         <source>No NVIDIA driver</source>
         <translation>没有 NVIDIA 驱动</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="389"/>
+        <location filename="../views/machine.py" line="308"/>
         <source>The NVIDIA driver is not running</source>
         <translation>NVIDIA 驱动未运行</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="390"/>
+        <location filename="../views/machine.py" line="309"/>
         <source>NVIDIA driver mismatch: reboot</source>
         <translation>NVIDIA 驱动版本不一致：请重启</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="391"/>
+        <location filename="../views/machine.py" line="310"/>
         <source>No NVIDIA GPU</source>
         <translation>没有 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="392"/>
+        <location filename="../views/machine.py" line="311"/>
         <source>The GPUs could not be read</source>
         <translation>无法读取 GPU 信息</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="406"/>
+        <location filename="../views/machine.py" line="325"/>
         <source>No Python found. Install Python with TensorFlow, or add one in the Cluster view&apos;s Interpreter field.</source>
         <translation>未找到 Python。请安装带 TensorFlow 的 Python，或在“集群”页面的“解释器”一栏中指定。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="418"/>
+        <location filename="../views/machine.py" line="337"/>
         <source>Nothing to fix: no problem found.</source>
         <translation>无需修复：未发现问题。</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="433"/>
+        <location filename="../views/machine.py" line="352"/>
         <source>Run this command?</source>
         <translation>运行此命令？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="434"/>
+        <location filename="../views/machine.py" line="353"/>
         <source>TensorDeck will run:
 
 {command}
@@ -944,44 +1057,44 @@ It may change your system. Continue?</source>
 这可能会修改你的系统。是否继续？</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="465"/>
+        <location filename="../views/machine.py" line="384"/>
         <source>[exit code {code}]</source>
         <translation>[退出码 {code}]</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="450"/>
-        <location filename="../views/machine.py" line="474"/>
+        <location filename="../views/machine.py" line="369"/>
+        <location filename="../views/machine.py" line="393"/>
         <source>[could not start: {error}]</source>
         <translation>[无法启动：{error}]</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="246"/>
+        <location filename="../views/machine.py" line="144"/>
         <source>Not checked yet</source>
         <extracomment>When the last check ran and how long it took (a check answered from the probe cache takes a moment: without this, &quot;Check again&quot; looks as if it did nothing).</extracomment>
         <translation>尚未检查</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="307"/>
+        <location filename="../views/machine.py" line="226"/>
         <source>Checking… (started {time})</source>
         <translation>正在检查…（开始于 {time}）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="349"/>
+        <location filename="../views/machine.py" line="268"/>
         <source>Checked at {time} ({seconds:.1f} s): {n} interpreter(s), {m} finding(s)</source>
         <translation>检查于 {time}（{seconds:.1f} 秒）：{n} 个解释器，{m} 项发现</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="356"/>
+        <location filename="../views/machine.py" line="275"/>
         <source>Check failed at {time} ({seconds:.1f} s)</source>
         <translation>检查失败于 {time}（{seconds:.1f} 秒）</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="254"/>
+        <location filename="../views/machine.py" line="152"/>
         <source>Make a TensorFlow environment…</source>
         <translation>创建 TensorFlow 环境…</translation>
     </message>
     <message>
-        <location filename="../views/machine.py" line="255"/>
+        <location filename="../views/machine.py" line="153"/>
         <source>Build the TensorFlow environment that uses this machine&apos;s GPU, check it, and add it here</source>
         <translation>构建能使用本机 GPU 的 TensorFlow 环境，检查它，并添加到这里</translation>
     </message>
@@ -1141,8 +1254,8 @@ Launch, watch and diagnose TensorFlow training.</source>
     </message>
     <message>
         <location filename="../main_window.py" line="269"/>
-        <location filename="../main_window.py" line="308"/>
-        <location filename="../main_window.py" line="325"/>
+        <location filename="../main_window.py" line="309"/>
+        <location filename="../main_window.py" line="326"/>
         <source>Not saved</source>
         <translation>未保存</translation>
     </message>
@@ -1158,7 +1271,7 @@ Launch, watch and diagnose TensorFlow training.</source>
     </message>
     <message>
         <location filename="../main_window.py" line="286"/>
-        <location filename="../main_window.py" line="319"/>
+        <location filename="../main_window.py" line="320"/>
         <source>TensorDeck config (*.json)</source>
         <translation>TensorDeck 配置 (*.json)</translation>
     </message>
@@ -1168,57 +1281,57 @@ Launch, watch and diagnose TensorFlow training.</source>
         <translation>无法打开</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="318"/>
+        <location filename="../main_window.py" line="319"/>
         <source>Save the config</source>
         <translation>保存配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="342"/>
+        <location filename="../main_window.py" line="343"/>
         <source>new config</source>
         <translation>新配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="377"/>
+        <location filename="../main_window.py" line="378"/>
         <source>Fix the config first</source>
         <translation>请先修正配置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="385"/>
+        <location filename="../main_window.py" line="386"/>
         <source>Save the changes?</source>
         <translation>保存更改？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="386"/>
+        <location filename="../main_window.py" line="387"/>
         <source>The run reads the config file. Save your changes to {path} first?</source>
         <translation>运行读取的是配置文件。要先把更改保存到 {path} 吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="428"/>
+        <location filename="../main_window.py" line="429"/>
         <source>Run again</source>
         <translation>再次运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="429"/>
+        <location filename="../main_window.py" line="430"/>
         <source>A run started from this window is going on: stop it, or wait until it ends, then press Run again.</source>
         <translation>此窗口启动的运行仍在进行：请先停止它，或等它结束，然后再按“再次运行”。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="439"/>
+        <location filename="../main_window.py" line="440"/>
         <source>TensorDeck: {name} {status}</source>
         <translation>TensorDeck：{name} {status}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="503"/>
+        <location filename="../main_window.py" line="504"/>
         <source>A run is going on</source>
         <translation>有运行正在进行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="504"/>
+        <location filename="../main_window.py" line="505"/>
         <source>Closing TensorDeck stops the run and all its tasks. Close anyway?</source>
         <translation>关闭 TensorDeck 会停止该运行及其所有任务。仍要关闭吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="400"/>
+        <location filename="../main_window.py" line="401"/>
         <source>Checking the machines…</source>
         <translation>正在检查机器…</translation>
     </message>
@@ -1228,8 +1341,8 @@ Launch, watch and diagnose TensorFlow training.</source>
         <translation>TensorDeck 重启后才会显示新的语言。现在重启吗？</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="410"/>
-        <location filename="../main_window.py" line="420"/>
+        <location filename="../main_window.py" line="411"/>
+        <location filename="../main_window.py" line="421"/>
         <source>Preflight</source>
         <translation>预检</translation>
     </message>

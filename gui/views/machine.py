@@ -8,23 +8,19 @@ from probes and pasted logs are shown as plain text (a QLabel would render HTML 
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QProcess, Qt, QTime, Signal, Slot
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QHBoxLayout,
-    QLabel,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -34,88 +30,34 @@ from core.gpu.info import GpuInfo, GpuReport, GpuState
 from core.output import plain
 from gui.background import run_in_background, start_process
 from gui.i18n import core_text, kind_label
-from gui.style import monospace_font, status_color
+from gui.style import monospace_font
+from gui.views.cards import (
+    FindingCard,
+    as_card,
+    clear_layout,
+    fix_programs,
+    new_card,
+    said_after,
+    status_dot,
+    text_label,
+)
 from gui.widgets.elided_label import ElidedLabel
 
 if TYPE_CHECKING:  # the doctor's modules load when a check runs, not with the window
     from core.doctor.machine import InterpreterStatus
     from core.interpreters.probe import ProbeResult
-
-
-def _as_card(frame: QFrame) -> QVBoxLayout:
-    """Style ``frame`` as a card. Its height is fixed to its contents: in a scroll area,
-    word-wrapped labels would otherwise let the layout squash cards onto each other."""
-    frame.setObjectName("card")
-    frame.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-    layout = QVBoxLayout(frame)
-    layout.setContentsMargins(14, 12, 14, 12)
-    return layout
-
-
-def _card() -> tuple[QFrame, QVBoxLayout]:
-    frame = QFrame()
-    return frame, _as_card(frame)
-
-
-def _label(text: str, name: str | None = None, wrap: bool = True) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    if name:
-        label.setObjectName(name)
-    label.setWordWrap(wrap)
-    return label
-
-
-def _dot(state: str) -> QLabel:
-    dot = QLabel("●")
-    dot.setStyleSheet(f"color: {status_color(state).name()}; font-size: 16px;")
-    return dot
-
-
-def _clear(layout: QVBoxLayout | QGridLayout) -> None:
-    while layout.count():
-        widget = layout.takeAt(0).widget()
-        if widget is not None:
-            # Out of the view at once (deleteLater waits for the event loop): what the view
-            # holds is what it shows.
-            widget.setParent(None)
-            widget.deleteLater()
-
-
-def for_this_system(step: FixStep, platform: str = sys.platform) -> bool:
-    windows = platform.startswith("win")
-    if step.shell in ("cmd", "powershell"):
-        return windows
-    return not windows if step.shell == "bash" else True
-
-
-def fix_programs(step: FixStep, platform: str = sys.platform) -> tuple[tuple[str, ...], ...] | None:
-    """The programs "Run" starts for ``step``, one after the other, without a shell; None when
-    the step is not one click: it needs administrator rights or a restart, a terminal, or is
-    for another system."""
-    if not step.argv or step.admin or step.reboot or not for_this_system(step, platform):
-        return None
-    return step.argv
-
-
-def said_after(text: str, subject: str | None) -> str:
-    """``text`` in the window's language where it is core's: ``SUBJECT: `` (the interpreter
-    it is about, said once or more) stays, what follows is said (a WSL refusal, core.wsl)."""
-    head = f"{subject}: " if subject else None
-    if head and text.startswith(head):
-        return head + said_after(text[len(head):], subject)
-    return core_text(text)
+    from gui.explain_dialog import ExplainDialog
 
 
 class GpuCard(QFrame):
     def __init__(self, gpu: GpuInfo, report: GpuReport) -> None:
         super().__init__()
-        layout = _as_card(self)
+        layout = as_card(self)
         title = QHBoxLayout()
-        title.addWidget(_dot("error" if gpu.error else "ok"))
-        title.addWidget(_label(f"GPU {gpu.index} · {gpu.name or '?'}", "cardTitle"), 1)
+        title.addWidget(status_dot("error" if gpu.error else "ok"))
+        title.addWidget(text_label(f"GPU {gpu.index} · {gpu.name or '?'}", "cardTitle"), 1)
         layout.addLayout(title)
-        self.details = _label("", "muted")
+        self.details = text_label("", "muted")
         layout.addWidget(self.details)
         self.driver = (report.driver_version, report.cuda_driver_version)
         self.update_gpu(gpu)
@@ -139,61 +81,6 @@ class GpuCard(QFrame):
         self.details.setText("\n".join(lines))
 
 
-class FindingCard(QFrame):
-    """One finding: severity, title, evidence, and its fix steps with Copy / Run buttons."""
-
-    run_requested = Signal(object)  # FixStep
-
-    def __init__(self, finding: Finding) -> None:
-        super().__init__()
-        layout = _as_card(self)
-        head = QHBoxLayout()
-        head.addWidget(_dot(finding.severity))
-        head.addWidget(_label(finding.title_in(), "cardTitle"), 1)
-        layout.addLayout(head)
-        if finding.evidence:  # quoted output stays as it is; core's own words are said
-            evidence = _label(said_after(finding.evidence, finding.subject), "muted")
-            evidence.setFont(monospace_font())
-            layout.addWidget(evidence)
-        for step in finding.steps:
-            layout.addWidget(_label("• " + step.text_in()))
-            if not step.command:
-                continue
-            row = QHBoxLayout()
-            command = QLabel(step.command)
-            command.setTextFormat(Qt.TextFormat.PlainText)
-            command.setFont(monospace_font())
-            command.setStyleSheet("background: #f6f8fa; border: 1px solid #d0d7de; "
-                                  "border-radius: 4px; padding: 4px;")
-            command.setWordWrap(True)
-            command.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            row.addWidget(command, 1)
-            copy = QPushButton(self.tr("Copy"))
-            copy.clicked.connect(lambda _=False, s=step: QGuiApplication.clipboard().setText(
-                s.command))
-            row.addWidget(copy)
-            one_click = fix_programs(step) is not None
-            if one_click:
-                run = QPushButton(self.tr("Run…"))
-                run.clicked.connect(lambda _=False, s=step: self.run_requested.emit(s))
-                row.addWidget(run)
-            layout.addLayout(row)
-            if not one_click:
-                layout.addWidget(_label(self._not_one_click(step), "muted"))
-
-    def _not_one_click(self, step: FixStep) -> str:
-        if step.admin:
-            return self.tr("Needs administrator rights: run it yourself in an administrator "
-                           "terminal.")
-        if step.reboot:
-            return self.tr("Involves restarting the computer: run it yourself.")
-        if not for_this_system(step):
-            return self.tr("This command is for another system ({shell})").format(
-                shell=step.shell)
-        return self.tr("Run it in a terminal: it needs a shell or an activated environment, "
-                       "or has parts to fill in.")
-
-
 class InterpreterCard(QFrame):
     """One training interpreter: the state its findings give it (the same colour as they
     have), what it is in the doctor's words, the other paths that start it, and "Use for this
@@ -205,15 +92,15 @@ class InterpreterCard(QFrame):
                  status: InterpreterStatus | None = None) -> None:
         super().__init__()
         self.path = path
-        layout = _as_card(self)
+        layout = as_card(self)
         head = QHBoxLayout()
         self.state = status.state if status else "pending"
-        head.addWidget(_dot(self.state))
+        head.addWidget(status_dot(self.state))
         # A path does not wrap (no spaces): cut in its middle, not widening the page.
         title = ElidedLabel(path, mode=Qt.TextElideMode.ElideMiddle)
         title.setObjectName("cardTitle")
         head.addWidget(title, 1)
-        head.addWidget(_label(kind_label(kind), "muted", wrap=False))
+        head.addWidget(text_label(kind_label(kind), "muted", wrap=False))
         self.use_button = QPushButton(self.tr("Use for this job"))
         self.use_button.setToolTip(self.tr("Train the job in the Cluster view with this "
                                            "interpreter"))
@@ -225,10 +112,10 @@ class InterpreterCard(QFrame):
         text = (self.tr("Checking…") if status is None or probe is None
                 else status.summary(replace(probe, error=probe.error and said_after(
                     probe.error, probe.python))))
-        self.summary = _label(text, "muted")
+        self.summary = text_label(text, "muted")
         layout.addWidget(self.summary)
         if status and status.aliases:
-            layout.addWidget(_label(self.tr("Also started as: {paths}").format(
+            layout.addWidget(text_label(self.tr("Also started as: {paths}").format(
                 paths=", ".join(status.aliases)), "muted"))
 
 
@@ -250,7 +137,7 @@ class MachineView(QWidget):
         self._queue: list[tuple[str, ...]] = []  # the fix's programs still to run
         self.checking = False
 
-        title = _label(self.tr("Machine"), "pageTitle")
+        title = text_label(self.tr("Machine"), "pageTitle")
         self.refresh_button = QPushButton(self.tr("Check again"))
         #: When the last check ran and how long it took (a check answered from the probe cache
         #: takes a moment: without this, "Check again" looks as if it did nothing).
@@ -267,7 +154,17 @@ class MachineView(QWidget):
                                            "machine's GPU, check it, and add it here"))
         self.env_button.clicked.connect(self.open_env_dialog)
         self.env_dialog = None
-        head.addWidget(self.env_button)
+        # The dialogs' buttons on a row of their own: beside the title and "Check again" they
+        # made the page scroll sideways at 1024x700 150%.
+        tools = QHBoxLayout()
+        tools.addWidget(self.env_button)
+        self.explain_button = QPushButton(self.tr("Explain an error…"))
+        self.explain_button.setToolTip(self.tr("Paste an error output or open a log: the doctor "
+                                               "names the cause and the fix"))
+        self.explain_button.clicked.connect(self.open_explain_dialog)
+        self.explain_dialog: ExplainDialog | None = None
+        tools.addWidget(self.explain_button)
+        tools.addStretch(1)
         self.gpu_grid = QGridLayout()
         self.interpreters = QVBoxLayout()
         self.findings_box = QVBoxLayout()
@@ -281,10 +178,11 @@ class MachineView(QWidget):
         body = QWidget()
         column = QVBoxLayout(body)
         column.addLayout(head)
+        column.addLayout(tools)
         for heading, layout in ((self.tr("GPUs"), self.gpu_grid),
                                 (self.tr("Training interpreters"), self.interpreters),
                                 (self.tr("Findings"), self.findings_box)):
-            column.addWidget(_label(heading, "cardTitle"))
+            column.addWidget(text_label(heading, "cardTitle"))
             column.addLayout(layout)
         column.addWidget(self.fix_output)
         column.addStretch(1)
@@ -305,6 +203,16 @@ class MachineView(QWidget):
         self.env_dialog.built.connect(lambda _python: self.refresh())
         self.env_dialog.show()
 
+    def open_explain_dialog(self) -> None:
+        """One dialog, kept when closed (its paste and answer stay), raised when asked again."""
+        if self.explain_dialog is None:
+            from gui.explain_dialog import ExplainDialog
+
+            self.explain_dialog = ExplainDialog(self)
+        self.explain_dialog.show()
+        self.explain_dialog.raise_()
+        self.explain_dialog.activateWindow()
+
     # --- checking -----------------------------------------------------------------------------
 
     def refresh(self) -> None:
@@ -317,8 +225,8 @@ class MachineView(QWidget):
         self._started = time.monotonic()
         self.checked_label.setText(self.tr("Checking… (started {time})").format(
             time=QTime.currentTime().toString("HH:mm:ss")))
-        _clear(self.findings_box)
-        self.findings_box.addWidget(_label(self.tr("Checking this machine…"), "muted"))
+        clear_layout(self.findings_box)
+        self.findings_box.addWidget(text_label(self.tr("Checking this machine…"), "muted"))
         nvml = self._nvml
 
         def look():
@@ -361,8 +269,8 @@ class MachineView(QWidget):
                            "{m} finding(s)"), n=len(statuses), m=len(findings))
 
     def _on_failed(self, exc: BaseException) -> None:
-        _clear(self.findings_box)
-        self.findings_box.addWidget(_label(self.tr("The check failed: {error}").format(
+        clear_layout(self.findings_box)
+        self.findings_box.addWidget(text_label(self.tr("The check failed: {error}").format(
             error=f"{type(exc).__name__}: {exc}"), "problem"))
         self._done(self.tr("Check failed at {time} ({seconds:.1f} s)"))
 
@@ -377,16 +285,16 @@ class MachineView(QWidget):
 
     def show_gpus(self, report: GpuReport) -> None:
         self.report = report
-        _clear(self.gpu_grid)
+        clear_layout(self.gpu_grid)
         self.gpu_cards.clear()
         if report.state != GpuState.OK:
-            frame, layout = _card()
+            frame, layout = new_card()
             head = QHBoxLayout()
-            head.addWidget(_dot("warning" if report.state == GpuState.NO_GPU else "error"))
-            head.addWidget(_label(self._gpu_state_title(report.state), "cardTitle"), 1)
+            head.addWidget(status_dot("warning" if report.state == GpuState.NO_GPU else "error"))
+            head.addWidget(text_label(self._gpu_state_title(report.state), "cardTitle"), 1)
             layout.addLayout(head)
-            layout.addWidget(_label(core_text(report.message), "muted"))
-            layout.addWidget(_label(self.tr("Training still runs on the CPU."), "muted"))
+            layout.addWidget(text_label(core_text(report.message), "muted"))
+            layout.addWidget(text_label(self.tr("Training still runs on the CPU."), "muted"))
             self.gpu_grid.addWidget(frame, 0, 0, 1, 2)
         for i, gpu in enumerate(report.gpus):
             card = GpuCard(gpu, report)
@@ -412,9 +320,9 @@ class MachineView(QWidget):
 
     def show_interpreters(self, rows: list[tuple]) -> None:
         """One card per row: (path, kind) while probing, (path, kind, probe, status) after."""
-        _clear(self.interpreters)
+        clear_layout(self.interpreters)
         if not rows:
-            self.interpreters.addWidget(_label(self.tr("No Python found. Install Python with "
+            self.interpreters.addWidget(text_label(self.tr("No Python found. Install Python with "
                                                        "TensorFlow, or add one in the Cluster "
                                                        "view's Interpreter field."), "problem"))
         for row in rows:
@@ -424,9 +332,9 @@ class MachineView(QWidget):
 
     def show_findings(self, findings: list[Finding]) -> None:
         self.findings = findings
-        _clear(self.findings_box)
+        clear_layout(self.findings_box)
         if not findings:
-            self.findings_box.addWidget(_label(self.tr("Nothing to fix: no problem found."),
+            self.findings_box.addWidget(text_label(self.tr("Nothing to fix: no problem found."),
                                                "muted"))
         for finding in findings:
             card = FindingCard(finding)
