@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -275,6 +276,9 @@ class DeleteRefused(Exception):
     """A folder History must not delete: not a TensorDeck run folder, or a run going on."""
 
 
+_DELETE_ATTEMPTS, _DELETE_PAUSE = 20, 0.05
+
+
 def delete_run(run_dir: str | Path) -> None:
     """Delete a past run's folder. Only a TensorDeck run folder (it holds the claim marker,
     ``.tensordeck-run``) that is not running: anything else raises DeleteRefused."""
@@ -289,4 +293,14 @@ def delete_run(run_dir: str | Path) -> None:
     record = read_run(run_dir)
     if record is not None and record.status is RunStatus.RUNNING:
         raise DeleteRefused(f"{run_dir} is a run going on: stop it first")
-    shutil.rmtree(run_dir)
+    # On Windows a file that is open (the History's own refresh reading it, an indexer, a
+    # virus scanner) cannot be deleted until it is closed (WinError 32), a matter of moments:
+    # try again for up to a second before saying it failed.
+    for attempt in range(_DELETE_ATTEMPTS):
+        try:
+            shutil.rmtree(run_dir)
+            return
+        except PermissionError:
+            if attempt == _DELETE_ATTEMPTS - 1:
+                raise
+            time.sleep(_DELETE_PAUSE)

@@ -371,6 +371,33 @@ def test_a_running_run_cannot_be_deleted(qtbot, window, job, tmp_path):
     assert run_dir.is_dir()
 
 
+def test_a_run_whose_file_is_open_for_a_moment_is_still_deleted(job, tmp_path):
+    """On Windows an open file cannot be deleted (WinError 32): the History's own refresh
+    reading a run's config.json while the user deletes it failed the delete (the lane caught
+    it under load). delete_run tries again for a moment. A reader holds the file open for
+    0.3 s while it deletes (on Linux the open file never stops the delete)."""
+    import threading
+
+    from core.history import delete_run
+
+    cli_run(job, "1.0")
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    opened, closed = threading.Event(), threading.Event()
+
+    def read_slowly() -> None:
+        with open(run_dir / "config.json", "rb"):
+            opened.set()
+            closed.wait(0.3)
+
+    reader = threading.Thread(target=read_slowly)
+    reader.start()
+    opened.wait(5)
+    delete_run(run_dir)
+    closed.set()
+    reader.join(5)
+    assert not run_dir.exists()
+
+
 def test_selecting_every_run_shows_one_set_of_log_tabs(qtbot, window, job):
     from PySide6.QtCore import Qt
 

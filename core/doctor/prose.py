@@ -13,9 +13,12 @@ from core.doctor.facts import then
 from core.doctor.scores import Scores
 
 # Words of trouble, in a question or a complaint.
-_TROUBLE = (r"\b(?:not work\w*|does ?n[o']?t work|is ?n[o']?t working|broke\w*|break\w*|"
-            r"fail\w*|errors?|issues?|problems?|can(?:'t| ?not)|could ?n[o']?t|unable|no longer|"
-            r"incompatib\w*|compatib\w*|crash\w*)\b")
+# Word endings are bounded (\w{0,12}, not \w*): from each start in a run of one word repeated,
+# \w* would read the whole run again (quadratic; the Windows lane's worst-case test caught it).
+_TROUBLE = (r"\b(?:not work\w{0,12}|does ?n[o']?t work|is ?n[o']?t working|broke\w{0,12}|"
+            r"break\w{0,12}|fail\w{0,12}|errors?|issues?|problems?|can(?:'t| ?not)|"
+            r"could ?n[o']?t|unable|no longer|incompatib\w{0,12}|compatib\w{0,12}|"
+            r"crash\w{0,12})\b")
 
 
 _TROUBLE_RX = re.compile(_TROUBLE, re.IGNORECASE)
@@ -30,14 +33,14 @@ def _said_with_trouble(subject: str) -> re.Pattern:
 
 # Keras 3 named, or TensorFlow upgraded to a release that installs it (2.16+).
 _KERAS3 = _said_with_trouble(r"\bKeras ?3\b(?!\.\d)|\bkeras\s*(?:==\s*)?v?3\.\d|"
-                             r"\b(?:upgrad|updat)\w*\s+(?:to\s+)?(?:tf|tensorflow)\s*v?"
+                             r"\b(?:upgrad|updat)\w{0,12}\s+(?:to\s+)?(?:tf|tensorflow)\s*v?"
                              r"2\.(?:1[6-9]|[2-9]\d)\b")
 # NumPy 2, which every TensorFlow before 2.18 was built without.
 _NUMPY2 = _said_with_trouble(r"\bnumpy\s*(?:==|>=|version:?)?\s*v?2(?:\.\d{1,2}){0,2}\b(?!\.)")
 # A Python version, and TensorFlow that will not install or is not offered for it.
-_WONT_INSTALL = (r"can(?:'t| ?not) install|unable to install|fail\w* to install|"
+_WONT_INSTALL = (r"can(?:'t| ?not) install|unable to install|fail\w{0,12} to install|"
                  r"(?:could|can)(?:n'?t| ?not) be installed|"
-                 r"install\w*(?: [\w-]+){0,3} fail\w*|does ?n[o']?t support|"
+                 r"install\w{0,12}(?: [\w-]+){0,3} fail\w{0,12}|does ?n[o']?t support|"
                  r"not (?:yet )?(?:supported|available)|"
                  r"no (?:tensorflow )?(?:wheel|version|release)")
 _A_PYTHON = r"\bpython\s?v?3\.\d{1,2}\b"
