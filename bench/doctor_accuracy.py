@@ -9,7 +9,11 @@ the platform and TensorFlow version the thread states (the CLI's ``--platform`` 
 - listed: the labelled cause is among the findings;
 - no cause: the first finding names no cause (``unrecognized-error`` / ``no-error-found``)
   where the thread found one (a case labelled ``no-error-found``, a warning pasted as if it
-  were the error, is right to get it).
+  were the error, is right to get it);
+- guessed: how many first findings are the wording model's guess (core/doctor/wording.py: no
+  rule knew the output, its words point at a cause), and in brackets how many of those are
+  right. The model is built from the development part, so its figures there flatter it; the
+  held-out ones do not.
 
 Top-1 and listed count the labelled cases; a case whose cause no finding id names (``label``
 null, a gap in the vocabulary) counts only in N and in "no cause". The development part's
@@ -33,6 +37,7 @@ from _common import REPO
 sys.path.insert(0, str(REPO))
 
 from core.doctor.explain import explain  # after the sys.path line: the repository root
+from core.doctor.wording import is_guess
 
 CORPUS = REPO / "tests" / "data" / "doctor_corpus" / "reports.jsonl"
 PARTS = ("dev", "heldout")
@@ -49,6 +54,7 @@ class Outcome:
     part: str
     label: str | None
     found: tuple[str, ...]
+    guessed: bool = False  # the first finding is the wording model's guess (no rule knew it)
 
     @property
     def family(self) -> str:
@@ -75,6 +81,8 @@ class Score:
     top1: float | None  # percentages of the labelled cases; None when there are none
     listed: float | None
     no_cause: float  # percentage of all cases
+    guessed: int = 0  # cases whose first finding is the wording model's guess
+    guessed_right: int = 0
 
 
 def load_cases() -> list[dict]:
@@ -87,8 +95,10 @@ def diagnose(case: dict, *, with_context: bool) -> Outcome:
     if with_context:
         platform = case["platform"] if case["platform"] in PLATFORMS else None
         context = {"platform": platform, "tf_version": case["tf_version"]}
-    found = tuple(f.id for f in explain(case["text"], **context))
-    return Outcome(case["id"], case["part"], case["label"], found)
+    findings = explain(case["text"], **context)
+    guessed = bool(findings) and is_guess(findings[0])
+    return Outcome(case["id"], case["part"], case["label"], tuple(f.id for f in findings),
+                   guessed)
 
 
 def _percent(hits: int, total: int) -> float | None:
@@ -104,6 +114,8 @@ def score(outcomes: Iterable[Outcome]) -> Score:
         top1=_percent(sum(o.top1 for o in labelled), len(labelled)),
         listed=_percent(sum(o.listed for o in labelled), len(labelled)),
         no_cause=_percent(sum(o.no_cause for o in outcomes), len(outcomes)) or 0.0,
+        guessed=sum(o.guessed for o in outcomes),
+        guessed_right=sum(o.guessed and o.top1 for o in outcomes),
     )
 
 
@@ -128,10 +140,11 @@ def _cell(value: float | None) -> str:
 
 def _rows(title: str, scores: dict[str, dict]) -> list[str]:
     lines = [f"{title:<32} {'N':>4} {'labelled':>8} {'top-1 %':>8} {'listed %':>8} "
-             f"{'no cause %':>10}"]
+             f"{'no cause %':>10} {'guessed':>8}"]
     for name, s in scores.items():
         lines.append(f"{name:<32} {s['n']:>4} {s['labelled']:>8} {_cell(s['top1']):>8} "
-                     f"{_cell(s['listed']):>8} {_cell(s['no_cause']):>10}")
+                     f"{_cell(s['listed']):>8} {_cell(s['no_cause']):>10} "
+                     f"{s['guessed']:>3} ({s['guessed_right']})")
     return lines
 
 

@@ -816,6 +816,10 @@ CATALOGUE: dict[str, Message] = {
     "finding.unrecognized-error": Message(
         "An error TensorDeck does not know: the lines below are the ones that matter",
         "TensorDeck 不认识的错误：下面这几行是关键"),
+    "finding.guessed": Message(
+        "Possibly: {cause} (guessed from its words, which are those of real reports with this "
+        "cause; no rule knows this output)",
+        "可能是：{cause}（根据用词推测：它与这一原因的真实报告用词相同；没有规则认识这段输出）"),
     "finding.no-error-found": Message(
         "This output holds no error message", "这段输出中没有错误信息"),
     "finding.host-out-of-memory": Message(

@@ -56,6 +56,14 @@ rc=0; "$cli" doctor --json --python "$train_python" >"$work/doctor.json" || rc=$
 json_check "$work/doctor.json" 'd["interpreters"][0]["import_ok"] and d["interpreters"][0]["tf_version"]' \
   || fail "doctor --json did not see TensorFlow in $train_python"
 
+# 4b. The doctor's wording model is read from the bundle: a question no rule knows (corpus c017)
+#     gets the cause its words point at.
+printf 'the cuda version of my laptop is 12.1, but I can not find the correspond tensorflow-gpu version\n' \
+  >"$work/question.txt"
+"$cli" doctor --explain "$work/question.txt" --json >"$work/explain.json" || true
+json_check "$work/explain.json" 'd["findings"][0]["title"].startswith("Possibly: ")' \
+  || fail "doctor --explain made no guess from the wording: $(cat "$work/explain.json")"
+
 # 5. A task's environment: the user's LD_LIBRARY_PATH, nothing of the bundle but the runtime
 #    (bash's "_", the last command run, is the shell's own).
 mkdir "$work/env"

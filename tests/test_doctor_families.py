@@ -13,6 +13,7 @@ from core.doctor.context import linux_distro
 from core.doctor.explain import explain
 from core.doctor.fixes import FixContext, make_finding
 from core.doctor.scriptscan import scan_script
+from core.doctor.wording import is_guess
 
 DATA = Path(__file__).parent / "data"
 CORPUS = [json.loads(line) for f in sorted((DATA / "corpus").glob("*.jsonl"))
@@ -64,7 +65,7 @@ def test_the_scripts_own_module_is_not_a_dependency() -> None:
     text = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
             "    utils.load_data()\nAttributeError: module 'utils' has no attribute "
             "'load_data'\n")
-    assert [f.id for f in explain(text)] == ["unrecognized-error"]
+    assert [f.id for f in explain(text) if not is_guess(f)] == ["unrecognized-error"]
 
 
 def test_resolver_conflict_for_any_package() -> None:
@@ -74,7 +75,8 @@ def test_resolver_conflict_for_any_package() -> None:
 
 def test_unknown_error_quotes_the_decisive_lines() -> None:
     text = _read("unknown_error.txt")
-    [finding] = explain(text)
+    *guesses, finding = explain(text)  # the wording model's guess may come first
+    assert all(map(is_guess, guesses)) and len(guesses) <= 1
     assert finding.id == "unrecognized-error" and finding.severity == "warning"
     assert finding.evidence.splitlines()[-1].startswith("ValueError: Arguments `target`")
     assert "Epoch 1/5" not in finding.evidence

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.doctor import context, explain, wsl_checks
+from core.doctor import context, explain, wording, wsl_checks
 from core.metrics import MetricsTail, ProgressParser
 from core.output import MAX_LINE_CHARS, LineSplitter, plain, visible
 from core.tfnoise import KNOWN, classify
@@ -142,6 +142,18 @@ def _library_lines(size: int) -> str:
     return "\n".join([line] * max(1, size // len(line)))
 
 
+def _known_words(size: int) -> str:
+    """Lines of eight words each that the wording model knows, all of its words in turn."""
+    vocabulary = sorted(wording.shipped_model().vocabulary)
+    count = max(1, size // 80)
+    return "\n".join(" ".join(vocabulary[(7 * i + k) % len(vocabulary)] for k in range(8))
+                     for i in range(count))
+
+
+def _guessed(text: str) -> wording.Guess | None:
+    return wording.shipped_model().guess(text, text.splitlines())
+
+
 def _wsl_listing(size: int) -> bytes:
     """``wsl.exe -l -v`` as it prints (UTF-16LE, CRLF) with as many distributions as fit."""
     rows = "".join(f"  Distro-{i}    Stopped    2\r\n" for i in range(size // 64))
@@ -225,6 +237,10 @@ CASES: tuple[Case, ...] = (
     Case("explain: each rule's words repeated on lines of 4,000 characters",
          _repeated_words, _explained, lambda text, ids: _equal(bool(ids), True),
          str.splitlines),
+    Case("wording model: lines of the words it knows",
+         _known_words, _guessed,
+         lambda text, guess: _equal(guess is None or set(guess.lines) <= set(text.splitlines()),
+                                    True), str.splitlines),
     Case("wsl listing: as many distributions as fit (UTF-16)",
          _wsl_listing, _listed,
          lambda data, n: _equal(n, data.decode("utf-16-le").count("Distro-")),
@@ -258,7 +274,7 @@ def module_patterns() -> list[re.Pattern]:
     from core import metrics, output
 
     found: list[re.Pattern] = []
-    for module in (explain, context, metrics, output, distros, paths, wsl_checks):
+    for module in (explain, context, metrics, output, distros, paths, wsl_checks, wording):
         for value in vars(module).values():
             found += _patterns_in(value)
     found += [sig.pattern for sig in explain._SIGNATURES]

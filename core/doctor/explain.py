@@ -32,6 +32,7 @@ from core.doctor.prose import prose_rules
 from core.doctor.reasons import fact_rules
 from core.doctor.scores import MAX_EVIDENCE as MAX_EVIDENCE  # re-exported: the limit is read here
 from core.doctor.scores import Scores
+from core.doctor.wording import GUESS_TITLE, shipped_model
 from core.findings import Finding, Text
 
 #: An output is read up to this many characters, from its end (the error is at the end).
@@ -457,7 +458,10 @@ def _findings(ctx: TextContext, scores: Scores, distro: str | None) -> list[Find
                              python=ctx.python, conda_env=ctx.conda_env, distro=distro,
                              detail=cand.detail)
         evidence = cand.evidence or [_context_summary(ctx)]
-        out.append(make_finding(fid, evidence, fix_ctx, title=cand.title))
+        # A guess is never more than a warning, whatever the cause it names.
+        guessed = cand.title is not None and cand.title.message_id == GUESS_TITLE
+        out.append(make_finding(fid, evidence, fix_ctx, title=cand.title,
+                                severity="warning" if guessed else None))
     return out
 
 
@@ -1048,7 +1052,12 @@ _DECISIVE = re.compile(
 
 
 def _last_resort(ctx: TextContext, scores: Scores) -> None:
-    """No rule matched: quote the lines that matter, or say that there is no error."""
+    """No rule matched: quote the lines that matter, or say that there is no error; first,
+    the cause the output's words point at when the wording model is sure of one."""
+    guess = shipped_model().guess("\n".join(ctx.lines), ctx.lines)
+    if guess:
+        scores.add(guess.fid, 2, guess.lines,
+                   title=Text.of(GUESS_TITLE, cause=finding_title(guess.fid)))
     decisive = ctx.lines_matching(_DECISIVE, len(ctx.lines))
     exceptions = [ln for ln in decisive if re.match(r"[\w.]+(?:Error|Exception)\b", ln)]
     # The last exception is what failed; the other error lines (at most 3) lead to it.
