@@ -14,7 +14,7 @@ from core.doctor import facts, reasons
 from core.doctor.context import read_context
 from core.doctor.explain import explain
 from core.doctor.wording import is_guess
-from tests.test_doctor_facts import NOISE
+from tests.doctor_texts import NOISE
 
 SETTINGS = settings(max_examples=40, deadline=None)
 SITE = st.sampled_from(["/usr/local/lib/python3.11/dist-packages/",

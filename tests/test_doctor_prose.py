@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from core.doctor import prose
 from core.doctor.explain import explain
 from core.doctor.wording import is_guess
-from tests.test_doctor_facts import NOISE
+from tests.doctor_texts import NOISE
 
 SETTINGS = settings(max_examples=40, deadline=None)
 TROUBLE = st.sampled_from(["breaks", "is broken with", "doesn't work with", "fails with",

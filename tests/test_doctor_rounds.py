@@ -1,0 +1,673 @@
+"""The facts each of the doctor corpus's collection rounds 2-7 brought (issue 21): rules
+written from the development cases of a round (tests/data/doctor_corpus, part "dev"), each given
+generated outputs (hypothesis: versions, paths, order and noise vary), never held-out ones. The
+facts by kind are in tests/test_doctor_facts.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.doctor import facts, kb, reasons
+from core.doctor.context import read_context
+from core.doctor.explain import explain
+from tests.doctor_texts import NOISE, SETTINGS, around, facts_of, rule_ids
+
+# --- issue 21, second round: facts the dev misses stated in other words ------------------------
+
+GPU_QUERIES = ["gpus = tf.config.experimental.list_physical_devices('GPU')",
+               "tf.config.list_physical_devices(device_type=\"GPU\")",
+               "print(tf.test.gpu_device_name())", "device_lib.list_local_devices()",
+               "tf.config.get_visible_devices('GPU')"]
+EMPTY_ANSWERS = ["This piece of code return empty array", "it returns an empty list",
+                 "I just get an empty list", "and it gave an empty array", "Output: is empty list",
+                 "an empty list is returned", "but it prints an empty []",
+                 "The call shows only an empty list"]
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from(GPU_QUERIES), st.sampled_from(EMPTY_ANSWERS),
+       st.sampled_from(["2.11.0", "2.12.0", "2.15.1", "2.18"]),
+       st.sampled_from(["", "When in reality I have two GTX 1070", "RTX 3060 here"]))
+def test_an_empty_answer_told_in_words_after_a_gpu_query_is_no_gpu(before, after, query,
+                                                                   answer, tf, gpu):
+    """A GPU query, then the answer in words on its own line ("This piece of code return empty
+    array", dev c290): on native Windows with TF 2.11+ that is the Windows build's missing
+    GPU support, as the printed ``[]`` is."""
+    text = around(before, [query, answer, gpu], after)
+    assert rule_ids(text, platform="windows", tf_version=tf)[0] == "tf-windows-gpu-unsupported"
+    printed = around(before, [query, "[]", gpu], after)
+    assert facts.read_facts(read_context(text)).no_gpu
+    assert rule_ids(printed, platform="windows", tf_version=tf)[0] == "tf-windows-gpu-unsupported"
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(EMPTY_ANSWERS))
+def test_an_empty_answer_without_a_gpu_query_says_nothing_of_the_gpu(noise, answer):
+    """"returns an empty list" alone is about anything: only a text that asks for the GPUs
+    makes it a device list."""
+    text = around(noise, ["files = glob.glob('data/*.csv')", answer], [])
+    assert not facts.read_facts(read_context(text)).no_gpu
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from([("cusolver64_10.dll", "cusolver64_11.dll"),
+                                      ("libcusolver.so.10", "libcusolver.so.11"),
+                                      ("cudart64_101.dll", "cudart64_102.dll"),
+                                      ("libcublas.so.9.0", "libcublas.so.9.1")]),
+       st.sampled_from(["tensorflow is looking for {want} on a CUDA installation",
+                        "TF looks for {want} and I can't find it",
+                        "tensorflow-nightly-gpu looking for {want} on my machine",
+                        "it searches for {want}"]),
+       st.sampled_from(["but my CUDA installed {have}.", "{have} is in the bin folder",
+                        "All of them doesn't install {want} but installed {have}."]))
+def test_a_library_looked_for_beside_its_other_version_is_a_mismatch(before, after, pair,
+                                                                     asks, has):
+    """"looking for cusolver64_10.dll" while the text names cusolver64_11.dll (dev c321): the
+    library is wanted and missing, another version of it is there."""
+    want, have = pair
+    text = around(before, [asks.format(want=want), has.format(want=want, have=have)], after)
+    assert want.lower() in facts.read_facts(read_context(text)).libraries_missing
+    assert rule_ids(text)[0] == "cuda-version-mismatch"
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["2.5.0", "2.6.2", "2.8.0", "2.11.0"]),
+       st.sampled_from(["libcudart.so.11.0", "libcudart.so. 11.0"]))
+def test_a_name_every_minor_ships_pins_no_minor(noise, tf, cut):
+    """libcudart.so.11.0 is the soname of every CUDA 11.x: its absence under a CUDA 11 build
+    says the runtime is missing, not that another 11.x minor replaced it (dev c308); a cut
+    line that leaves "libcudart.so." beside it names no other version."""
+    line = (f"W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+            f"dynamic library 'libcudart.so.11.0'; dlerror: {cut}: cannot open shared object "
+            f"file: No such file or director")
+    assert rule_ids(around(noise, [line], []), platform="linux",
+                tf_version=tf)[0] == "missing-cuda-runtime"
+
+
+@pytest.mark.parametrize("name, pinned", [
+    ("libcublas.so.9.0", True), ("cublas64_90.dll", True), ("libcudart.so.11.0", False),
+    ("libcusolver.so.11", False)])
+def test_only_names_that_carry_their_minor_pin_it(name, pinned):
+    """A CUDA library name pins a toolkit minor only when every toolkit that ships it has it."""
+    labels = kb.library_info(name).cuda_versions
+    assert (bool(labels) and all(kb.minor_pinned_and_superseded(lb) for lb in labels)) is pinned
+
+
+@SETTINGS
+@given(st.sampled_from(["libcudart.so.11.0", "libcublas.so.11", "libcusparse.so.11"]),
+       st.integers(1, 40))
+def test_only_a_loader_line_read_to_its_end_says_the_library_path_is_unset(lib, cut):
+    """The loader's line ends "No such file or directory" when LD_LIBRARY_PATH is unset, and
+    goes on with "; LD_LIBRARY_PATH: ..." when it is set: a line cut anywhere before that end
+    says nothing about the variable (dev c308), the whole one does (dev c047)."""
+    whole = (f"Could not load dynamic library '{lib}'; dlerror: {lib}: cannot open shared "
+             f"object file: No such file or directory")
+    ids = rule_ids(whole[:-cut], platform="linux", tf_version="2.4")
+    assert "conda-env-not-activated" not in ids[:1]
+    assert rule_ids(whole, platform="linux", tf_version="2.4")[0] == "conda-env-not-activated"
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["Module", "module", "AttributeError: module"]),
+       st.sampled_from(["contrib", "placeholder", "Session", "examples"]))
+def test_a_tf1_attribute_is_read_whatever_the_case_of_its_first_word(noise, word, attr):
+    """"Module 'tensorflow' has no attribute 'contrib'" as a title (dev c340) is the same fact
+    as the exception's lower-case message."""
+    line = f"{word} 'tensorflow' has no attribute '{attr}'"
+    assert rule_ids(around(noise, [line], []), tf_version="2.3.0")[0] == "tf1-api-on-tf2"
+
+
+# --- versions written number first, TensorFlow's module not found, a port used twice ---------
+
+NUMBER_FIRST = st.sampled_from([
+    ("CUDA/cuDNN version: {c}", False), ("CUDA/cuDNN version: {c}/{d}", True),
+    ("CUDA/cuDNN version\n{c} / {d}", True), ("CUDA / cuDNN version: {c} and {d}", True),
+    ("- CUDA/cuDNN version:  {c}.1, {d}.5", True), ("cuda/cudnn: v{c} + {d}", True),
+    ("{c} cuda / {d} cudnn", True), ("I use {c} CUDA with {d} cuDNN", True)])
+
+
+@SETTINGS
+@given(NUMBER_FIRST, st.sampled_from(["9.0", "10.0", "10.2", "11.2", "11.8", "12.3"]),
+       st.sampled_from(["7.6", "8.1", "8.9"]), NOISE, NOISE)
+def test_versions_written_number_first_are_read(form, cuda, cudnn, before, after):
+    """The issue template's "CUDA/cuDNN version: 10.0" (dev c357), its value on the next line,
+    and "10.2 cuda / 7.6 cudnn" (dev c356): the number before its component's name."""
+    sentence, has_cudnn = form
+    found = facts_of(around(before, [sentence.format(c=cuda, d=cudnn)], after))
+    assert found.cuda_stated == {cuda} and not found.cuda_wanted
+    assert found.cudnn_stated == ({cudnn} if has_cudnn else set())
+
+
+@pytest.mark.parametrize("text, cuda, cudnn", [
+    ("CUDA/cuDNN version: 8.1", set(), set()),  # no CUDA 8.1: a cuDNN in CUDA's place
+    ("cuDNN 7.6 cuda 10.1", {"10.1"}, {"7.6"}), ("cuda 10.1 cudnn", {"10.1"}, set()),
+    ("Ubuntu 20.04 cuda", set(), set()), ("requires 10.0 cuda", set(), set()),
+    ("Ubuntu 20.04\nCUDA/cuDNN version: N/A", set(), set())])
+def test_a_number_first_is_read_only_where_it_is_that_components(text, cuda, cudnn):
+    found = facts_of(text)
+    assert found.cuda_stated == cuda and found.cudnn_stated == cudnn
+
+
+@SETTINGS
+@given(st.sampled_from([("2.1.0", "windows", "cudart64_101.dll"), ("2.3.0", "windows",
+                                                                    "cudart64_101.dll"),
+                        ("2.2.0", "linux", "libcudart.so.10.1"), ("1.13.1", "linux",
+                                                                  "libcublas.so.10.0")]),
+       st.sampled_from(["CUDA/cuDNN version: {v}", "CUDA/cuDNN version: {v} / 7.6",
+                        "{v} cuda / 7.6 cudnn", "CUDA/cuDNN version\n{v}/7"]),
+       st.sampled_from(["9.2", "10.2", "11.0", "11.4"]), NOISE)
+def test_a_cuda_stated_number_first_against_the_builds_is_a_mismatch(build, field, cuda, noise):
+    """The template's CUDA is not the one the release or the missing library wants (dev c356,
+    c357): the mismatch comes before "missing"."""
+    tf, platform, lib = build
+    text = around(noise, [f"TensorFlow version: {tf}", field.format(v=cuda),
+                           f"Could not load dynamic library '{lib}'; dlerror: {lib} not found"],
+                   [])
+    assert rule_ids(text, platform=platform, tf_version=tf)[0] == "cuda-version-mismatch"
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["import tensorflow", ">>> import tensorflow as tf",
+                               "from tensorflow import keras", "import tensorflow as tf"]),
+       st.sampled_from(["Error: ModuleNotFoundError", "ModuleNotFoundError",
+                        "ImportError: No module named tensorflow.\"",
+                        "ModuleNotFoundError: No module named"]),
+       st.integers(0, 2))
+def test_tensorflows_import_failing_with_no_module_named_is_an_env_not_activated(
+        noise, statement, error, gap):
+    """The import, then an error that names no module (dev c355: "Error:
+    ModuleNotFoundError"), or "No module named tensorflow." ending a sentence (dev c380)."""
+    lines = [statement, *["  File \"<stdin>\", line 1, in <module>"] * gap, error]
+    assert rule_ids(around(noise, lines, []))[0] == "conda-env-not-activated"
+
+
+@pytest.mark.parametrize("text", [
+    "import tensorflow as tf\nModuleNotFoundError: No module named 'keras'",
+    "import tensorflow as tf\nModuleNotFoundError                 Traceback (most recent call "
+    "last)\n----> 1 import cv2\nModuleNotFoundError: No module named 'cv2'",
+    "ModuleNotFoundError\nimport tensorflow as tf",
+    "import tensorflow as tf\n" + "Epoch 1/10\n" * 6 + "ModuleNotFoundError"])
+def test_a_module_error_about_another_module_or_far_away_is_not_tensorflows(text):
+    assert "conda-env-not-activated" not in rule_ids(text)[:1]
+
+
+@SETTINGS
+@given(st.sampled_from(["start_server is called twice per worker (with the same ports)",
+                        "both workers were given the same port 2222",
+                        "the server starts again on the same port and fails",
+                        "two tasks use the same host port", "训练时提示端口被占用",
+                        "端口已经被占用了怎么办"]), NOISE, NOISE)
+def test_a_port_used_twice_said_in_words_is_port_in_use(sentence, before, after):
+    """Two servers on one port, told in words (dev c385)."""
+    assert rule_ids(around(before, [sentence], after))[0] == "port-in-use"
+
+
+@pytest.mark.parametrize("text", ["the ps and the worker use the same port number format",
+                                  "two GPUs were found", "use port 2222 twice as fast"])
+def test_a_port_or_twice_alone_is_not_port_in_use(text):
+    assert "port-in-use" not in rule_ids(text)
+
+
+# --- fourth round (tests/data/doctor_corpus c386-c417): facts of its development cases -------
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from([
+    "Intel(R) Xeon(R) CPU           X5650  @ 2.67GHz", "CPU: Intel Xeon x5450",
+    "Intel(R) Core(TM)2 Quad CPU    Q9650  @ 3.00GHz", "I have an i7 920 CPU",
+    "Intel(R) Core(TM) i3 CPU       M 330  @ 2.13GHz", "Intel(R) Pentium(R) CPU G4560 @ 3.50GHz",
+    "AMD Phenom(tm) II X4 965 Processor", "Intel(R) Atom(TM) CPU D525", "Xeon E5520 server"]),
+    st.sampled_from(["Illegal instruction (core dumped)", "\"import tensorflow as tf\" fails",
+                     "Process finished with exit code 132", "Traceback (most recent call last):"]))
+def test_a_cpu_model_without_avx_named_is_the_cause(before, after, cpu, failure):
+    """c393, c417: a CPU the text names whose generation has no AVX (Intel before Sandy Bridge,
+    Pentium / Celeron / Atom, AMD before Bulldozer), whatever else the output says."""
+    text = around(before, [cpu, failure], after)
+    assert rule_ids(text)[0] == "cpu-no-avx", rule_ids(text)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from([
+    "Intel(R) Core(TM) i7-8700K CPU @ 3.70GHz", "Intel(R) Xeon(R) CPU E5-2670 0 @ 2.60GHz",
+    "11th Gen Intel(R) Core(TM) i5-1135G7 @ 2.40GHz", "Intel(R) Xeon(R) Gold 6130 CPU",
+    "AMD Ryzen 9 3900X", "Intel(R) Xeon(R) Platinum 8269CY CPU", "Core i5-3230M",
+    "AMD Athlon 200GE"]))
+def test_a_cpu_with_avx_is_not_read_as_one_without(noise, cpu):
+    text = around(noise, [cpu, "Traceback (most recent call last):"], [])
+    ctx = read_context(text)
+    assert facts.read_facts(ctx).cpu_without_avx == []
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from(["Variable", "constant", "__version__", "Tensor"]),
+       st.sampled_from(["Module", "module", "AttributeError: module"]))
+def test_an_attribute_every_tensorflow_has_missing_is_a_broken_install(before, after, attr, word):
+    """c405: ``module 'tensorflow' has no attribute 'Variable'``: every release has it, so the
+    package is not a whole TensorFlow (two distributions, one uninstalled), not TF 1.x code."""
+    text = around(before, [f"{word} 'tensorflow' has no attribute '{attr}'"], after)
+    assert rule_ids(text)[0] == "mixed-tf-packages", rule_ids(text)
+
+
+def test_a_tf1_only_attribute_stays_tf1_code() -> None:
+    assert rule_ids("AttributeError: module 'tensorflow' has no attribute 'Session'")[0] == (
+        "tf1-api-on-tf2")
+
+
+_TF_DISTS = ["tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly"]
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(_TF_DISTS), st.sampled_from(_TF_DISTS),
+       # Up to 2.10: later tensorflow-gpu releases are placeholders that only fail to install.
+       st.sampled_from(["1.3.0", "1.8.0", "2.4.1", "2.10.0"]),
+       st.sampled_from(["1.5.0", "2.0.0", "2.6.0rc1", "2.9.1"]),
+       st.sampled_from(["show", "freeze"]), st.booleans())
+def test_two_tensorflow_distributions_as_pip_prints_them(noise, one, two, v1, v2, tool, location):
+    """c401: pip show (``Name:`` then ``Version:``) or pip freeze (``==``) lists two
+    TensorFlow distributions of two versions: they share one tensorflow folder."""
+    if one == two:
+        two = "tensorflow-gpu" if one != "tensorflow-gpu" else "tensorflow"
+    if tool == "show":
+        where = ["Location: /usr/lib/python3/dist-packages"] if location else []
+        lines = ["AttributeError: 'module' object has no attribute 'Exporter'",
+                 f"Name: {one}", f"Version: {v1}", *where, "---", f"Name: {two}",
+                 f"Version: {v2}", *where]
+    else:
+        lines = ["absl-py==0.9.0", f"{one}=={v1}", "numpy==1.18.2", f"{two}=={v2}"]
+    text = around(noise, lines, [])
+    assert rule_ids(text)[0] == "mixed-tf-packages", rule_ids(text)
+
+
+def test_tensorflow_and_its_windows_wheel_of_one_version_are_not_two() -> None:
+    """``tensorflow`` on Windows depends on ``tensorflow-intel`` of its own version: one."""
+    text = "Name: tensorflow\nVersion: 2.15.0\n---\nName: tensorflow-intel\nVersion: 2.15.0"
+    assert "mixed-tf-packages" not in rule_ids(text)
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from(["tf-nightly", "tf_nightly", "tf-estimator-nightly",
+                                      "tensorflow nightly", "2.6.0.dev20210526"]),
+       st.sampled_from(["cannot import tensorflow", "Failed to import tensorflow",
+                        "I can't import tensorflow"]))
+def test_a_nightly_beside_an_import_that_fails_for_no_said_reason(before, after, nightly,
+                                                                   failed):
+    """c406: the import fails, the loader says nothing, and a nightly is installed: what is
+    left of the other TensorFlow in the same folder, before the CPU / runtime guesses."""
+    text = around(before, [f"{nightly}: {failed}"], after)
+    assert rule_ids(text)[0] == "mixed-tf-packages", rule_ids(text)
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.sampled_from([
+    "tensorflow module not found", "TensorFlow module not found", "module tensorflow not found",
+    "Module 'tensorflow' was not found", "can't find the tensorflow module",
+    "could not find tensorflow package"]), st.sampled_from(["For any Win 64 users running into ",
+                                                           "Jupyter says ", ""]))
+def test_no_tensorflow_module_said_in_words(before, after, words, lead):
+    """c414: "running into tensorflow module not found": ``No module named 'tensorflow'``."""
+    text = around(before, [lead + words], after)
+    assert rule_ids(text)[0] == "conda-env-not-activated", rule_ids(text)
+
+
+@SETTINGS
+@given(NOISE, NOISE, st.integers(1024, 65535), st.sampled_from([
+    "I will get an error because the port {p} is already used",
+    "fails in colab, with the error `Port {p} is in use by another program`",
+    "ERROR: TensorBoard could not bind to port {p}, it was already in use",
+    "the port {p} was taken by another process", "Unable to bind to port {p}"]))
+def test_a_port_in_use_said_in_words(before, after, port, sentence):
+    """c415, c416: a port already used, in a person's or a tool's words."""
+    text = around(before, [sentence.format(p=port)], after)
+    assert rule_ids(text)[0] == "port-in-use", rule_ids(text)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["keras.src.backend.common.keras_tensor.KerasTensor",
+                               "keras.src.engine.keras_tensor.KerasTensor"]),
+       st.sampled_from(["Data of type <class '{c}'> is not allowed only (<class "
+                        "'tensorflow.python.framework.tensor.Tensor'>,",
+                        "TypeError: <class '{c}'> is not supported",
+                        "ValueError: Expected a tf.Tensor, got <class '{c}'> which cannot be "
+                        "converted"]))
+def test_a_keras3_tensor_refused_by_keras2_code(noise, cls, sentence):
+    """c387: a Keras 3 object (``keras.src.``) handed to code written for Keras 2."""
+    text = around(noise, [sentence.format(c=cls)], [])
+    assert rule_ids(text)[0] == "keras3-strategy-unsupported", rule_ids(text)
+
+
+def _signature(fid: str, score: int) -> re.Pattern:
+    from core.doctor import explain as explain_module
+    return next(sig.pattern for sig in explain_module._SIGNATURES
+                if sig.fid == fid and sig.score == score)
+
+
+def _fourth_round() -> list[tuple[str, re.Pattern, str]]:
+    from core.doctor import explain as explain_module
+    return [
+        ("cpu-without-avx", facts._CPU_WITHOUT_AVX, "Xeon X5450 Core 2 i7 920 Celeron Atom "),
+        ("no-tf-module", reasons._NO_TF_MODULE, "tensorflow module not can't find the "),
+        ("pip-show", explain_module._PIP_SHOW, "Name: tensorflow-gpu\nVersion: 1.3\n"),
+        ("pip-freeze", explain_module._PIP_FREEZE, "tensorflow==1.3.0 tensorflow-gpu=="),
+        ("nightly", explain_module._NIGHTLY, "tf-nightly 2.6.0.dev2021 tf_nightly "),
+        ("port-words", _signature("port-in-use", 86), "port already could not bind port "),
+        ("keras3-tensor", _signature("keras3-strategy-unsupported", 86),
+         "keras.src.keras_tensor.KerasTensor keras.src. "),
+    ]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("name", "rx", "words"), _fourth_round(),
+                         ids=[n for n, _, _ in _fourth_round()])
+def test_the_fourth_rounds_patterns_are_linear(name, rx, words):
+    """4 MB of newlines and of the pattern's own words, searched to the end: a linear pattern
+    takes well under a second, a quadratic one minutes and fails on the timeout (no timing is
+    asserted, as in tests/test_linear_parsers.py)."""
+    for base in ("\n", words):
+        text = (base * (2**22 // len(base) + 1))[:2**22]
+        for found in rx.finditer(text):
+            assert text[found.start():found.end()] == found.group(), name
+
+
+# --- issue 21, fifth round: facts the dev misses stated in other words -------------------------
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["libcudart.so.7.5", "libcublas.so.8.0", "cudart64_75.dll",
+                               "cufft64_80.dll"]),
+       st.sampled_from(["os:ubuntu 16.04 LTS,cuda:{have}", "Installed:\nCuda {have}\ncuDNN 7.5.0",
+                        "cuda={have}", "CUDA/cuDNN version\n\n{have}"]),
+       st.sampled_from(["10.0", "9.1", "12.0"]))
+def test_an_old_toolkits_library_missing_beside_another_installed_cuda_is_a_mismatch(
+        noise, lib, said, have):
+    """c457, c464, c466: a library named for CUDA 7.5 / 8.0 (up to 10.0 every name carries its
+    toolkit's version), and another CUDA said installed in the poster's words."""
+    text = around(noise, [f"ImportError: {lib}: cannot open shared object file: No such file "
+                           "or directory", said.format(have=have)], [])
+    assert kb.library_info(lib).cuda_versions, lib
+    assert rule_ids(text)[0] == "cuda-version-mismatch", rule_ids(text)
+
+
+@pytest.mark.parametrize("name, stem", [("cudart_91.dll", "cudart64_.dll"),
+                                        ("cudart64_80.dll", "cudart64_.dll"),
+                                        ("libcusolver.so.10", "libcusolver.so")])
+def test_a_runtime_named_without_its_64_is_the_same_library(name, stem):
+    """c458: "the dll in my BIN is cudart_91.dll" names cudart64_91.dll."""
+    assert facts.library_stem(name) == stem
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["Is GPU available? []", "GPU available?: False",
+                               "Is TensorFlow built with CUDA?: False"]),
+       st.sampled_from(["2.11.0", "2.16.1"]))
+def test_a_gpu_check_printed_as_a_question_is_no_gpu(noise, line, tf):
+    """c431: a script's own question-and-answer lines."""
+    text = around(noise, [f"TensorFlow version: {tf}", line], [])
+    assert rule_ids(text, platform="windows")[0] == "tf-windows-gpu-unsupported", rule_ids(text)
+
+
+@pytest.mark.parametrize("line", [
+    "No such object: tensorflow/libtensorflow/libtensorflow-gpu-windows-x86_64-2.11.0.zip",
+    "libtensorflow-gpu-windows-x86_64-2.15.0.zip: 404 Not Found"])
+def test_a_windows_gpu_build_after_210_is_asked_for(line):
+    """c435: the C library's GPU zip for Windows ends with 2.10 as the wheels do."""
+    assert rule_ids(line)[0] == "tf-windows-gpu-unsupported", rule_ids(line)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["3.6", "3.11", "3.12"]),
+       st.sampled_from(["0.12.0rc0", "1.15", "2.10.0"]))
+def test_condas_conflict_of_python_and_tensorflow_is_the_python(noise, python, tf):
+    """c449: conda lists the specs it found in conflict."""
+    text = around(noise, ["UnsatisfiableError: The following specifications were found to be "
+                           "in conflict:", f"  - python {python}*", f"  - tensorflow {tf}*",
+                           'Use "conda info <package>" to see the dependencies for each package.'],
+                   [])
+    assert rule_ids(text)[0] == "python-unsupported", rule_ids(text)
+
+
+@SETTINGS
+@given(st.sampled_from(["a", "b", "0xa", "0x10"]), st.sampled_from(["9", "0x9", "8"]))
+def test_numpys_api_versions_with_or_without_0x(built, installed):
+    """c473: NumPy before 1.11 printed the API versions without 0x."""
+    text = (f"RuntimeError: module compiled against API version {built} but this version of "
+            f"numpy is {installed}")
+    assert rule_ids(text)[0] == "mixed-tf-packages", rule_ids(text)
+
+
+@SETTINGS
+@given(st.sampled_from(["tensorflow_addons", "tensorflow_text", "tensorflow_probability"]),
+       st.sampled_from(["tensorflow_core.keras.utils", "tensorflow.keras.layers",
+                        "tensorflow.python.ops"]),
+       st.sampled_from(["register_keras_serializable", "experimental", "__internal__"]))
+def test_a_companion_asking_tf_for_a_name_it_lacks_is_mixed_packages(package, module, name):
+    """c476: tensorflow-addons built for a newer TF than the one installed."""
+    text = around([], ["Traceback (most recent call last):",
+                        f'  File "C:\\envs\\tf\\lib\\site-packages\\{package}\\__init__.py", line '
+                        "21, in <module>",
+                        f"AttributeError: module '{module}' has no attribute '{name}'"], [])
+    assert rule_ids(text)[0] == "mixed-tf-packages", rule_ids(text)
+
+
+@pytest.mark.parametrize("text", [
+    "from keras.preprocessing.text import Tokenizer\nwe found out the text module is missing in "
+    "Keras 3.\ntensorflow version: 2.16.1",
+    'File "/usr/lib/python3.11/site-packages/keras/src/callbacks/model_checkpoint.py", line 191\n'
+    "ValueError: The filepath provided must end in `.keras` (Keras model format). Received: "
+    "filepath=./weights.h5",
+    "---> 97             raise ValueError(\n     98                 \"Only instances of "
+    "`keras.Layer` can be \""])
+def test_keras3_in_the_fifth_rounds_words(text):
+    """c427, c424, c418: a person's words, Keras 3's .keras format, a message cut where its
+    string literal breaks."""
+    assert rule_ids(text)[0] == "keras3-strategy-unsupported", rule_ids(text)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["TensorFlow 2.15 on Windows 11 does not use my RTX 3060",
+                               "Only CPU is being used. tf version 2.16.1",
+                               "GPU usage stays at 0% while training",
+                               "Default GPU Device: None",
+                               "tf.test.gpu_device_name() returns ''"]))
+def test_no_gpu_in_more_words(noise, line):
+    text = around(noise, [line], [])
+    assert facts.read_facts(read_context(text)).no_gpu, text
+    assert rule_ids(text, platform="windows", tf_version="2.12")[0] == "tf-windows-gpu-unsupported"
+
+
+@pytest.mark.parametrize("text, python", [("on python 3.11 on windows", (3, 11)),
+                                          ("Python3.12 here", (3, 12)),
+                                          ("python 3.10.4", (3, 10))])
+def test_pythons_version_said_in_words(text, python):
+    assert read_context(text).python == python
+
+
+def test_a_release_for_an_older_python_said_in_words_is_python_unsupported():
+    text = "tensorflow-gpu 2.10 cannot be installed on python 3.11 on windows"
+    assert rule_ids(text)[0] == "python-unsupported", rule_ids(text)
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from([
+    "W tensorflow/core/framework/op_kernel.cc:1651] OP_REQUIRES failed at xla_ops.cc:446 : "
+    "INTERNAL: libdevice not found at ./libdevice.10.bc",
+    "W external/local_xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:102] Can't find "
+    "libdevice directory ${CUDA_DIR}/nvvm/libdevice. This may result in compilation or runtime "
+    "failures, if the program we try to run uses routines from libdevice.",
+    "W tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:85] Couldn't get ptxas "
+    "version string: INTERNAL: Couldn't invoke ptxas --version",
+    "E external/local_xla/xla/stream_executor/gpu/asm_compiler.cc] ptxas: not found"]),
+       st.sampled_from([("2.12", "cu11"), ("2.16.1", "cu12")]))
+def test_xla_without_the_toolkits_compiler_pieces(noise, line, release):
+    """XLA's JIT needs ptxas and libdevice, which pip's CUDA runtime wheels do not bring: the
+    fix installs NVIDIA's nvcc wheel for the CUDA major the release wants, or points
+    XLA_FLAGS at a toolkit (domain knowledge, written before round 6 was read)."""
+    tf, wheel = release
+    [first, *_] = explain(around(noise, [line], []), platform="linux", tf_version=tf)
+    assert first.id == "missing-cuda-runtime", first
+    assert "ptxas" in first.title_in()
+    commands = [s.command or "" for s in first.steps]
+    assert any(f"nvidia-cuda-nvcc-{wheel}" in c for c in commands), commands
+    assert any("--xla_gpu_cuda_data_dir=" in c for c in commands), commands
+
+
+# --- issue 21, sixth round (a representative sample): facts of its development cases --------
+
+@SETTINGS
+@given(NOISE, st.sampled_from([
+    "  File \"/usr/local/lib/python3.6/dist-packages/keras/engine/topology.py\", line 3114, in "
+    "load_weights_from_hdf5_group_by_name", "keras.load_model会报错",
+    "model.load_weights('yolo.h5')"]))
+def test_h5py_3_under_old_keras_loading_is_pinned_below_3(noise, frame):
+    """c522-c524: h5py 3 gives str where Keras' HDF5 loading decodes bytes."""
+    text = around(noise, [frame, "    original_keras_version = f.attrs['keras_version']"
+                                  ".decode('utf8')",
+                           "AttributeError: 'str' object has no attribute 'decode'"], [])
+    [first, *_] = explain(text)
+    assert first.id == "dependency-version-conflict", first
+    assert any("h5py<3" in (s.command or "") for s in first.steps), first.steps
+
+
+def test_a_str_decode_error_elsewhere_is_not_h5pys():
+    text = "line.decode('utf8')\nAttributeError: 'str' object has no attribute 'decode'"
+    assert "dependency-version-conflict" not in rule_ids(text)[:1]
+
+
+@pytest.mark.parametrize("tf, expected", [(None, True), ("2.4.1", True), ("1.15", True),
+                                          ("2.8.0", False)])
+def test_numpy_120_under_tf_before_25_is_pinned(tf, expected):
+    """c528: 'Cannot convert a symbolic Tensor ... to a numpy array' is NumPy 1.20 under
+    TF < 2.5; with a newer TF it is the code's own doing."""
+    text = ("NotImplementedError: Cannot convert a symbolic Tensor (lstm/strided_slice:0) to a "
+            "numpy array.")
+    found = explain(text, tf_version=tf) if tf else explain(text)
+    pinned = found[0].id == "dependency-version-conflict" and any(
+        "numpy<1.20" in (s.command or "") for s in found[0].steps)
+    assert pinned is expected, [f.id for f in found]
+
+
+@pytest.mark.parametrize("line", [
+    "MemoryError", "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 3.35 GiB for an "
+    "array with shape (60000, 7500) and data type float64",
+    "numpy.core._exceptions.MemoryError: Unable to allocate 512 MiB for an array"])
+def test_pythons_and_numpys_memory_errors_are_the_hosts_ram(line):
+    """c530: Python's MemoryError while preparing data."""
+    assert rule_ids(f"Traceback (most recent call last):\n{line}")[0] == "host-out-of-memory"
+
+
+@pytest.mark.parametrize("line, cause", [
+    ("AttributeError: 'Activation' object has no attribute 'outbound_nodes'", "mixed-tf-packages"),
+    ("AttributeError: module 'keras.preprocessing.image' has no attribute 'img_to_array'",
+     "mixed-tf-packages"),
+    ("AttributeError: module 'tensorboard.util' has no attribute 'Retrier'", "mixed-tf-packages"),
+    ("If you cannot immediately regenerate your protos, some other possible workarounds are:\n"
+     " 1. Downgrade the protobuf package to 3.20.x or lower.", "mixed-tf-packages"),
+    ("TF 2.0 is not compatible with the version of keras that we install i.e. 2.2.4.",
+     "mixed-tf-packages"),
+    ("Running setup.py egg_info for package from https://storage.googleapis.com/tensorflow/linux/"
+     "gpu/tensorflow-0.5.0-cp27-none-linux_x86_64.whl", "pip-install-failed"),
+    ("OSError: [Errno 1] Operation not permitted: '/tmp/pip-XcfgD6-uninstall/System/Library/"
+     "Frameworks/Python.framework/Versions/2.7/Extras/lib/python/six-1.4.1-py2.7.egg-info'",
+     "pip-install-failed"),
+    ("tensorflow couldn't be installed in python 3.7", "python-unsupported"),
+    ("Are there any TensorFlow GPU for Windows? Any Recent version?",
+     "tf-windows-gpu-unsupported")])
+def test_the_sixth_rounds_facts_in_other_cases(line, cause):
+    """c506, c534, c537, c516, c533, c478, c480, c482, c484."""
+    assert rule_ids(line)[0] == cause, rule_ids(line)
+
+
+def test_an_old_pip_is_told_to_upgrade():
+    [first, *_] = explain("Running setup.py egg_info for package from https://x/tensorflow-0.5.0"
+                          "-cp27-none-linux_x86_64.whl")
+    assert any("--upgrade pip" in (s.command or "") for s in first.steps), first.steps
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["10", "9", "12"]), st.sampled_from(["avalable", "avaliable",
+                                                                   "available"]))
+def test_the_template_field_with_a_cuda_major_alone(noise, major, typed):
+    """c490: "CUDA/cuDNN version: 10" beside TF 1.11 (built for CUDA 9.0), "GPU is not
+    avalable"."""
+    want = "cuda-version-mismatch" if major != "9" else None
+    text = around(noise, ["- TensorFlow version: 1.11.0", f"- CUDA/cuDNN version: {major}",
+                           f"I'm getting a error GPU is not {typed}"], [])
+    assert facts.read_facts(read_context(text)).no_gpu
+    found = rule_ids(text, platform="windows")
+    assert (found[0] == want) if want else (found[0] != "cuda-version-mismatch"), found
+
+
+@pytest.mark.parametrize("paths, first", [
+    ('  File "/home/u/.local/lib/python3.5/site-packages/keras/backend/tensorflow_backend.py", '
+     'line 1, in <module>', "tf-not-installed"),
+    ('  File "C:\\Users\\u\\anaconda3\\envs\\tf\\lib\\site-packages\\keras\\__init__.py", line 3',
+     "conda-env-not-activated"),
+    ("", "conda-env-not-activated")])
+def test_no_tensorflow_module_outside_any_conda_is_not_installed(paths, first):
+    """c499: a plain Python's site-packages and no word of conda: TensorFlow is not installed
+    there, not an env left inactive."""
+    text = "\n".join(filter(None, ["Traceback (most recent call last):", paths,
+                                   "ImportError: No module named 'tensorflow'"]))
+    assert rule_ids(text)[0] == first, rule_ids(text)
+
+
+def test_cudnn_failing_to_start_under_a_cuda_no_build_uses_is_a_mismatch():
+    """c511: CUDA 10.2 (no TensorFlow release was built for it) and cuDNN failing to start."""
+    text = ("Fresh install Ubuntu 18.04, CUDA 10.2 installed and working, cuDNN v7.6.5\n"
+            "(0) Unknown: Failed to get convolution algorithm. This is probably because cuDNN "
+            "failed to initialize")
+    assert rule_ids(text)[0] == "cuda-version-mismatch", rule_ids(text)
+
+
+# --- issue 21, seventh round (a representative sample of TF-based projects): dev facts -------
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["You are using pip version 18.1, however version 20.0.2 is "
+                               "available.", "pip 9.0.1 from /usr/lib/python3/dist-packages/pip "
+                               "(python 3.6)"]),
+       st.sampled_from(["tensorflow<2.2,>=2.1", "tensorflow==2.4.0", "tensorflow"]))
+def test_a_pip_older_than_19_finding_no_tensorflow_is_the_pip(noise, pip, spec):
+    """c542: pip before 19 cannot install TF 2.1+'s manylinux2010 wheels, and says no version
+    exists; pip 19+ saying the same is the Python's doing."""
+    lines = [f"Could not find a version that satisfies the requirement {spec} (from versions: "
+             "1.13.1, 1.14.0, 2.0.0b1)", f"No matching distribution found for {spec}"]
+    [first, *_] = explain(around(noise, [*lines, pip], []))
+    assert first.id == "pip-install-failed", first
+    assert any("--upgrade pip" in (s.command or "") for s in first.steps), first.steps
+    newer = around(noise, [*lines, "You are using pip version 19.2.3, however version 20.0.2 "
+                                    "is available."], [])
+    assert rule_ids(newer)[0] == "python-unsupported"
+
+
+@pytest.mark.parametrize("line, cause", [
+    ("2023-10-02 16:01:32.433368: E tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:"
+     "461] Possibly insufficient driver version: 450.203.8", "driver-too-old"),
+    ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.8, please "
+     "update your driver to a newer version", "driver-too-old"),
+    ("RuntimeError: `get_session` is not available when using TensorFlow 2.0.",
+     "tf1-api-on-tf2")])
+def test_the_seventh_rounds_words(line, cause):
+    """c594, c548."""
+    assert rule_ids(line)[0] == cause, rule_ids(line)
+
+
+@SETTINGS
+@given(st.sampled_from(["RTX 3090", "RTX 4080", "A100", "H100", "RTX A6000", "RTX 30 series"]),
+       st.sampled_from(["1.12.0", "1.15", "2.3.1"]))
+def test_an_ampere_or_later_gpu_under_a_tf_built_before_cuda_11(gpu, tf):
+    """c563: those GPUs need CUDA 11, which no TF before 2.4 was built with."""
+    text = f"Cannot run on {gpu}. I use tensorflow {tf}"
+    assert rule_ids(text, tf_version=tf)[0] == "gpu-arch-unsupported", rule_ids(text, tf_version=tf)
+    assert "gpu-arch-unsupported" not in rule_ids(text, tf_version="2.10")
+
+
+@pytest.mark.parametrize("text, cpu_only", [
+    ("and when I run the demo, GPU doesn't work!", True),
+    ("When I ran the demo.ipynb notebook no GPU memory is utilized.", True),
+    ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+     "library 'libcudart.so.11.0'\nGPU doesn't work", False)])
+def test_no_gpu_and_no_cuda_library_looked_for_is_likely_a_cpu_build(text, cpu_only):
+    """c549, c555: a GPU build says which CUDA library it could not open; a CPU-only build
+    (tensorflow before 2.1, tensorflow-cpu) looks for none."""
+    assert (rule_ids(text, platform="linux")[0] == "cpu-only-build") is cpu_only, rule_ids(text)
