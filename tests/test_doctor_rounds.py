@@ -671,3 +671,97 @@ def test_no_gpu_and_no_cuda_library_looked_for_is_likely_a_cpu_build(text, cpu_o
     """c549, c555: a GPU build says which CUDA library it could not open; a CPU-only build
     (tensorflow before 2.1, tensorflow-cpu) looks for none."""
     assert (rule_ids(text, platform="linux")[0] == "cpu-only-build") is cpu_only, rule_ids(text)
+
+
+# --- issue 21, eighth round (a representative sample): facts of its development cases --------
+
+@SETTINGS
+@given(st.sampled_from(["libcudart", "libcublas", "libcufft", "libcurand"]),
+       st.sampled_from([("8.0", "7.5"), ("9.0", "8.0"), ("10.0", "9.2"), ("9.1", "9.0")]),
+       st.sampled_from(["I have", "I've got only", "we have installed", "I HAVE the"]),
+       NOISE)
+def test_macos_names_a_library_version_before_its_extension(lib, versions, have, noise):
+    """c629: macOS's loader ("Library not loaded: @rpath/libcudart.8.0.dylib") and a person
+    saying which version is there: another CUDA is installed."""
+    wanted, there = versions
+    loader = [f"ImportError: dlopen(/Library/Frameworks/Python.framework/Versions/3.6/lib/"
+              f"python3.6/site-packages/tensorflow/python/_pywrap_tensorflow.so, 10): Library "
+              f"not loaded: @rpath/{lib}.{wanted}.dylib", "  Reason: image not found"]
+    said = f"it is looking for {lib}.{wanted}.dylib but in /usr/local/cuda/lib {have} " \
+           f"{lib}.{there}.dylib"
+    assert rule_ids(around(noise, [*loader, said], []))[0] == "cuda-version-mismatch"
+    alone = rule_ids(around(noise, loader, []))
+    assert "missing-cuda-runtime" in alone and alone[0] in ("missing-cuda-runtime",
+                                                             "cuda-version-mismatch"), alone
+
+
+def test_a_library_a_person_does_not_have_is_not_there():
+    said = "it is looking for libcudart.8.0.dylib and I don't have libcudart.7.5.dylib either"
+    assert facts_of(said).libraries_missing.keys() == {"libcudart.so.8.0", "libcudart.so.7.5"}
+
+
+@given(st.from_regex(r"lib[a-z]{1,8}", fullmatch=True),
+       st.lists(st.integers(0, 99).map(str), max_size=3))
+def test_a_dylib_name_is_linuxs_with_the_same_versions(stem, versions):
+    name = kb.linux_library_name(".".join([stem, *versions, "dylib"]))
+    assert name == ".".join([stem, "so", *versions])
+    assert kb.linux_library_name(name) == name
+
+
+@SETTINGS
+@given(st.sampled_from(["file too short", "invalid ELF header"]),
+       st.sampled_from(["/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1",
+                        "/usr/local/nvidia/lib64/libcuda.so"]), NOISE)
+def test_a_driver_library_that_is_no_library_is_no_driver(words, path, noise):
+    """c608: a container started without the NVIDIA runtime holds an empty libcuda."""
+    text = around(noise, ["Traceback (most recent call last):", f"ImportError: {path}: {words}"],
+                  [])
+    assert rule_ids(text)[0] == "no-nvidia-driver", rule_ids(text)
+
+
+@pytest.mark.parametrize("line, cause", [
+    ("W tensorflow/stream_executor/cuda/cuda_driver.cc:312] failed call to cuInit: UNKNOWN ERROR "
+     "(303)", "no-nvidia-driver"),
+    ("E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: "
+     "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED", "no-nvidia-driver"),
+    ("W tensorflow/stream_executor/cuda/cuda_driver.cc:312] failed call to cuInit: UNKNOWN ERROR "
+     "(999)", "driver-not-loaded")])
+def test_cuinit_303_is_a_stub_driver(line, cause):
+    """c618: 303 (shared object init failed) is the toolkit's stub libcuda, no driver's."""
+    assert rule_ids(line)[0] == cause, rule_ids(line)
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: Exporting/importing meta graphs is not supported when eager execution is "
+    "enabled. No graph exists when eager execution is enabled.",
+    "RuntimeError: tf.gradients is not supported when eager execution is enabled. Use "
+    "tf.GradientTape instead.",
+    "RuntimeError: tf.placeholder() is not compatible with eager execution.",
+    "NotImplementedError: TF Hub module 'https://tfhub.dev/google/nnlm-en-dim128/1' is stored "
+    "using TF 1.x format. Loading of the module using hub.load() is not supported."])
+def test_tf2_refusing_tf1s_graph_apis(line):
+    """c612."""
+    assert rule_ids(line)[0] == "tf1-api-on-tf2", rule_ids(line)
+
+
+@SETTINGS
+@given(st.sampled_from(["numpy", "protobuf", "h5py", "gast", "grpcio", "absl-py", "wrapt"]),
+       st.sampled_from(["{tf} has requirement {p}<=1.14.5,>=1.13.3, but you'll have {p} 1.15.4 "
+                        "which is incompatible.",
+                        "ERROR: {tf} requires {p}~=1.19.2, but you have {p} 1.19.0 which is "
+                        "incompatible."]),
+       st.sampled_from(["tensorflow 1.10.0", "tensorflow-gpu 2.4.0", "tf-nightly 2.6.0.dev1"]),
+       NOISE)
+def test_pip_on_a_dependency_at_a_version_tf_does_not_accept(package, said, tf, noise):
+    """c613: pip names the package TensorFlow requires at another version."""
+    text = around(noise, [said.format(tf=tf, p=package)], [])
+    first = explain(text)[0]
+    assert first.id == "dependency-version-conflict" and package in first.title, first
+
+
+@pytest.mark.parametrize("package", ["tensorboard", "keras", "tf-estimator-nightly",
+                                     "tensorflow-estimator"])
+def test_pip_on_tfs_own_family_is_not_a_dependency(package):
+    line = (f"tensorflow 2.8.0 requires {package}<2.9,>=2.8, but you have {package} 2.10.0 "
+            "which is incompatible.")
+    assert rule_ids(line)[0] == "mixed-tf-packages", rule_ids(line)

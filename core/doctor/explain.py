@@ -86,6 +86,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"Driver/library version mismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
     _sig("driver-not-loaded", 80, r"kernel driver does not appear to be running"),
     _sig("driver-not-loaded", 70, r"failed call to cuInit: (?:CUDA_ERROR_UNKNOWN|UNKNOWN ERROR)"),
+    # 303, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: only the toolkit's stub libcuda is there (a
+    # container started without the NVIDIA runtime, --gpus), no driver's.
+    _sig("no-nvidia-driver", 82, r"cuInit: (?:UNKNOWN ERROR \(303\)|"
+         r"CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)"),
     _sig("driver-too-old", 96, r"CUDA driver version is insufficient for CUDA runtime version|"
          r"CUDA_ERROR_INSUFFICIENT_DRIVER|cudaErrorInsufficientDriver|"
          r"NVIDIA driver on your system is too old"),
@@ -213,7 +217,11 @@ _SIGNATURES: tuple[_Signature, ...] = (
               r"\bunsupported\b|\bcan ?n[o']?t be|\bcould not be|\bExpected\b|\bmust be\b"),
          "mixed-keras"),
     _sig("tf1-api-on-tf2", 92, r"module 'tensorflow\._api\.v2\.\w+' has no attribute|"
-         r"tf\.placeholder\(\) is not compatible with eager execution|"
+         # TF 2's refusals of TF 1's graph APIs ("tf.placeholder() is not compatible with eager
+         # execution", "Exporting/importing meta graphs is not supported when eager execution
+         # is enabled"), and a TF Hub module of TF 1's format loaded in TF 2.
+         r"\bis not (?:compatible with|supported (?:when|with|in)) eager (?:execution|mode)|"
+         r"is stored using TF 1\.x format|"
          # Keras 2.2's TF backend on TF 2: "`get_session` is not available when using
          # TensorFlow 2.0."
          r"is not available when using TensorFlow 2"),
@@ -857,7 +865,19 @@ def _tf_distributions(ctx: TextContext) -> tuple[dict[str, set[str]], list[str]]
     return found, lines
 
 
+# pip (9 to 25) on TensorFlow's requirement of a package the environment has at another
+# version: "tensorflow 1.10.0 has requirement numpy<=1.14.5,>=1.13.3, but you'll have numpy
+# 1.15.4 which is incompatible" (pip 20.3+: "requires ..., but you have ...").
+_PIP_DEPENDENCY = re.compile(
+    r"\b(?:tensorflow|tf-nightly)[\w-]* \d[\w.]* (?:has requirement|requires) ([A-Za-z][\w.-]*)"
+    r"[^\n]{0,80}?, but you(?:'ll| will)? have ([A-Za-z][\w.-]*) \d[\w.]* which is incompatible",
+    re.IGNORECASE)
+# TensorFlow's own family: one of them at another version is a mixed install, not a dependency.
+_TF_FAMILY = re.compile(r"tensorflow|tf[-_]|keras|tensorboard|tb-nightly", re.IGNORECASE)
+
+
 def _pip_conflict_rules(ctx: TextContext, scores: Scores) -> None:
+    _pip_dependency_rule(ctx, scores)
     found, lines = _tf_distributions(ctx)
     versions = set().union(*found.values()) if found else set()
     if len(found) >= 2 and len(versions) >= 2:
@@ -871,6 +891,18 @@ def _pip_conflict_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("mixed-tf-packages", 90, ctx.lines_matching(_NUMPY_API),
                    title=finding_title("mixed-tf-packages.numpy-api"),
                    numpy="upgrade" if newer else "downgrade")
+
+
+def _pip_dependency_rule(ctx: TextContext, scores: Scores) -> None:
+    """pip says a package TensorFlow requires is installed at a version it does not accept."""
+    for line in ctx.lines_matching(_PIP_DEPENDENCY, MAX_EVIDENCE):
+        m = _PIP_DEPENDENCY.search(line)
+        if m and m.group(1).lower() == m.group(2).lower() and not _TF_FAMILY.match(m.group(1)):
+            package = m.group(1).lower()
+            scores.add("dependency-version-conflict", 86, line, package=package,
+                       title=finding_title("dependency-version-conflict.package",
+                                           package=package))
+            return
 
 
 _REMOVED_MODULE = re.compile(r"No module named '(tensorflow\.(?:contrib|examples))|"
@@ -1010,6 +1042,9 @@ def _dependency_rules(ctx: TextContext, scores: Scores) -> None:
                    package=package)
         return
     for line in reversed(ctx.lines_matching(_ANY_DEP_MESSAGE, len(ctx.lines))):
+        pip_said = _PIP_DEPENDENCY.search(line)
+        if pip_said and _TF_FAMILY.match(pip_said.group(1)):
+            continue  # TensorFlow's own family at another version: a mixed install
         module = _dependency_named(line, frames)
         if module is not None:
             _dependency_message_rule(ctx, scores, line, _distribution(module), frames)

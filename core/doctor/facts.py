@@ -13,6 +13,7 @@ gap between two words is a :func:`then` (linear on a line of repeats).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -35,13 +36,19 @@ def then(first: str, after: str, gap: str = r"[^\n]") -> str:
 
 
 # A library file name, from its first character (a start inside a word would read it again).
-_LIBRARY = re.compile(r"(?<![\w.\-])([A-Za-z][\w\-]*(?:\.so(?:\.\d+)*|\.dll))\b")
+# macOS puts the version before the extension: libcudart.8.0.dylib (kb.linux_library_name).
+_LIBRARY = re.compile(r"(?<![\w.\-])([A-Za-z][\w\-]*(?:\.so(?:\.\d+)*|\.dll|(?:\.\d+)*\.dylib))\b")
 # Words that say a library named on the same line is not there, in any tool's or person's words.
 _MISSING_WORDS = re.compile(
     r"not found|cannot open|can'?t (?:open|find|load)|could ?n[o']?t (?:open|find|load|locate)|"
     r"do(?:es)?n'?t load|not load|no such file|missing|\brequires?\b|"
+    # The loader on a file that is there but is no library (empty, cut, not ELF).
+    r"file too short|invalid ELF header|"
     # "TF is looking for cudart64_101.dll", "it searches for libcudnn.so.7": wanted, not there.
     r"\blook(?:s|ed|ing)? for|\bsearch(?:es|ed|ing)? for", re.IGNORECASE)
+# A person saying a library named next is there: "I have libcudart.7.5.dylib", "we've got only".
+_HAVE_BEFORE = re.compile(r"(?<!n't )(?<!not )\b(?:have|'ve got|got)\s+"
+                          r"(?:(?:only|installed|the)\s+)*$", re.IGNORECASE)
 _LIBRARY_KINDS = frozenset({"cuda", "cudnn", "driver", "msvc", "zlib"})
 # What joins a component's name to its version: "CUDA 10.0", "cuda-9.2", "CUDA8.0", "CUDA v11.2",
 # "cudatoolkit   11.3.1" (conda list), "cuda version: 11.4", "the cuda version of my laptop is
@@ -283,11 +290,15 @@ def _libraries(ctx: TextContext) -> tuple[dict[str, str], set[str]]:
     named: set[str] = set()
     for line in ctx.lines_matching(_LIBRARY, MAX_LIBRARIES):
         says_missing = bool(_MISSING_WORDS.search(line))
-        for name in _LIBRARY.findall(line)[:MAX_LIBRARIES]:
+        for m in itertools.islice(_LIBRARY.finditer(line), MAX_LIBRARIES):
+            name = kb.linux_library_name(m.group(1))
             kind = kb.library_info(name).kind
             if kind in ("cuda", "cudnn"):
                 named.add(name.lower())
-            if says_missing and kind in _LIBRARY_KINDS:
+            # "... looking for libcudart.8.0.dylib but I have libcudart.7.5.dylib": the line
+            # says one is missing, and that the other is there.
+            there = _HAVE_BEFORE.search(line[max(0, m.start() - 24):m.start()])
+            if says_missing and kind in _LIBRARY_KINDS and not there:
                 missing.setdefault(name.lower(), line)
     return missing, named
 

@@ -8,6 +8,7 @@ them (once, cached) into typed records and answers the questions the rules ask.
 from __future__ import annotations
 
 import csv
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -251,6 +252,16 @@ _SHAPES: tuple[tuple[str, str], ...] = (
     (r"^(lib)?(cupti|nvinfer)", "optional"),
     (r"^(lib)?(cudart|cublas|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl)", "cuda"),
 )
+
+
+def linux_library_name(name: str) -> str:
+    """macOS's name of a library as Linux names it (the version after ``.so``):
+    ``libcudart.8.0.dylib`` -> ``libcudart.so.8.0``; any other name as it is."""
+    if not name.lower().endswith(".dylib"):
+        return name
+    parts = name[:-len(".dylib")].split(".")
+    versions = list(itertools.takewhile(str.isdigit, reversed(parts[1:])))[::-1]
+    return ".".join([*parts[:len(parts) - len(versions)], "so", *versions])
 
 
 def library_info(name: str) -> LibraryInfo:
