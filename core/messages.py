@@ -806,6 +806,11 @@ CATALOGUE: dict[str, Message] = {
         "The interpreter could not be probed", "无法探测该解释器"),
     "finding.tf-not-installed": Message(
         "TensorFlow is not installed in this interpreter", "此解释器中没有安装 TensorFlow"),
+    "finding.tf-shadowed": Message(
+        "Python imports a tensorflow that is not the installed package (TensorFlow's source "
+        "tree, or a file or folder of yours named tensorflow)",
+        "Python 导入的 tensorflow 不是已安装的包（TensorFlow 的源码目录，或你自己名为 tensorflow "
+        "的文件或文件夹）"),
     "finding.script-not-parsed": Message(
         "The script could not be read as Python 3 (not scanned)",
         "无法把脚本读作 Python 3 代码（未扫描）"),
@@ -1323,6 +1328,15 @@ CATALOGUE: dict[str, Message] = {
         "name the TensorFlow each release needs), or the TensorFlow it asks for; then check:",
         "安装为此 TensorFlow 构建的配套包版本（其发布说明写明每个版本需要的 TensorFlow），"
         "或安装它要求的 TensorFlow；然后检查："),
+    "fix.shadowed-move": Message(
+        "Start Python from another folder (not TensorFlow's source tree), and rename any "
+        "tensorflow.py or tensorflow folder of your own next to the script (and delete its "
+        "__pycache__).",
+        "从另一个文件夹启动 Python（不要在 TensorFlow 源码目录中），并把脚本旁边你自己的 "
+        "tensorflow.py 或 tensorflow 文件夹改名（并删除其 __pycache__）。"),
+    "fix.shadowed-check": Message(
+        "Check which tensorflow Python imports: the path must be in site-packages:",
+        "检查 Python 导入的是哪个 tensorflow：路径应在 site-packages 中："),
     "fix.install-tf": Message(
         "Install TensorFlow into the Python that runs the script:",
         "把 TensorFlow 安装到运行脚本的这个 Python 中："),

@@ -765,3 +765,60 @@ def test_pip_on_tfs_own_family_is_not_a_dependency(package):
     line = (f"tensorflow 2.8.0 requires {package}<2.9,>=2.8, but you have {package} 2.10.0 "
             "which is incompatible.")
     assert rule_ids(line)[0] == "mixed-tf-packages", rule_ids(line)
+
+
+TF_SOURCE_ROOTS = st.sampled_from(["tensorflow", "/home/me/src/tensorflow/tensorflow",
+                                   "C:\\Users\\me\\tensorflow\\tensorflow",
+                                   "/Users/me/code/tf/tensorflow"])
+TF_MODULES = st.sampled_from(["__init__.py", "python/__init__.py", "core/framework/__init__.py",
+                              "python/platform/self_check.py"])
+SHADOWED_ERRORS = st.sampled_from([
+    "ImportError: No module named core.framework.graph_pb2",
+    "ModuleNotFoundError: No module named 'tensorflow.python.platform'",
+    "ImportError: cannot import name 'pywrap_tensorflow' from 'tensorflow.python'",
+    "AttributeError: module 'tensorflow' has no attribute 'keras'"])
+
+
+def _frames(root: str, module: str) -> list[str]:
+    sep = "\\" if "\\" in root else "/"
+    return ["Traceback (most recent call last):", '  File "<stdin>", line 1, in <module>',
+            f'  File "{root}{sep}{module.replace("/", sep)}", line 4, in <module>',
+            "    from tensorflow.python import *"]
+
+
+@SETTINGS
+@given(TF_SOURCE_ROOTS, TF_MODULES, SHADOWED_ERRORS, NOISE)
+def test_tensorflows_source_tree_imported_instead_of_the_package(root, module, error, noise):
+    """c625 (and c481, TF 1.x's own words): Python started in TensorFlow's source tree."""
+    text = around(noise, [*_frames(root, module), error], [])
+    assert rule_ids(text)[0] == "tf-shadowed", rule_ids(text)
+
+
+@SETTINGS
+@given(st.sampled_from(["/usr/lib/python3/dist-packages/tensorflow",
+                        "C:\\Users\\me\\miniconda3\\envs\\tf\\lib\\site-packages\\tensorflow",
+                        "/home/me/.local/lib/python3.10/site-packages/tensorflow"]),
+       TF_MODULES, SHADOWED_ERRORS)
+def test_the_installed_package_is_not_shadowed(root, module, error):
+    assert "tf-shadowed" not in rule_ids("\n".join([*_frames(root, module), error]))
+
+
+@pytest.mark.parametrize("text", [
+    "Error importing tensorflow.  Unless you are using bazel,\nyou should not try to import "
+    "tensorflow from its source directory;\nplease exit the tensorflow source tree, and relaunch "
+    "your python interpreter\nfrom there.",
+    'Traceback (most recent call last):\n  File "C:\\Users\\me\\proj\\tensorflow.py", line 1, '
+    "in <module>\n    import tensorflow as tf\nAttributeError: partially initialized module "
+    "'tensorflow' has no attribute 'constant' (most likely due to a circular import)",
+    'Traceback (most recent call last):\n  File "/home/me/proj/tensorflow.py", line 2, in '
+    "<module>\n    tf.Session()\nAttributeError: module 'tensorflow' has no attribute 'Session'"])
+def test_a_script_named_tensorflow_or_tfs_own_words(text):
+    found = explain(text)
+    assert found[0].id == "tf-shadowed", [f.id for f in found]
+    assert "print(tensorflow.__file__)" in found[0].steps[-1].command
+
+
+def test_a_users_folder_named_tensorflow_is_not_tensorflows_package():
+    text = ('Traceback (most recent call last):\n  File "/home/me/tensorflow/proj/train.py", '
+            "line 3, in <module>\n    import utils\nModuleNotFoundError: No module named 'utils'")
+    assert "tf-shadowed" not in rule_ids(text)

@@ -340,6 +340,7 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     _python_rules(ctx, scores)
     _pip_conflict_rules(ctx, scores)
     _tf1_rules(ctx, scores)
+    _shadowed_rules(ctx, scores)
     _install_rules(ctx, scores)
     _dependency_rules(ctx, scores)
     _detail_rules(ctx, scores)
@@ -929,6 +930,49 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,
                    title=None if known else finding_title("tf1-api-on-tf2.unknown-attribute",
                                                           name=m.group(1)))
+
+
+# --- a tensorflow that is not the installed package -------------------------------------------
+
+# TF 1.x's own words when Python is started in its source tree.
+_SOURCE_TREE = re.compile(r"should not try to import tensorflow from its source directory")
+# Python's, when a script named tensorflow.py imports itself instead of the package.
+_CIRCULAR = re.compile(r"partially initialized module 'tensorflow\b")
+_FRAME_FILE = re.compile(r"File \"([^\"\n]{1,400}\.py)\", line \d+")
+# The folders of TensorFlow's own package (tensorflow/<one of these>/... or its __init__.py).
+_TF_PACKAGE_PARTS = frozenset({"__init__.py", "python", "core", "contrib", "keras", "compiler",
+                               "lite", "tools", "_api"})
+# Where an installed TensorFlow lives, a Bazel run's and TF 1's `setup.py develop` build too.
+_INSTALLED = ("site-packages", "dist-packages", "runfiles", ".egg", "_python_build")
+
+
+def _shadowing_frame(path: str) -> bool:
+    """A traceback frame in a tensorflow that is not an installed one: TensorFlow's own package
+    (its source tree), or a file of the user's named tensorflow.py."""
+    path = path.replace("\\", "/")
+    if any(word in path for word in _INSTALLED):
+        return False
+    parts = path.split("/")
+    return parts[-1] == "tensorflow.py" or any(
+        name == "tensorflow" and following in _TF_PACKAGE_PARTS
+        for name, following in itertools.pairwise(parts))
+
+
+def _shadowed_rules(ctx: TextContext, scores: Scores) -> None:
+    """Python imported TensorFlow's source tree or the user's own tensorflow.py, not the
+    package: the error that follows is not the installation's."""
+    said = ctx.lines_matching(_SOURCE_TREE, 1) or ctx.lines_matching(_CIRCULAR, 1)
+    if said:
+        scores.add("tf-shadowed", 96, said)
+        return
+    frames = [line for line in ctx.lines_matching(_FRAME_FILE, MAX_EVIDENCE * 4)
+              if _shadowing_frame(_FRAME_FILE.search(line).group(1))]
+    errors = ctx.lines_matching(r"^\w*(?:ImportError|ModuleNotFoundError|AttributeError)\b", 1)
+    if frames and errors:
+        # A script named tensorflow.py imports itself: every name TF has is missing from it,
+        # TF 1's too (before tf1-api-on-tf2).
+        own_file = any(line.rstrip().split(",")[0].endswith('tensorflow.py"') for line in frames)
+        scores.add("tf-shadowed", 95 if own_file else 88, frames[:2] + errors)
 
 
 # --- pip, at install time ----------------------------------------------------------------

@@ -107,6 +107,7 @@ _CATALOG: dict[str, Severity] = {
     "cpu-only-build": "info",
     "probe-failed": "warning",
     "tf-not-installed": "info",
+    "tf-shadowed": "error",
     "script-not-parsed": "warning",
     "pip-install-failed": "error",
     "dependency-version-conflict": "error",
@@ -781,6 +782,12 @@ def _install_tf(ctx: FixContext) -> list[FixStep]:
     return [_program(ctx, _said("install-tf"), _pip(ctx, "install", "tensorflow"))]
 
 
+def _shadowed(ctx: FixContext) -> list[FixStep]:
+    return [_step(_said("shadowed-move")),
+            _program(ctx, _said("shadowed-check"),
+                     [ctx.exe, "-c", "import tensorflow; print(tensorflow.__file__)"])]
+
+
 def _unrecognized(ctx: FixContext) -> list[FixStep]:
     return [_step(_said("unrecognized-read")),
             _step(_said("unrecognized-walk"),
@@ -815,6 +822,7 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "gpu-out-of-memory": _oom,
     "host-out-of-memory": _host_oom,
     "tf-not-installed": _install_tf,
+    "tf-shadowed": _shadowed,
     "port-in-use": _port,
     "conda-env-not-activated": _conda_env,
     "tf1-api-on-tf2": _tf1,
