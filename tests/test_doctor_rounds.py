@@ -822,3 +822,34 @@ def test_a_users_folder_named_tensorflow_is_not_tensorflows_package():
     text = ('Traceback (most recent call last):\n  File "/home/me/tensorflow/proj/train.py", '
             "line 3, in <module>\n    import utils\nModuleNotFoundError: No module named 'utils'")
     assert "tf-shadowed" not in rule_ids(text)
+
+
+# --- issue 21, ninth round (a representative sample): facts of its development cases ---------
+
+@SETTINGS
+@given(st.sampled_from(["tensorflow_estimator/python/estimator/util.py",
+                        "tensorflow_probability/python/internal/dtype_util.py",
+                        "tensorflow_hub/module_v2.py"]),
+       st.sampled_from(["compat", "estimator", "__internal__"]),
+       st.sampled_from(["/Users/me/.spconda/lib/python3.7/site-packages",
+                        "C:\\Users\\me\\anaconda3\\Lib\\site-packages"]), NOISE)
+def test_a_companion_of_another_tf_missing_tfs_names(module, name, site, noise):
+    """c653: tensorflow_estimator out of sync with its TensorFlow."""
+    sep = "\\" if "\\" in site else "/"
+    frame = f'  File "{site}{sep}{module.replace("/", sep)}", line 75, in <module>'
+    text = around(noise, [frame, "    class _Hook(tf.compat.v1.train.SessionRunHook):",
+                          f"AttributeError: module 'tensorflow' has no attribute '{name}'"], [])
+    assert rule_ids(text)[0] == "mixed-tf-packages", rule_ids(text)
+
+
+@SETTINGS
+@given(st.sampled_from(["ImageDataGenerator", "DirectoryIterator", "NumpyArrayIterator",
+                        "TimeseriesGenerator"]),
+       st.sampled_from(["keras.preprocessing.image", "keras.src.preprocessing.image",
+                        "keras.preprocessing.sequence"]), NOISE)
+def test_classes_keras_3_dropped_from_preprocessing(name, module, noise):
+    """c675: every Keras 2 has them; an import that finds none is Keras 3."""
+    text = around(noise, ["Traceback (most recent call last):",
+                          f"    from {module} import {name}",
+                          f"ImportError: cannot import name '{name}' from '{module}' "], [])
+    assert rule_ids(text)[0] == "keras3-strategy-unsupported", rule_ids(text)

@@ -965,14 +965,15 @@ def _shadowed_rules(ctx: TextContext, scores: Scores) -> None:
     if said:
         scores.add("tf-shadowed", 96, said)
         return
-    frames = [line for line in ctx.lines_matching(_FRAME_FILE, MAX_EVIDENCE * 4)
-              if _shadowing_frame(_FRAME_FILE.search(line).group(1))]
+    frames = [(line, m.group(1)) for line in ctx.lines_matching(_FRAME_FILE, MAX_EVIDENCE * 4)
+              if (m := _FRAME_FILE.search(line)) and _shadowing_frame(m.group(1))]
     errors = ctx.lines_matching(r"^\w*(?:ImportError|ModuleNotFoundError|AttributeError)\b", 1)
     if frames and errors:
         # A script named tensorflow.py imports itself: every name TF has is missing from it,
         # TF 1's too (before tf1-api-on-tf2).
-        own_file = any(line.rstrip().split(",")[0].endswith('tensorflow.py"') for line in frames)
-        scores.add("tf-shadowed", 95 if own_file else 88, frames[:2] + errors)
+        own_file = any(path.endswith("tensorflow.py") for _, path in frames)
+        scores.add("tf-shadowed", 95 if own_file else 88,
+                   [line for line, _ in frames[:2]] + errors)
 
 
 # --- pip, at install time ----------------------------------------------------------------

@@ -99,7 +99,7 @@ _KERNEL_VERSION = re.compile(r"kernel reported version is:?\s*(\d+(?:\.\d+)*)")
 # A traceback frame in an installed package ("File ...site-packages/keras/...py", or IPython's
 # "...site-packages/keras/backend/x.py in f()").
 _PACKAGE_FRAME = re.compile(r"(?:site|dist)-packages[\\/](\w+)[\\/][^\s\"']*\.py\b")
-_COMPANIONS = (r"tensorflow[_-](?:text|addons|io|probability|hub|decision[_-]forests|"
+_COMPANIONS = (r"tensorflow[_-](?:text|addons|io|probability|hub|estimator|decision[_-]forests|"
                r"recommenders|quantum|model[_-]optimization|federated|ranking|graphics)\b")
 COMPANION = re.compile(_COMPANIONS, re.IGNORECASE)
 # A custom-op library that does not fit the TensorFlow it is loaded into.
@@ -178,6 +178,9 @@ _KERAS3 = re.compile(
     # Keras 3's public API folders (Keras 2's are ``api/_v2`` and ``api/keras``).
     r"\bkeras[\\/]api[\\/](?!_v\d|keras\b)\w|"
     r"\bkeras\._tf_keras\b|"
+    # Classes every Keras 2 has in keras.preprocessing and Keras 3 dropped.
+    r"cannot import name '(?:ImageDataGenerator|DirectoryIterator|NumpyArrayIterator|"
+    r"TimeseriesGenerator)' from 'keras\.(?:src\.)?preprocessing\b|"
     r"\bkeras(?:==|\s*[:=]\s*|\s+(?:version:?\s*)?v?|-)3\.\d{1,2}\b", re.IGNORECASE)
 # In code ("is_built_with_cuda()) False") or in a script's words ("built with CUDA?: False").
 _CPU_BUILD = re.compile(r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse|"
