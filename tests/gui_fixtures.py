@@ -133,6 +133,17 @@ def wait_for_run(qtbot, run_view, timeout_ms: int = 60_000):
     return blocker.args[0]
 
 
+def click_when_shown(qtbot, button, timeout_ms: int = 5_000) -> None:
+    """Click ``button`` as a person does: once it is on screen at its size. Cards made by a
+    check are laid out in steps (the page's old height first, crushing them to 0 px, then the
+    scroll area grows the page); on a busy machine a click at once landed in between."""
+    from PySide6.QtCore import Qt
+
+    qtbot.waitUntil(lambda: button.isVisible() and button.height() >= button.sizeHint().height(),
+                    timeout=timeout_ms)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
 def retype(qtbot, edit, text: str) -> None:
     """Replace what a line edit holds the way a person does: select all, then type."""
     from PySide6.QtCore import Qt

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 
 from core.gpu import read_gpus
 from tests.conftest import EXAMPLES, tensordeck
-from tests.gui_fixtures import NOT_PYTHON, retype
+from tests.gui_fixtures import NOT_PYTHON, click_when_shown, retype
 
 pytest_plugins = ["tests.gui_fixtures"]
 
@@ -335,7 +335,7 @@ def test_use_for_this_job_on_a_machine_card_sets_the_jobs_interpreter(qtbot, win
     qtbot.mouseClick(window.machine.refresh_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.machine.checking, timeout=240_000)
     [mine] = [c for c in window.machine.findChildren(InterpreterCard) if c.path == sys.executable]
-    qtbot.mouseClick(mine.use_button, Qt.MouseButton.LeftButton)
+    click_when_shown(qtbot, mine.use_button)
     assert window.current_page() == "cluster"
     assert window.cluster.python.currentText() == sys.executable
     assert window.cluster.dirty and window.windowTitle().startswith("mirrored.json *")

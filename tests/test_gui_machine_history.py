@@ -17,7 +17,7 @@ from core.findings import Finding, FixStep
 from core.gpu import read_gpus
 from gui.views.machine import FindingCard, InterpreterCard, MachineView, fix_programs
 from tests.conftest import tensordeck
-from tests.gui_fixtures import wait_for_run
+from tests.gui_fixtures import click_when_shown, wait_for_run
 from tests.nvml_replay import ReplayNvml
 
 pytest_plugins = ["tests.gui_fixtures"]
@@ -95,7 +95,7 @@ def test_check_again_lists_each_interpreter_once_in_its_findings_colour(qtbot, h
     assert mine.summary.text().endswith(("sees no GPU: trains on the CPU",
                                          "CPU-only build: trains on the CPU"))
     with qtbot.waitSignal(view.use_interpreter) as blocker:
-        qtbot.mouseClick(mine.use_button, Qt.MouseButton.LeftButton)
+        click_when_shown(qtbot, mine.use_button)
     assert blocker.args == [sys.executable]
 
 

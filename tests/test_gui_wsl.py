@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from gui.views.machine import InterpreterCard
-from tests.gui_fixtures import wait_for_run
+from tests.gui_fixtures import click_when_shown, wait_for_run
 
 pytest_plugins = ["tests.gui_fixtures"]
 
@@ -36,7 +36,7 @@ def test_a_python_inside_wsl_is_found_chosen_and_trains_from_the_window(
     assert python in cards, sorted(cards)
     card = cards[python]
     assert "TensorFlow" in card.summary.text(), card.summary.text()  # probed inside WSL
-    qtbot.mouseClick(card.use_button, Qt.MouseButton.LeftButton)
+    click_when_shown(qtbot, card.use_button)
     assert window.current_page() == "cluster"
     assert window.cluster.python.currentText() == python
 
