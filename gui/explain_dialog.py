@@ -34,7 +34,7 @@ from gui.views.cards import FindingCard, clear_layout
 from gui.widgets.screen_fit import within_screen
 
 if TYPE_CHECKING:
-    from core.doctor.explain import Captured
+    from core.doctor.explain import Captured, CaptureError
     from core.findings import Finding
 
 def _label(name: str) -> QLabel:
@@ -203,11 +203,21 @@ class ExplainDialog(QDialog):
 
         self._finish()
         if isinstance(exc, CaptureError):
-            self._say_problem(self.tr("This log cannot be read: {reason}").format(
-                reason=core_text(str(exc))))
+            self._say_problem(self._refusal(exc))
         else:
             self._say_problem(self.tr("The doctor failed: {error}").format(
                 error=f"{type(exc).__name__}: {exc}"))
+
+    def _refusal(self, exc: CaptureError) -> str:
+        """Why the log cannot be read, with the window's remedies (the CLI's are its options)."""
+        return {
+            "unreadable": self.tr("Cannot read {path}: {reason}. Open another file, or paste "
+                                  "the output"),
+            "not-a-file": self.tr("{path} is not a file (a folder or a device?): open the file "
+                                  "that holds the error output, or paste the output"),
+            "silent-fifo": self.tr("{path} is a pipe no program wrote to in {reason} s: start "
+                                   "the program that writes it first, or paste the output"),
+        }[exc.why].format(path=exc.source, reason=exc.detail)
 
     # --- state --------------------------------------------------------------------------------
 

@@ -221,6 +221,14 @@ def test_a_device_is_refused_without_reading_it() -> None:
     assert "/dev/zero is not a file or a pipe" in run.stderr and run.stdout == ""
 
 
+def test_a_folder_is_refused_as_a_folder_on_every_system(tmp_path: Path) -> None:
+    """Linux opens a folder and Windows refuses to: both say what it is, not "permission
+    denied"."""
+    run = _explain_cli(str(tmp_path))
+    assert run.returncode == 2, run.stderr
+    assert f"{tmp_path} is not a file or a pipe (a folder" in run.stderr and run.stdout == ""
+
+
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs (Windows)")
 def test_a_fifo_nobody_writes_to_is_refused_after_the_wait(tmp_path: Path) -> None:
     import os

@@ -263,13 +263,17 @@ def test_a_log_that_cannot_be_explained_says_why_and_nothing_else(qtbot, dialog,
     choose_file(monkeypatch, path)
     qtbot.mouseClick(dialog.open_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.problem.isVisible(), timeout=30_000)
+    said = dialog.problem.text()
     if case == "an empty file":
         assert read_captured(path).text == ""
-        assert dialog.problem.text().startswith(f"{path} is empty: ")
-    else:
+        assert said.startswith(f"{path} is empty: ")
+    else:  # the CLI's refusal, with the window's remedy (no command-line option)
         with pytest.raises(CaptureError) as refusal:
             read_captured(path)
-        assert dialog.problem.text() == f"This log cannot be read: {refusal.value}"
+        assert refusal.value.source == path and path in said, said
+        if refusal.value.detail:  # the system's reason (a folder is unreadable on Windows)
+            assert refusal.value.detail in said, said
+        assert said.endswith("or paste the output") and "--explain" not in said, said
     assert cards(dialog) == [] and dialog.paste.toPlainText() == "what the user had pasted"
     assert dialog.open_button.isEnabled() and dialog.explain_button.isEnabled()
 
@@ -285,7 +289,7 @@ def test_a_binary_file_is_taken_as_the_cli_takes_it(qtbot, dialog, monkeypatch, 
     except CaptureError as exc:
         qtbot.mouseClick(dialog.open_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: dialog.problem.isVisible(), timeout=30_000)
-        assert dialog.problem.text() == f"This log cannot be read: {exc}"
+        assert exc.source in dialog.problem.text()
         return
     shown = answered(qtbot, dialog, click(qtbot, dialog.open_button))
     assert shown == expected_titles(text)  # what was read, as the CLI explains it
@@ -316,7 +320,8 @@ def test_no_card_offers_to_run_a_fix(qtbot, dialog):
     assert buttons and set(buttons) == {"Copy"}
 
 
-def test_the_dialog_speaks_chinese_in_a_chinese_window(qtbot, chinese, view):
+def test_the_dialog_speaks_chinese_in_a_chinese_window(qtbot, chinese, view, monkeypatch,
+                                                       tmp_path):
     qtbot.mouseClick(view.explain_button, Qt.MouseButton.LeftButton)
     dialog = view.explain_dialog
     assert CHINESE.search(view.explain_button.text()), view.explain_button.text()
@@ -332,4 +337,8 @@ def test_the_dialog_speaks_chinese_in_a_chinese_window(qtbot, chinese, view):
     dialog.paste.setPlainText("")
     qtbot.mouseClick(dialog.explain_button, Qt.MouseButton.LeftButton)
     assert CHINESE.search(dialog.problem.text())
+    choose_file(monkeypatch, tmp_path)  # a folder: refused, in the window's language
+    qtbot.mouseClick(dialog.open_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: str(tmp_path) in dialog.problem.text(), timeout=30_000)
+    assert CHINESE.search(dialog.problem.text().replace(str(tmp_path), "")), dialog.problem.text()
     dialog.close()

@@ -376,8 +376,25 @@ def _cut_line(line: str) -> str:
             + line[len(body):])
 
 
+#: What ``doctor --explain`` says when it cannot read its source, by CaptureError.why.
+_REFUSALS = {
+    "unreadable": "cannot read {source}: {detail}. Save the output to a file, or pipe it in "
+                  "with --explain -",
+    "not-a-file": "{source} is not a file or a pipe (a folder or a device?): save the output "
+                  "to a file, or pipe it in with --explain -",
+    "silent-fifo": "{source} is a FIFO no program wrote to in {detail} s: start the program "
+                   "that writes it first, or pipe the output in with --explain -",
+}
+
+
 class CaptureError(Exception):
-    """The output cannot be read: the message says why and what to do."""
+    """The output cannot be read: the message says why and what to do on the command line.
+    ``why`` ("unreadable", "not-a-file", "silent-fifo"), ``source`` and ``detail`` (the
+    system's reason) let the window say it with its own remedy (open another file, paste)."""
+
+    def __init__(self, why: str, source: str, detail: str = "") -> None:
+        super().__init__(_REFUSALS[why].format(source=source, detail=detail))
+        self.why, self.source, self.detail = why, source, detail
 
 
 @dataclass(frozen=True)
@@ -404,10 +421,10 @@ def read_captured(source: str) -> Captured:
             if stat.S_ISFIFO(mode):
                 return _captured(source, _read_fifo(file, source))
     except OSError as exc:
-        raise CaptureError(f"cannot read {source}: {exc.strerror or exc}. Save the output to a "
-                           "file, or pipe it in with --explain -") from None
-    raise CaptureError(f"{source} is not a file or a pipe (a device?): save the output to a "
-                       "file, or pipe it in with --explain -")
+        if os.path.isdir(source):  # Windows refuses to open a folder: say what it is
+            raise CaptureError("not-a-file", source) from None
+        raise CaptureError("unreadable", source, str(exc.strerror or exc)) from None
+    raise CaptureError("not-a-file", source)
 
 
 def _read_fifo(file: BinaryIO, source: str) -> Capped:
@@ -423,9 +440,7 @@ def _read_fifo(file: BinaryIO, source: str) -> Capped:
         head = b""
     else:
         if not head and not _writer_came(fd):
-            raise CaptureError(f"{source} is a FIFO no program wrote to in "
-                               f"{FIFO_WAIT_SECONDS:g} s: start the program that writes it "
-                               "first, or pipe the output in with --explain -")
+            raise CaptureError("silent-fifo", source, f"{FIFO_WAIT_SECONDS:g}")
     os.set_blocking(fd, True)
     return read_stream_tail(file, MAX_TEXT_BYTES, head)
 

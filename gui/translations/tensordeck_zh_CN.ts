@@ -290,62 +290,72 @@
         <translation>输出所在机器上安装的 CUDA 工具包版本（输出中没有写明时填写）</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="86"/>
+        <location filename="../explain_dialog.py" line="88"/>
         <source>Explain</source>
         <translation>解释</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="106"/>
+        <location filename="../explain_dialog.py" line="108"/>
         <source>Platform:</source>
         <translation>平台：</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="108"/>
+        <location filename="../explain_dialog.py" line="110"/>
         <source>TensorFlow version:</source>
         <translation>TensorFlow 版本：</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="110"/>
+        <location filename="../explain_dialog.py" line="112"/>
         <source>CUDA installed:</source>
         <translation>已安装的 CUDA：</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="134"/>
+        <location filename="../explain_dialog.py" line="136"/>
         <source>Open a log</source>
         <translation>打开日志</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="146"/>
+        <location filename="../explain_dialog.py" line="148"/>
         <source>{path} is empty: open the file that holds the error output, or paste the output</source>
         <translation>{path} 是空的：请打开包含错误输出的文件，或直接粘贴输出</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="169"/>
+        <location filename="../explain_dialog.py" line="171"/>
         <source>Paste an error output or open a log first</source>
         <translation>请先粘贴错误输出或打开日志</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="184"/>
+        <location filename="../explain_dialog.py" line="186"/>
         <source>Not a version: give major.minor, e.g. 2.10</source>
         <translation>不是版本号：请填写“主版本.次版本”，例如 2.10</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="194"/>
+        <location filename="../explain_dialog.py" line="196"/>
         <source>{n} finding(s), the most likely cause first</source>
         <translation>{n} 条诊断结果，最可能的原因在最前</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="204"/>
-        <source>This log cannot be read: {reason}</source>
-        <translation>无法读取此日志：{reason}</translation>
-    </message>
-    <message>
-        <location filename="../explain_dialog.py" line="207"/>
+        <location filename="../explain_dialog.py" line="208"/>
         <source>The doctor failed: {error}</source>
         <translation>诊断失败：{error}</translation>
     </message>
     <message>
-        <location filename="../explain_dialog.py" line="215"/>
+        <location filename="../explain_dialog.py" line="214"/>
+        <source>Cannot read {path}: {reason}. Open another file, or paste the output</source>
+        <translation>无法读取 {path}：{reason}。请打开另一个文件，或粘贴输出</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="216"/>
+        <source>{path} is not a file (a folder or a device?): open the file that holds the error output, or paste the output</source>
+        <translation>{path} 不是文件（是文件夹或设备？）：请打开包含错误输出的文件，或粘贴输出</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="218"/>
+        <source>{path} is a pipe no program wrote to in {reason} s: start the program that writes it first, or paste the output</source>
+        <translation>{path} 是一个管道，{reason} 秒内没有程序写入：请先启动写入它的程序，或粘贴输出</translation>
+    </message>
+    <message>
+        <location filename="../explain_dialog.py" line="227"/>
         <source>Reading…</source>
         <translation>正在读取…</translation>
     </message>
