@@ -113,7 +113,9 @@ class WordingModel:
 
         scored = [(sum(telling(w) for w in self.known(words(line))), i)
                   for i, line in enumerate(lines) if line.strip()]
-        best = sorted(i for s, i in heapq.nlargest(MAX_LINES, scored) if s > 0)
+        top = heapq.nlargest(MAX_LINES, scored)
+        # No line's words lean its way on their own (a one-line question): quote the nearest.
+        best = sorted(i for s, i in top if s > 0) or [i for _s, i in top[:1]]
         return [lines[i] for i in best]
 
 
