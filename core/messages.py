@@ -811,6 +811,10 @@ CATALOGUE: dict[str, Message] = {
         "tree, or a file or folder of yours named tensorflow)",
         "Python 导入的 tensorflow 不是已安装的包（TensorFlow 的源码目录，或你自己名为 tensorflow "
         "的文件或文件夹）"),
+    "finding.os-too-old": Message(
+        "The operating system is older than this TensorFlow build needs (its glibc or "
+        "libstdc++ on Linux, its macOS version)",
+        "操作系统比此 TensorFlow 版本所需的旧（Linux 上的 glibc 或 libstdc++，或 macOS 版本）"),
     "finding.script-not-parsed": Message(
         "The script could not be read as Python 3 (not scanned)",
         "无法把脚本读作 Python 3 代码（未扫描）"),
@@ -837,6 +841,15 @@ CATALOGUE: dict[str, Message] = {
     "finding.no-nvidia-driver.library": Message(
         "{library} (the NVIDIA driver's library) is not found: no NVIDIA driver installed",
         "找不到 {library}（NVIDIA 驱动的库）：没有安装 NVIDIA 驱动"),
+    "finding.os-too-old.symbol": Message(
+        "This system's {library} has no {version}, which the build needs: the system is older "
+        "than the one it was built for",
+        "此系统的 {library} 没有该版本所需的 {version}：系统比构建它时所用的系统旧"),
+    "finding.no-nvidia-driver.container": Message(
+        "The container sees no NVIDIA driver: it was started without the GPU (docker run "
+        "--gpus all, or the NVIDIA container runtime)",
+        "容器中看不到 NVIDIA 驱动：启动容器时没有传入 GPU（docker run --gpus all，或 NVIDIA 容器"
+        "运行时）"),
     "finding.no-nvidia-driver.cpu-training": Message(
         "No NVIDIA driver found: GPU training is not possible here (CPU training is)",
         "未找到 NVIDIA 驱动：这里无法用 GPU 训练（可以用 CPU 训练）"),
@@ -937,6 +950,11 @@ CATALOGUE: dict[str, Message] = {
         "This TensorFlow build wants CUDA {wanted}, not the CUDA {official} its official "
         "release uses",
         "此 TensorFlow 版本要求 CUDA {wanted}，而不是其官方版本所用的 CUDA {official}"),
+    "finding.cpu-only-build.gpu-op": Message(
+        "A GPU-only operation on a TensorFlow that registered only the CPU: a CPU-only build, "
+        "or its GPU was not found",
+        "在只注册了 CPU 的 TensorFlow 上使用了仅限 GPU 的操作：这是仅 CPU 的版本，"
+        "或者没有找到 GPU"),
     "finding.cpu-only-build.macos": Message(
         "TensorFlow has no CUDA GPU support on macOS: it runs on the CPU (or Apple's Metal "
         "plugin)",
@@ -1337,6 +1355,19 @@ CATALOGUE: dict[str, Message] = {
     "fix.shadowed-check": Message(
         "Check which tensorflow Python imports: the path must be in site-packages:",
         "检查 Python 导入的是哪个 tensorflow：路径应在 site-packages 中："),
+    "fix.os-old-check": Message(
+        "See the system's glibc version and the newest GLIBCXX its libstdc++ has:",
+        "查看系统的 glibc 版本，以及其 libstdc++ 所带的最新 GLIBCXX："),
+    "fix.os-old-libstdcxx": Message(
+        "In a conda env, a newer libstdc++ from conda-forge (the env's lib folder goes first):",
+        "在 conda 环境中，从 conda-forge 安装较新的 libstdc++（环境的 lib 文件夹优先）："),
+    "fix.os-old-build": Message(
+        "Or use a TensorFlow built for this system: a newer release of the operating system, an "
+        "older TensorFlow whose wheels it runs (pip's wheel tag names the glibc a wheel needs: "
+        "manylinux2014 is glibc 2.17), or TensorFlow's Docker image.",
+        "或者使用为此系统构建的 TensorFlow：升级操作系统版本，使用它能运行其 wheel 的较旧 "
+        "TensorFlow（pip 的 wheel 标签写明所需的 glibc：manylinux2014 即 glibc 2.17），"
+        "或使用 TensorFlow 的 Docker 镜像。"),
     "fix.install-tf": Message(
         "Install TensorFlow into the Python that runs the script:",
         "把 TensorFlow 安装到运行脚本的这个 Python 中："),

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from core.doctor import facts, kb, reasons
 from core.doctor.context import read_context
 from core.doctor.explain import explain
+from core.doctor.wording import is_guess
 from tests.doctor_texts import NOISE, SETTINGS, around, facts_of, rule_ids
 
 # --- issue 21, second round: facts the dev misses stated in other words ------------------------
@@ -853,3 +854,87 @@ def test_classes_keras_3_dropped_from_preprocessing(name, module, noise):
                           f"    from {module} import {name}",
                           f"ImportError: cannot import name '{name}' from '{module}' "], [])
     assert rule_ids(text)[0] == "keras3-strategy-unsupported", rule_ids(text)
+
+
+# --- issue 21, tenth round (a representative sample): facts of its development cases ---------
+
+@SETTINGS
+@given(st.sampled_from(["nvcr.io/nvidia/tensorflow:19.08-py3",
+                        "nvcr.io/nvidia/tensorflow:23.10-tf2-py3"]), NOISE)
+def test_nvidias_container_started_without_the_gpu(image, noise):
+    """c713: the NGC images' banner when docker ran them without --gpus."""
+    text = around(noise, [f"$ docker run -it {image}",
+                          "WARNING: The NVIDIA Driver was not detected.  GPU functionality will "
+                          "not be available.",
+                          "   Use 'nvidia-docker run' to start this container"], [])
+    found = [f for f in explain(text) if f.id == "no-nvidia-driver"]
+    assert rule_ids(text)[0] == "no-nvidia-driver" and "--gpus all" in found[0].title
+
+
+@SETTINGS
+@given(st.sampled_from(["1.13.1", "1.14.0", "1.13.0rc1"]), NOISE)
+def test_tfs_bfloat16_registration_on_another_numpy(tf, noise):
+    """c708: TF 1.13-1.14's bfloat16 type on a NumPy older than the one it needs."""
+    text = around(noise, ["PyBfloat16_Type.tp_base != nullptr"], [])
+    assert rule_ids(text, tf_version=tf)[0] == "mixed-tf-packages", rule_ids(text)
+
+
+@SETTINGS
+@given(st.sampled_from(["CudnnRNN", "CudnnRNNV3", "CudnnRNNParamsToCanonical"]),
+       st.sampled_from(["[CPU]", "[CPU, XLA_CPU]"]), NOISE)
+def test_a_gpu_only_kernel_where_only_the_cpu_is_registered(op, devices, noise):
+    """c696: cuDNN's RNN asked of a TensorFlow that registered no GPU."""
+    text = around(noise, ["tensorflow.python.framework.errors_impl.InvalidArgumentError: No "
+                          f"OpKernel was registered to support Op '{op}' with these attrs.  "
+                          f"Registered devices: {devices}, Registered kernels:",
+                          "  <no registered kernels>"], [])
+    assert rule_ids(text)[0] == "cpu-only-build", rule_ids(text)
+    gpu_there = text.replace(devices, "[CPU, GPU]")
+    assert "cpu-only-build" not in rule_ids(gpu_there)[:1], rule_ids(gpu_there)
+
+
+@SETTINGS
+@given(st.sampled_from(["napi-v8", "napi-v4", "napi-v6"]),
+       st.sampled_from(["D:\\Projects\\bot", "C:\\Users\\me\\app"]), NOISE)
+def test_tfjs_nodes_binding_failing_its_start_up_code(napi, project, noise):
+    """c728: Node loading tfjs-node's binding (TensorFlow's C library inside) and the DLL's
+    start-up code failing: the CPU, as for TensorFlow's own import."""
+    text = around(noise, ["Error: A dynamic link library (DLL) initialization routine failed.",
+                          f"\\\\?\\{project}\\node_modules\\@tensorflow\\tfjs-node\\lib\\{napi}"
+                          "\\tfjs_binding.node",
+                          "    at Object.Module._extensions..node (node:internal/modules/cjs/"
+                          "loader:1183:18)"], [])
+    assert rule_ids(text, platform="windows")[0] == "cpu-no-avx", rule_ids(text)
+
+
+# The first finding id grown from this round's gaps: os-too-old (c624, c718 relabelled).
+@SETTINGS
+@given(st.sampled_from([("/lib/x86_64-linux-gnu/libc.so.6", "GLIBC", "glibc"),
+                        ("/usr/lib/arm-linux-gnueabihf/libstdc++.so.6", "GLIBCXX", "libstdc++"),
+                        ("/usr/lib64/libstdc++.so.6", "CXXABI", "libstdc++"),
+                        ("/lib/aarch64-linux-gnu/libm.so.6", "GLIBC", "glibc")]),
+       st.from_regex(r"[1-3]\.[0-9]{1,2}(\.[0-9]{1,2})?", fullmatch=True),
+       st.sampled_from([("`", "'"), ("'", "'"), ("‘", "’")]),
+       st.sampled_from(["/usr/local/lib/python2.7/dist-packages/tensorflow/python/"
+                        "_pywrap_tensorflow_internal.so",
+                        "/home/me/venv/lib/python3.8/site-packages/tensorflow/libtensorflow_"
+                        "framework.so.2"]), NOISE)
+def test_a_system_runtime_older_than_the_build(lib, version, quotes, needed_by, noise):
+    path, prefix, library = lib
+    symbol = f"{prefix}_{version}"
+    text = around(noise, ["Traceback (most recent call last):",
+                          "    from tensorflow.python.pywrap_tensorflow_internal import *",
+                          f"ImportError: {path}: version {quotes[0]}{symbol}{quotes[1]} not found "
+                          f"(required by {needed_by})",
+                          "Failed to load the native TensorFlow runtime."], [])
+    found = [f for f in explain(text, platform="linux") if not is_guess(f)]
+    assert found[0].id == "os-too-old", [f.id for f in found]
+    assert symbol in found[0].title and library in found[0].title
+    assert "cpu-no-avx" not in [f.id for f in found]  # the import failure is explained
+    conda = [s for s in found[0].steps if s.command and "libstdcxx-ng" in s.command]
+    assert bool(conda) == (library == "libstdc++")
+
+
+def test_a_runtime_version_that_is_there_is_no_finding():
+    listing = "GLIBCXX_3.4.29\nGLIBCXX_3.4.30\nGLIBC_2.36 found in /lib/x86_64-linux-gnu/libc.so.6"
+    assert "os-too-old" not in rule_ids(listing)

@@ -79,6 +79,9 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("no-nvidia-driver", 85, r"'nvidia-smi' is not recognized|"
          r"nvidia-smi: (command )?not found"),
     _sig("no-nvidia-driver", 80, r"/proc/driver/nvidia/version does not exist"),
+    # NVIDIA's own container images, started without the GPU (no --gpus / NVIDIA runtime).
+    _sig("no-nvidia-driver", 88, r"NVIDIA Driver was not detected\.\s+GPU functionality will "
+         r"not be available", "container"),
     _sig("no-nvidia-driver", 72, r"CUDA_ERROR_NO_DEVICE|no CUDA-capable device is detected",
          "no-device"),
     _sig("driver-not-loaded", 90, r"Driver Not Loaded|NVMLError_DriverNotLoaded"),
@@ -140,6 +143,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("cpu-no-avx", 92, r"Illegal (?:hardware )?instruction|\bSIGILL\b|"
          r"exit(?:ed with)? code:? 132\b", "illegal-instruction"),
     # In words: "my CPU does not support AVX", "a CPU without AVX".
+    # cuDNN's kernels asked of a TensorFlow that registered the CPU alone (NCCL's have their
+    # own finding: nccl-unavailable).
+    _sig("cpu-only-build", 82, then(r"No OpKernel was registered to support Op 'Cudnn\w*'",
+                                    r"Registered devices: \[CPU(?:, ?XLA_CPU)?\]"), "gpu-op"),
     _sig("cpu-no-avx", 90, then(r"\bCPU", r"\b(?:no|without|lacks?|(?:does|do)(?:n'?t| not) "
                                           r"(?:support|have)|not support(?:ed)?)\s+(?:the\s+)?"
                                           r"AVX")),
@@ -175,6 +182,8 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("mixed-tf-packages", 88, r"Another metric with the same name already exists", "keras"),
     # NumPy's C API against a TF built for another NumPy: its own words, in every release, and
     # pybind's when TF's module then fails ("... The signature was () -> handle").
+    # TF 1.13-1.14 registering its bfloat16 type on a NumPy older than the one it needs.
+    _sig("mixed-tf-packages", 84, r"PyBfloat16_Type\.tp_base != nullptr", "numpy-api"),
     _sig("mixed-tf-packages", 76, r"numpy\.core\.(?:_?multiarray(?:_umath)?|umath) failed to "
          r"import|numpy\.(?:dtype|ndarray) size changed|Unable to convert function return value "
          r"to a Python type"),
@@ -333,6 +342,7 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
             scores.add(sig.fid, sig.score, lines, title=sig.title, **dict(sig.detail))
     _library_rules(ctx, facts, scores)
     _import_failure_rules(ctx, scores)
+    _os_rules(ctx, scores)
     _no_gpu_rules(ctx, facts, scores)
     fact_rules(ctx, facts, scores)
     prose_rules(ctx, scores)
@@ -662,12 +672,18 @@ def _activation_rules(ctx: TextContext, scores: Scores, evidence: list[str]) -> 
 
 # --- import failures -----------------------------------------------------------------------
 
-# TensorFlow's native import failed: the loader's words, TF's, or a person's.
+# TensorFlow's native import failed: the loader's words, TF's, a person's, or Node's for
+# tfjs-node's binding (which loads TensorFlow's C library, tensorflow.dll / libtensorflow.so).
 _IMPORT_FAILED = re.compile(
-    r"DLL load failed|Failed to load the native TensorFlow runtime|"
+    r"DLL load failed|Failed to load the native TensorFlow runtime|tfjs_binding\.node|"
     + then("ImportError", "_pywrap_tensorflow") + "|"
     r"(?:not able to|unable to|can'?t|cannot|could ?n[o']?t|fail(?:s|ed)? to) import tensorflow",
     re.IGNORECASE)
+
+
+# The dynamic loader asking for a versioned symbol of the C or C++ runtime that this system's
+# is too old to have: the binary was built on a newer system.
+_OLD_RUNTIME = re.compile(r"version [`'‘]?((GLIBC|GLIBCXX|CXXABI)_[\d.]+)[`'’]? not found")
 
 
 def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
@@ -699,11 +715,23 @@ def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("mixed-tf-packages", 72, lines,
                    title=finding_title("mixed-tf-packages.procedure"))
         scores.add("native-runtime-load-failed", 68, lines)
-    else:
+    elif not ctx.lines_matching(_OLD_RUNTIME, 1):  # that one is the system's age: _os_rules
         _unexplained_import_failure(ctx, scores, failed)
     scores.add("native-runtime-load-failed", 60, failed)
     if no_mod := ctx.lines_matching(r"No module named '_?pywrap_tensorflow"):
         scores.add("python-unsupported", 64, no_mod)
+
+
+def _os_rules(ctx: TextContext, scores: Scores) -> None:
+    lines = ctx.lines_matching(_OLD_RUNTIME, 2)
+    if not lines:
+        return
+    found = _OLD_RUNTIME.search(lines[0])
+    assert found is not None  # the line matched it
+    library = "glibc" if found.group(2) == "GLIBC" else "libstdc++"
+    scores.add("os-too-old", 92, lines, library=library,
+               title=finding_title("os-too-old.symbol", library=library,
+                                   version=found.group(1)))
 
 
 _NIGHTLY = re.compile(r"\btf[-_]nightly|\btf[-_]estimator[-_]nightly|"

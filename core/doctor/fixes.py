@@ -108,6 +108,7 @@ _CATALOG: dict[str, Severity] = {
     "probe-failed": "warning",
     "tf-not-installed": "info",
     "tf-shadowed": "error",
+    "os-too-old": "error",
     "script-not-parsed": "warning",
     "pip-install-failed": "error",
     "dependency-version-conflict": "error",
@@ -788,6 +789,18 @@ def _shadowed(ctx: FixContext) -> list[FixStep]:
                      [ctx.exe, "-c", "import tensorflow; print(tensorflow.__file__)"])]
 
 
+def _os_too_old(ctx: FixContext) -> list[FixStep]:
+    steps = [_step(_said("os-old-check"), "ldd --version | head -n 1\n"
+                   "grep -ao 'GLIBCXX_[0-9.]*[0-9]' \"$(ldconfig -p | grep -m 1 "
+                   "'libstdc++.so.6 ' | sed 's/.*=> //')\" | sort -uV | tail -n 1", "bash")]
+    if ctx.detail.get("library") == "libstdc++":
+        # conda-forge's libstdc++ is newer than most systems' and goes first in the env.
+        steps.append(_step(_said("os-old-libstdcxx"), "conda install -c conda-forge "
+                           "libstdcxx-ng", "conda"))
+    steps.append(_step(_said("os-old-build")))
+    return steps
+
+
 def _unrecognized(ctx: FixContext) -> list[FixStep]:
     return [_step(_said("unrecognized-read")),
             _step(_said("unrecognized-walk"),
@@ -823,6 +836,7 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "host-out-of-memory": _host_oom,
     "tf-not-installed": _install_tf,
     "tf-shadowed": _shadowed,
+    "os-too-old": _os_too_old,
     "port-in-use": _port,
     "conda-env-not-activated": _conda_env,
     "tf1-api-on-tf2": _tf1,
