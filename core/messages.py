@@ -815,6 +815,9 @@ CATALOGUE: dict[str, Message] = {
         "The operating system is older than this TensorFlow build needs (its glibc or "
         "libstdc++ on Linux, its macOS version)",
         "操作系统比此 TensorFlow 版本所需的旧（Linux 上的 glibc 或 libstdc++，或 macOS 版本）"),
+    "finding.no-windows-build": Message(
+        "This package publishes no build for native Windows: install it inside WSL 2",
+        "此包没有为原生 Windows 发布的版本：请在 WSL 2 中安装"),
     "finding.script-not-parsed": Message(
         "The script could not be read as Python 3 (not scanned)",
         "无法把脚本读作 Python 3 代码（未扫描）"),
@@ -841,6 +844,14 @@ CATALOGUE: dict[str, Message] = {
     "finding.no-nvidia-driver.library": Message(
         "{library} (the NVIDIA driver's library) is not found: no NVIDIA driver installed",
         "找不到 {library}（NVIDIA 驱动的库）：没有安装 NVIDIA 驱动"),
+    "finding.no-windows-build.never": Message(
+        "{package} publishes no build for native Windows: install it inside WSL 2 (or on Linux)",
+        "{package} 没有为原生 Windows 发布的版本：请在 WSL 2（或 Linux）中安装"),
+    "finding.no-windows-build.after": Message(
+        "{package} publishes no build for native Windows after {last}: pin {last} (with "
+        "TensorFlow {tensorflow}), or install it inside WSL 2",
+        "{package} 在 {last} 之后没有为原生 Windows 发布的版本：固定使用 {last}（配合 TensorFlow "
+        "{tensorflow}），或在 WSL 2 中安装"),
     "finding.os-too-old.symbol": Message(
         "This system's {library} has no {version}, which the build needs: the system is older "
         "than the one it was built for",
@@ -1355,6 +1366,15 @@ CATALOGUE: dict[str, Message] = {
     "fix.shadowed-check": Message(
         "Check which tensorflow Python imports: the path must be in site-packages:",
         "检查 Python 导入的是哪个 tensorflow：路径应在 site-packages 中："),
+    "fix.windows-wheel-pin": Message(
+        "Install its last release with a Windows build and the TensorFlow it was built for "
+        "(Python {python}):",
+        "安装它最后一个带 Windows 版本的发布，以及它所对应的 TensorFlow（Python {python}）："),
+    "fix.windows-wheel-wsl": Message(
+        "Or install and train inside WSL 2, where its Linux build installs: in TensorDeck, "
+        "choose a Python inside WSL in the Machine view (Use for this job).",
+        "或者在 WSL 2 中安装并训练，那里可以安装它的 Linux 版本：在 TensorDeck 的“本机”视图中"
+        "选择 WSL 中的 Python（“用于此作业”）。"),
     "fix.os-old-check": Message(
         "See the system's glibc version and the newest GLIBCXX its libstdc++ has:",
         "查看系统的 glibc 版本，以及其 libstdc++ 所带的最新 GLIBCXX："),

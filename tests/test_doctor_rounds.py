@@ -938,3 +938,42 @@ def test_a_system_runtime_older_than_the_build(lib, version, quotes, needed_by, 
 def test_a_runtime_version_that_is_there_is_no_finding():
     listing = "GLIBCXX_3.4.29\nGLIBCXX_3.4.30\nGLIBC_2.36 found in /lib/x86_64-linux-gnu/libc.so.6"
     assert "os-too-old" not in rule_ids(listing)
+
+
+# Grown from two development gaps (c587, c588): no-windows-build, from the knowledge base's table
+# (resources/kb/windows_wheels.csv) of packages with no native-Windows build.
+NO_DISTRIBUTION = ["ERROR: Could not find a version that satisfies the requirement {req} "
+                   "(from versions: {versions})", "ERROR: No matching distribution found for {req}"]
+
+
+@SETTINGS
+@given(st.sampled_from([("tensorflow-text", "2.10.0"), ("tensorflow_text", "2.10.0"),
+                        ("TensorFlow-Text", "2.10.0"), ("tensorflow-io", "0.31.0"),
+                        ("tensorflow-decision-forests", None), ("tfx_bsl", None)]),
+       st.sampled_from(["", "==2.13.0", ">=2.11"]), st.sampled_from(["none", "2.5.0, 2.10.0"]),
+       st.booleans(), NOISE)
+def test_pip_on_windows_finding_no_build_of_a_package_with_none(package, pin, versions,
+                                                                one_line, noise):
+    name, last = package
+    req = name + pin
+    lines = [line.format(req=req, versions=versions) for line in NO_DISTRIBUTION]
+    text = around(noise, [f"(env) C:\\Users\\me>pip install {req}",
+                          *(lines[1:] if one_line else lines)], [])
+    found = [f for f in explain(text, platform="windows") if not is_guess(f)]
+    assert found[0].id == "no-windows-build", [f.id for f in found]
+    canonical = name.lower().replace("_", "-")
+    assert canonical in found[0].title
+    pins = [s.command for s in found[0].steps if s.command]
+    if last:
+        assert last in found[0].title and any(f"{canonical}=={last}" in c for c in pins), pins
+    else:
+        assert pins == []
+    assert "no-windows-build" not in rule_ids(text.replace("C:\\Users\\me>", "$ "),
+                                              platform="linux")
+
+
+@pytest.mark.parametrize("package", ["tensorflow", "tensorflow-gpu", "tensorflow-addons",
+                                     "tensorflow-textual"])
+def test_a_package_the_table_does_not_name_is_not_this(package):
+    text = "\n".join(line.format(req=package, versions="none") for line in NO_DISTRIBUTION)
+    assert "no-windows-build" not in rule_ids(text, platform="windows")

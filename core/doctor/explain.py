@@ -920,8 +920,32 @@ _PIP_DEPENDENCY = re.compile(
 _TF_FAMILY = re.compile(r"tensorflow|tf[-_]|keras|tensorboard|tb-nightly", re.IGNORECASE)
 
 
+# pip refusing a package: its name, as the user wrote it.
+_NO_DISTRIBUTION = re.compile(r"(?:No matching distribution found for|Could not find a version "
+                              r"that satisfies the requirement) ([A-Za-z0-9][\w.-]*)")
+
+
+def _windows_wheel_rule(ctx: TextContext, scores: Scores) -> None:
+    """pip on Windows finding no release of a package that publishes none for Windows (at all,
+    or after a release): the knowledge base's table, not the Python's version."""
+    if ctx.platform != "windows":
+        return
+    for line in ctx.lines_matching(_NO_DISTRIBUTION, 4):
+        m = _NO_DISTRIBUTION.search(line)
+        info = kb.windows_wheels(m.group(1)) if m else None
+        if info is None:
+            continue
+        variant = "after" if info.last else "never"
+        scores.add("no-windows-build", 94, line, package=info.package, last=info.last,
+                   tensorflow=info.tensorflow, python=info.python,
+                   title=finding_title(f"no-windows-build.{variant}", package=info.package,
+                                       last=info.last or "", tensorflow=info.tensorflow or ""))
+        return
+
+
 def _pip_conflict_rules(ctx: TextContext, scores: Scores) -> None:
     _pip_dependency_rule(ctx, scores)
+    _windows_wheel_rule(ctx, scores)
     found, lines = _tf_distributions(ctx)
     versions = set().union(*found.values()) if found else set()
     if len(found) >= 2 and len(versions) >= 2:

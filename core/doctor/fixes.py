@@ -109,6 +109,7 @@ _CATALOG: dict[str, Severity] = {
     "tf-not-installed": "info",
     "tf-shadowed": "error",
     "os-too-old": "error",
+    "no-windows-build": "error",
     "script-not-parsed": "warning",
     "pip-install-failed": "error",
     "dependency-version-conflict": "error",
@@ -801,6 +802,18 @@ def _os_too_old(ctx: FixContext) -> list[FixStep]:
     return steps
 
 
+def _no_windows_build(ctx: FixContext) -> list[FixStep]:
+    steps = []
+    package, last = ctx.detail.get("package"), ctx.detail.get("last")
+    if package and last:
+        tf = ctx.detail.get("tensorflow")
+        pins = [f"tensorflow=={tf}.*"] if tf else []
+        steps.append(_program(ctx, _said("windows-wheel-pin", python=ctx.detail.get("python")),
+                              _pip(ctx, "install", *pins, f"{package}=={last}")))
+    steps.append(_step(_said("windows-wheel-wsl")))
+    return steps
+
+
 def _unrecognized(ctx: FixContext) -> list[FixStep]:
     return [_step(_said("unrecognized-read")),
             _step(_said("unrecognized-walk"),
@@ -837,6 +850,7 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "tf-not-installed": _install_tf,
     "tf-shadowed": _shadowed,
     "os-too-old": _os_too_old,
+    "no-windows-build": _no_windows_build,
     "port-in-use": _port,
     "conda-env-not-activated": _conda_env,
     "tf1-api-on-tf2": _tf1,

@@ -185,6 +185,29 @@ def windows_gpu_supported(tf_version: Version) -> bool:
     return minor_of(tf_version) <= last_windows_gpu_release()
 
 
+@dataclass(frozen=True)
+class WindowsWheels:
+    """A TensorFlow package with no native-Windows build after ``last`` (None: never one)."""
+
+    package: str
+    last: str | None
+    tensorflow: str | None  # the TF release ``last`` was built for
+    python: str | None  # the Pythons ``last`` has Windows wheels for ("3.7-3.10")
+
+
+@cache
+def _windows_wheels() -> dict[str, WindowsWheels]:
+    return {r["package"]: WindowsWheels(r["package"], r["last_windows_release"] or None,
+                                        r["tensorflow_for_it"] or None,
+                                        r["python_for_it"] or None)
+            for r in _rows("windows_wheels.csv")}
+
+
+def windows_wheels(package: str) -> WindowsWheels | None:
+    """What the table says of ``package`` (any spelling pip accepts: ``tensorflow_text``)."""
+    return _windows_wheels().get(re.sub(r"[-_.]+", "-", package).lower())
+
+
 @cache
 def driver_minimums() -> tuple[DriverMinimum, ...]:
     return tuple(
