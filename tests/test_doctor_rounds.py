@@ -935,6 +935,15 @@ def test_a_system_runtime_older_than_the_build(lib, version, quotes, needed_by, 
     assert bool(conda) == (library == "libstdc++")
 
 
+@pytest.mark.parametrize("said, symbol", [
+    ("I get GLIBCXX_3.4.26 not found when I import tensorflow", "GLIBCXX_3.4.26"),
+    ("import fails: 'CXXABI_1.3.9' was not found", "CXXABI_1.3.9"),
+    ("GLIBC_2.27 is not found on CentOS 7", "GLIBC_2.27")])
+def test_the_missing_symbol_in_a_persons_words(said, symbol):
+    found = [f for f in explain(said) if not is_guess(f)]
+    assert found[0].id == "os-too-old" and symbol in found[0].title, found[0].title
+
+
 def test_a_runtime_version_that_is_there_is_no_finding():
     listing = "GLIBCXX_3.4.29\nGLIBCXX_3.4.30\nGLIBC_2.36 found in /lib/x86_64-linux-gnu/libc.so.6"
     assert "os-too-old" not in rule_ids(listing)

@@ -688,7 +688,10 @@ _IMPORT_FAILED = re.compile(
 
 # The dynamic loader asking for a versioned symbol of the C or C++ runtime that this system's
 # is too old to have: the binary was built on a newer system.
-_OLD_RUNTIME = re.compile(r"version [`'‘]?((GLIBC|GLIBCXX|CXXABI)_[\d.]+)[`'’]? not found")
+# In the loader's words ("version `GLIBC_2.17' not found") or a person's ("GLIBCXX_3.4.26 not
+# found").
+_OLD_RUNTIME = re.compile(r"(?<![\w.])[`'‘\"]?((GLIBC|GLIBCXX|CXXABI)_\d+(?:\.\d+)*)[`'’\"]?"
+                          r"\s+(?:was\s+|is\s+)?not found")
 
 
 def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
