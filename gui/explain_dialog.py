@@ -34,7 +34,7 @@ from gui.views.cards import FindingCard, clear_layout
 from gui.widgets.screen_fit import within_screen
 
 if TYPE_CHECKING:
-    from core.doctor.explain import Captured, CaptureError
+    from core.doctor.capture import Captured, CaptureError
     from core.findings import Finding
 
 def _label(name: str) -> QLabel:
@@ -136,7 +136,7 @@ class ExplainDialog(QDialog):
         path, _filter = QFileDialog.getOpenFileName(self, self.tr("Open a log"))
         if not path:
             return
-        from core.doctor.explain import read_captured
+        from core.doctor.capture import read_captured
 
         self._start()
         run_in_background(lambda: read_captured(path),
@@ -199,7 +199,7 @@ class ExplainDialog(QDialog):
     def _on_failed(self, exc: BaseException) -> None:
         """A log ``read_captured`` refuses (a folder, a missing file: its message), or a
         failure of the doctor itself."""
-        from core.doctor.explain import CaptureError
+        from core.doctor.capture import CaptureError
 
         self._finish()
         if isinstance(exc, CaptureError):

@@ -233,7 +233,7 @@ def test_a_folder_is_refused_as_a_folder_on_every_system(tmp_path: Path) -> None
 def test_a_fifo_nobody_writes_to_is_refused_after_the_wait(tmp_path: Path) -> None:
     import os
 
-    from core.doctor.explain import FIFO_WAIT_SECONDS
+    from core.doctor.capture import FIFO_WAIT_SECONDS
 
     fifo = tmp_path / "output"
     os.mkfifo(fifo)
@@ -267,7 +267,7 @@ def test_a_pipe_named_like_process_substitution_is_read() -> None:
 
 
 def test_a_large_output_is_read_from_its_end_and_the_cut_said(tmp_path: Path) -> None:
-    from core.doctor.explain import MAX_LINE_CHARS, MAX_TEXT_BYTES
+    from core.doctor.capture import MAX_LINE_CHARS, MAX_TEXT_BYTES
 
     log = tmp_path / "train.log"
     with open(log, "w", encoding="utf-8") as f:

@@ -16,7 +16,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QLabel, QPlainTextEdit, QPushButton
 
-from core.doctor.explain import CaptureError, explain, read_captured
+from core.doctor.capture import CaptureError, read_captured
+from core.doctor.explain import explain
 from gui.explain_dialog import ExplainDialog
 from gui.views.machine import FindingCard, MachineView, fix_programs
 from tests.conftest import REPO

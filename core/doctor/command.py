@@ -37,7 +37,8 @@ def _usage(message: str) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from core.doctor.explain import CaptureError, explain, read_captured
+    from core.doctor.capture import CaptureError, read_captured
+    from core.doctor.explain import explain
 
     try:
         captured = read_captured(args.explain)
