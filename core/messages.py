@@ -879,6 +879,11 @@ CATALOGUE: dict[str, Message] = {
     "finding.python-unsupported.bitness": Message(
         "A 32-bit / 64-bit mismatch: TensorFlow needs a 64-bit Python",
         "32 位 / 64 位不匹配：TensorFlow 需要 64 位 Python"),
+    "finding.python-unsupported.architecture": Message(
+        "TensorFlow built for another CPU architecture than this Python's (x86_64 and arm64 on "
+        "Apple silicon): use a Python and a TensorFlow of one architecture",
+        "TensorFlow 的 CPU 架构与此 Python 的不同（Apple 芯片上的 x86_64 与 arm64）："
+        "请使用同一架构的 Python 和 TensorFlow"),
     "finding.mixed-tf-packages.companion": Message(
         "A TensorFlow companion package (tensorflow-text, -addons, -probability, ...) was built "
         "for another TensorFlow version",

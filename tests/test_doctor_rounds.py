@@ -1016,3 +1016,67 @@ def test_a_large_host_allocation_then_the_process_dies(size, died, noise):
     text = around(noise, [large, died], [])
     assert rule_ids(text)[0] == "host-out-of-memory", rule_ids(text)
     assert "host-out-of-memory" not in rule_ids(around(noise, [large], []))  # a warning alone
+
+
+# --- issue 21, twelfth round: facts of its development cases ---------------------------------
+
+@SETTINGS
+@given(st.sampled_from(["legacy.backend", "ops", "trainers.trainer", "tree"]),
+       st.sampled_from(["C:\\ProgramData\\anaconda3\\Lib\\site-packages",
+                        "/usr/lib/python3/dist-packages"]), NOISE)
+def test_code_for_keras_3_on_a_keras_2(module, site, noise):
+    """c796: a library written for Keras 3 importing its modules from a Keras 2."""
+    sep = "\\" if "\\" in site else "/"
+    text = around(noise, [f'  File "{site}{sep}classification_models_3D{sep}models{sep}'
+                          '_common_blocks.py", line 2, in <module>',
+                          f"    from keras.src.{module} import x",
+                          f"ModuleNotFoundError: No module named 'keras.src.{module}'"], [])
+    assert rule_ids(text)[0] == "mixed-tf-packages", rule_ids(text)
+
+
+@SETTINGS
+@given(st.sampled_from(["Model", "Functional", "Sequential", "InputLayer"]), NOISE)
+def test_a_saved_models_built_in_class_another_keras_cannot_find(name, noise):
+    """c798: a model saved by Keras 2, loaded by Keras 3 (TF 2.16+)."""
+    text = around(noise, [f"Could not locate class '{name}'. Make sure custom classes are "
+                          "decorated with `@keras.saving.register_keras_serializable()`."], [])
+    assert rule_ids(text)[0] == "keras3-strategy-unsupported", rule_ids(text)
+    mine = text.replace(f"'{name}'", "'MonoDense'")  # the user's own class: not this
+    assert "keras3-strategy-unsupported" not in rule_ids(mine)[:1]
+
+
+@SETTINGS
+@given(st.sampled_from([("x86_64", "arm64e"), ("x86_64", "arm64"), ("arm64", "x86_64")]),
+       st.sampled_from(["3.9", "3.10", "3.11"]), NOISE)
+def test_a_tensorflow_of_another_architecture_than_pythons(archs, python, noise):
+    """c803: an x86_64 TensorFlow in an arm64 Python on Apple silicon."""
+    have, need = archs
+    text = around(noise, [f"tried: '/Library/Frameworks/Python.framework/Versions/{python}/lib/"
+                          f"python{python}/site-packages/tensorflow/python/_pywrap_tensorflow.so'"
+                          f" (mach-o file, but is an incompatible architecture (have ({have}), "
+                          f"need ({need})))"], [])
+    found = [f for f in explain(text) if not is_guess(f)]
+    assert found[0].id == "python-unsupported" and "architecture" in found[0].title
+
+
+@pytest.mark.parametrize("check", [
+    "ImportError: Không thể tìm thấy DLL ( s) 'msvcp140.dll hoặc msvcp140_1.dll'. TensorFlow yêu "
+    "cầu các tệp DLL này",
+    "ImportError: 找不到 DLL 'msvcp140.dll 或 msvcp140_1.dll'。TensorFlow 需要这些 DLL",
+    "ImportError: Die DLL(s) 'msvcp140.dll oder msvcp140_1.dll' wurden nicht gefunden."])
+def test_tfs_self_check_of_the_vc_runtime_in_any_language(check):
+    """c823: TF's preload check, shown translated."""
+    text = "\n".join(['  File "C:\\Python\\Lib\\site-packages\\tensorflow\\python\\platform\\'
+                      'self_check.py", line 61, in preload_check', check])
+    assert rule_ids(text)[0] == "missing-msvc-runtime", rule_ids(text)
+
+
+@pytest.mark.parametrize("text, cause", [
+    ("我感觉应该是在unfreeze的时候内存溢出，但是我将batch_size已经设置为1了，\n"
+     "我的gpu是980ti，6G显存，够用吗？", "gpu-out-of-memory"),
+    ("训练时显存溢出怎么办", "gpu-out-of-memory"),
+    ("batch_size 调大就爆显存", "gpu-out-of-memory")])
+def test_chinese_words_for_the_gpus_memory_running_out(text, cause):
+    """c826: "内存溢出" with the GPU's video memory in the same question."""
+    assert rule_ids(text)[0] == cause, rule_ids(text)
+    assert "gpu-out-of-memory" not in rule_ids("读取数据时内存溢出")[:1]  # no GPU said
