@@ -1080,3 +1080,46 @@ def test_chinese_words_for_the_gpus_memory_running_out(text, cause):
     """c826: "内存溢出" with the GPU's video memory in the same question."""
     assert rule_ids(text)[0] == cause, rule_ids(text)
     assert "gpu-out-of-memory" not in rule_ids("读取数据时内存溢出")[:1]  # no GPU said
+
+
+# --- issue 21, thirteenth round: facts of its development cases ------------------------------
+
+@pytest.mark.parametrize("line, cause", [
+    # c869: NumPy older than TF's code.
+    ("    from numpy.core.multiarray import c_einsum\nImportError: cannot import name 'c_einsum'",
+     "dependency-version-conflict"),
+    # c833: a package's own check of the TensorFlow it needs.
+    ("You are using tensorflow version 1.15.0. The minimum required version is 2.3.0 "
+     "(blacklisted: []).", "mixed-tf-packages"),
+    # c843: TF's extension modules built for another Python.
+    ("RuntimeWarning: compiletime version 3.6 of module 'tensorflow.python.framework."
+     "fast_tensor_util' does not match runtime version 3.7", "python-unsupported"),
+    # c863: the C++ allocator failing.
+    ("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  "
+     "std::bad_alloc\nAborted (core dumped)", "host-out-of-memory"),
+    # c835, c849, c862, c839: Keras 3's words, and what it removed from Model.
+    ("ValueError: The layer sequential_6 has never been called and thus has no defined input.",
+     "keras3-strategy-unsupported"),
+    ("ValueError: Unrecognized keyword arguments passed to Dense: {'weights': None}",
+     "keras3-strategy-unsupported"),
+    ("AttributeError: 'Functional' object has no attribute 'fit_generator'",
+     "keras3-strategy-unsupported"),
+    ("AttributeError: 'Sequential' object has no attribute 'predict_generator'",
+     "keras3-strategy-unsupported"),
+    ("with TF 2.16 I get an error stating that `KerasLayer` cannot be added to the Sequential "
+     "model", "keras3-strategy-unsupported"),
+    # c852: TF 1's contrib, said gone in words.
+    ("The code can't work with TF 2.2.0 because the tf.contrib module has been removed?",
+     "tf1-api-on-tf2"),
+])
+def test_the_thirteenth_rounds_facts(line, cause):
+    assert rule_ids(line)[0] == cause, rule_ids(line)
+
+
+@SETTINGS
+@given(NOISE, NOISE)
+def test_the_thirteenth_rounds_facts_among_noise(before, after):
+    text = around(before, ["Traceback (most recent call last):",
+                           "AttributeError: 'Functional' object has no attribute "
+                           "'evaluate_generator'"], after)
+    assert rule_ids(text)[0] == "keras3-strategy-unsupported", rule_ids(text)

@@ -274,6 +274,25 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"complex|str)` will be defined", package="numpy", numpy="aliases"),
     _sig("conda-env-not-activated", 80, then(r"conda", r"\boutside\b|without activat|"
                                                       r"not activated")),
+    # A NumPy older than TF's code (NumPy 1.12's einsum, asked by TF 1.3+).
+    _sig("dependency-version-conflict", 84, r"cannot import name '?c_einsum\b", package="numpy"),
+    # A package's own check of the TensorFlow it needs (keras-retinanet, TF Addons).
+    _sig("mixed-tf-packages", 86, r"You are using tensorflow version [\d.]+\.? The minimum "
+         r"required version is", "requires"),
+    # Python's own warning: TF's extension modules built for another Python.
+    _sig("python-unsupported", 84, r"compiletime version \d\.\d+ of module '[\w.]*tensorflow"
+         r"[\w.]*' does not match runtime version"),
+    # The C++ allocator failing: the host's RAM (a GPU's out-of-memory is TF's own message).
+    _sig("host-out-of-memory", 80, r"terminate called after throwing an instance of "
+         r"'std::bad_alloc'"),
+    # Keras 3's own words (Keras 2 said these otherwise), and what it removed from Model.
+    _sig("keras3-strategy-unsupported", 84, r"has never been called and thus has no defined "
+         r"(?:input|output)|Unrecognized keyword arguments passed to \w+|object has no attribute "
+         r"'(?:fit|evaluate|predict)_generator'|KerasLayer`? (?:cannot|can'?t|could not) be "
+         r"added to (?:the |a )?Sequential", "mixed-keras"),
+    # TF 1's contrib, said gone in a person's words.
+    _sig("tf1-api-on-tf2", 80, then(r"tf\.contrib|tensorflow\.contrib", r"\bremoved\b|missing|"
+                                    r"no longer|does ?n[o']?t exist|not (?:exist|available)")),
 )
 
 # Library-load messages across TF and loader versions: what was NOT found, and what was.
