@@ -360,8 +360,8 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
         if lines:
             scores.add(sig.fid, sig.score, lines, title=sig.title, **dict(sig.detail))
     _library_rules(ctx, facts, scores)
+    _os_rules(ctx, scores)  # before the import failure, which it explains
     _import_failure_rules(ctx, scores)
-    _os_rules(ctx, scores)
     _no_gpu_rules(ctx, facts, scores)
     fact_rules(ctx, facts, scores)
     prose_rules(ctx, scores)
@@ -615,7 +615,7 @@ def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("mixed-tf-packages", 72, lines,
                    title=finding_title("mixed-tf-packages.procedure"))
         scores.add("native-runtime-load-failed", 68, lines)
-    elif not ctx.lines_matching(_OLD_RUNTIME, 1):  # that one is the system's age: _os_rules
+    elif not scores.has("os-too-old"):  # the system's age explains it (_os_rules)
         _unexplained_import_failure(ctx, scores, failed)
     scores.add("native-runtime-load-failed", 60, failed)
     if no_mod := ctx.lines_matching(r"No module named '_?pywrap_tensorflow"):
@@ -624,10 +624,7 @@ def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
 
 def _os_rules(ctx: TextContext, scores: Scores) -> None:
     lines = ctx.lines_matching(_OLD_RUNTIME, 2)
-    if not lines:
-        return
-    found = _OLD_RUNTIME.search(lines[0])
-    if found is None:  # never: the line matched it
+    if not (found := _OLD_RUNTIME.search(lines[0]) if lines else None):
         return
     library = "glibc" if found.group(2) == "GLIBC" else "libstdc++"
     scores.add("os-too-old", 92, lines, library=library,
