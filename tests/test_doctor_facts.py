@@ -600,3 +600,24 @@ def test_no_new_pattern_backtracks_over_what_it_read(rx):
     for text in pathological(rx, 400_000):
         found = rx.search(text)
         assert found is None or text[found.start():found.end()] == found.group()
+
+
+# --- names written right after CJK text -----------------------------------------------------
+
+CJK = st.text(alphabet="我安装了的版本显卡是训练时", min_size=1, max_size=5)
+
+
+@SETTINGS
+@given(CJK, st.sampled_from(["cuda", "CUDA", "Cuda"]), st.sampled_from(["10.0", "11.2", "9.0"]),
+       st.sampled_from(["cudnn", "cuDNN"]), st.sampled_from(["7.4", "8.1"]))
+def test_versions_written_right_after_chinese_words(before, cuda, version, cudnn, cudnn_version):
+    """"安装了cuda10.0": a CJK character is a word character, so \\b is no name start there."""
+    found = facts_of(f"{before}{cuda}{version}，{before}{cudnn}{cudnn_version}")
+    assert found.cuda_stated == {version} and found.cudnn_stated == {cudnn_version}
+
+
+@SETTINGS
+@given(CJK, st.sampled_from(["GPU Available: 0", "GTX 1080 not detected", "GPU usage is 0%",
+                             "RTX 3060显卡 is not used"]))
+def test_no_gpu_written_right_after_chinese_words(before, said):
+    assert facts_of(before + said).no_gpu, before + said

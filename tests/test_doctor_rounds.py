@@ -1123,3 +1123,12 @@ def test_the_thirteenth_rounds_facts_among_noise(before, after):
                            "AttributeError: 'Functional' object has no attribute "
                            "'evaluate_generator'"], after)
     assert rule_ids(text)[0] == "keras3-strategy-unsupported", rule_ids(text)
+
+
+@SETTINGS
+@given(st.text(alphabet="我的训练时是模型数据", max_size=6), st.sampled_from(["GPU", "gpu", "Gpu"]),
+       st.text(alphabet="我的训练时是模型数据", max_size=6))
+def test_the_gpu_said_right_beside_chinese_words(before, gpu, after):
+    """"GPU训练时内存溢出": no word boundary between GPU and a CJK character."""
+    text = f"{before}{gpu}{after}，训练时内存溢出"
+    assert rule_ids(text)[0] == "gpu-out-of-memory", rule_ids(text)

@@ -879,7 +879,8 @@ def _memory_words_rules(ctx: TextContext, scores: Scores) -> None:
     """"内存溢出" (memory overflowed) says no which memory: the GPU's where the text speaks of
     its video memory or the GPU."""
     overflow = ctx.lines_matching(r"内存(?:溢出|不足|不够)", 1)
-    gpu = ctx.lines_matching(r"显存|显卡|(?i:\bgpu\b)", 1)
+    # Not \bgpu\b: a CJK character is a word character, so "GPU训练" has no boundary.
+    gpu = ctx.lines_matching(r"显存|显卡|(?i:(?<![a-z])gpu(?![a-z]))", 1)
     if overflow and gpu:
         scores.add("gpu-out-of-memory", 78, [*overflow, *gpu])
 
