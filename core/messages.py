@@ -933,6 +933,9 @@ CATALOGUE: dict[str, Message] = {
     "finding.keras3-strategy-unsupported.keras3-runs": Message(
         "Keras 3 runs here, and code written for Keras 2 failed on it",
         "这里运行的是 Keras 3，为 Keras 2 编写的代码在它上面失败了"),
+    "finding.keras3-strategy-unsupported.no-tf-keras": Message(
+        "This code asks for tf-keras (Keras 2 for TensorFlow 2.16+), which is not installed",
+        "此代码需要 tf-keras（适用于 TensorFlow 2.16 及以上的 Keras 2），但它没有安装"),
     "finding.keras3-strategy-unsupported.script-estimator": Message(
         "{script} uses tf.estimator, removed in TensorFlow 2.16",
         "{script} 使用了 tf.estimator，它已在 TensorFlow 2.16 中移除"),

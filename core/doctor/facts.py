@@ -185,6 +185,8 @@ _KERAS3 = re.compile(
     # Classes every Keras 2 has in keras.preprocessing and Keras 3 dropped.
     r"cannot import name '(?:ImageDataGenerator|DirectoryIterator|NumpyArrayIterator|"
     r"TimeseriesGenerator)' from 'keras\.(?:src\.)?preprocessing\b|"
+    # Keras 3's optimizers refuse Keras 2's ``lr`` and ``decay`` (Keras 2 took or renamed them).
+    r"Argument\(s\) not recognized: \{'(?:lr|decay)'|"
     r"\bkeras(?:==|\s*[:=]\s*|\s+(?:version:?\s*)?v?|-)3\.\d{1,2}\b", re.IGNORECASE)
 # In code ("is_built_with_cuda()) False") or in a script's words ("built with CUDA?: False").
 _CPU_BUILD = re.compile(r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse|"

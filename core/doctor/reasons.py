@@ -28,6 +28,15 @@ _TF_ATTRIBUTE = re.compile(r"[Mm]odule 'tensorflow[\w.]*' has no attribute '\w+'
 # another release ("cannot import name 'abs'", "... 'tf_utils'").
 _CANNOT_IMPORT = re.compile(r"cannot import name '?(\w+)'?(?: from '([\w.]+)')?")
 _TF_OR_KERAS = ("tensorflow", "tensorflow_core", "keras", "tf_keras")
+# A submodule that this release of TensorFlow or Keras does not have: code, or a package,
+# written for another release ("No module named 'keras.engine.topology'", "'tensorflow.compat'"
+# under TF 1.12, "'keras.src.legacy'" under Keras 2). TF 1's contrib and examples: tf1-api-on-tf2.
+_NO_SUBMODULE = re.compile(r"No module named '?((?:tensorflow(?:_core)?|keras|tf_keras)\.\w[\w.]*)")
+_TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples")
+# Parts every TensorFlow has: missing, the install itself is broken or was never whole.
+_TF_CORE_MODULES = re.compile(r"tensorflow\.(?:python|core)$|pywrap")
+# Keras 2 for TF 2.16+ (the tf-keras package) asked for and not installed.
+_NO_TF_KERAS = re.compile(r"No module named '?tf_keras'?(?![\w.])")
 # A companion package (or Keras) that names the TensorFlow it needs, in its own words:
 # "requires TensorFlow version >= 2.4", "Keras requires TensorFlow 2.2 or higher", TF Addons'
 # "The versions of TensorFlow you are currently using is 2.15.0 and is not supported".
@@ -220,6 +229,27 @@ def _missing_name_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
             continue  # a name Keras 3 dropped: :func:`_keras3_rules`
         if module.split(".")[0] in ("", *_TF_OR_KERAS):
             scores.add("mixed-tf-packages", 84, line)
+    _missing_module_rules(ctx, facts, scores)
+
+
+def _missing_module_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """A module of TensorFlow or Keras missing in this release: Keras 3's own where TF installs
+    it, a mix of releases otherwise; tf-keras, when the code asks for Keras 2 on TF 2.16+."""
+    for m in filter(None, map(_NO_SUBMODULE.search, ctx.lines_matching(_NO_SUBMODULE, 2))):
+        module, line = m.group(1), m.string
+        if module.startswith(_TF1_MODULES) or _TF_CORE_MODULES.search(module):
+            continue
+        if module.split(".")[0] == "keras" and (_keras3_beside_tf(ctx, facts)
+                                                or ctx.tf_at_least((2, 16))):
+            scores.add("keras3-strategy-unsupported", 82, line,
+                       title=finding_title("keras3-strategy-unsupported.keras3-runs"))
+        else:
+            keras = module.split(".")[0] in ("keras", "tf_keras")
+            scores.add("mixed-tf-packages", 80, line,
+                       title=finding_title("mixed-tf-packages.keras") if keras else None)
+    if (lines := ctx.lines_matching(_NO_TF_KERAS, 1)) and ctx.tf_at_least((2, 16)) is not False:
+        scores.add("keras3-strategy-unsupported", 82, lines,
+                   title=finding_title("keras3-strategy-unsupported.no-tf-keras"))
 
 
 def _shadowed_gpu_package_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
@@ -294,10 +324,11 @@ def _keras3_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     Keras 3 in many words, so the facts count, not the words. Below a stronger cause the
     output states.
     Beside a TensorFlow older than 2.16, Keras 3 is the package that does not fit."""
-    errors = ctx.lines_matching(_API_MISMATCH, 1) if facts.keras3 else []
+    runs = _keras3_runs(ctx, facts)
+    errors = ctx.lines_matching(_API_MISMATCH, 1) if runs else []
     if not errors:
         return
-    lines = [*facts.keras3[:1], *errors]
+    lines = [*runs[:1], *errors]
     # Surer when the error names Keras itself ("from 'keras.preprocessing.image'").
     score = 84 if "keras" in errors[0].lower() else 76
     if _keras3_beside_tf(ctx, facts):
@@ -308,9 +339,19 @@ def _keras3_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
                    title=finding_title("mixed-tf-packages.keras"))
 
 
+def _keras3_runs(ctx: TextContext, facts: Facts) -> list[str]:
+    """The evidence that Keras 3 runs: its own files, modules or version, or the error raised
+    inside ``keras`` under a TensorFlow the text says is 2.16+ (whose ``keras`` is Keras 3)."""
+    if facts.keras3:
+        return facts.keras3
+    if facts.raising_package == "keras" and ctx.tf_at_least((2, 16)):
+        return [f"TensorFlow {ctx.tf_version or '2.16+'}: its Keras is Keras 3"]
+    return []
+
+
 def _keras3_beside_tf(ctx: TextContext, facts: Facts) -> bool:
     """Keras 3 runs, with a TensorFlow that installs it (2.16+) or one the text does not date."""
-    return bool(facts.keras3) and ctx.tf_at_least((2, 16)) is not False
+    return bool(_keras3_runs(ctx, facts)) and ctx.tf_at_least((2, 16)) is not False
 
 
 def _old_release_pin_rules(ctx: TextContext, scores: Scores) -> None:
