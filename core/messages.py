@@ -815,6 +815,9 @@ CATALOGUE: dict[str, Message] = {
         "The operating system is older than this TensorFlow build needs (its glibc or "
         "libstdc++ on Linux, its macOS version)",
         "操作系统比此 TensorFlow 版本所需的旧（Linux 上的 glibc 或 libstdc++，或 macOS 版本）"),
+    "finding.tf-too-old": Message(
+        "The installed TensorFlow is older than this code (or saved model) needs",
+        "已安装的 TensorFlow 比这段代码（或保存的模型）所需的旧"),
     "finding.no-windows-build": Message(
         "This package publishes no build for native Windows: install it inside WSL 2",
         "此包没有为原生 Windows 发布的版本：请在 WSL 2 中安装"),
@@ -852,6 +855,15 @@ CATALOGUE: dict[str, Message] = {
         "TensorFlow {tensorflow}), or install it inside WSL 2",
         "{package} 在 {last} 之后没有为原生 Windows 发布的版本：固定使用 {last}（配合 TensorFlow "
         "{tensorflow}），或在 WSL 2 中安装"),
+    "finding.tf-too-old.name": Message(
+        "TensorFlow {tf} has no {name}: the code was written for a newer release",
+        "TensorFlow {tf} 没有 {name}：这段代码是为更新的版本编写的"),
+    "finding.tf-too-old.saved-model": Message(
+        "The model was saved by a newer TensorFlow (Keras) than the one loading it",
+        "该模型是由比加载它的版本更新的 TensorFlow（Keras）保存的"),
+    "finding.no-error-found.warnings": Message(
+        "This output holds only Python warnings (a DeprecationWarning ...), which stop nothing",
+        "这段输出中只有 Python 警告（如 DeprecationWarning），它们不会让程序停止"),
     "finding.os-too-old.symbol": Message(
         "This system's {library} has no {version}, which the build needs: the system is older "
         "than the one it was built for",
@@ -1383,6 +1395,18 @@ CATALOGUE: dict[str, Message] = {
         "choose a Python inside WSL in the Machine view (Use for this job).",
         "或者在 WSL 2 中安装并训练，那里可以安装它的 Linux 版本：在 TensorDeck 的“本机”视图中"
         "选择 WSL 中的 Python（“用于此作业”）。"),
+    "fix.tf-version-check": Message(
+        "See which TensorFlow this Python imports:", "查看此 Python 导入的是哪个 TensorFlow："),
+    "fix.tf-too-old-upgrade": Message(
+        "Install the release the code was written for (its requirements.txt, setup.py or README "
+        "names it; pin that one in place of the newest below):",
+        "安装这段代码所针对的版本（见其 requirements.txt、setup.py 或 README；"
+        "用它代替下面的最新版）："),
+    "fix.tf-too-old-upgrade-1": Message(
+        "TensorFlow 1.15, the last TF 1 release, has every name TF 1 gained and keeps TF 1's API "
+        "(it needs Python 3.7 or older); code written for TensorFlow 2 needs a TF 2 release:",
+        "TensorFlow 1.15 是最后一个 TF 1 版本，含有 TF 1 新增的所有名称并保留 TF 1 的 API"
+        "（需要 Python 3.7 或更早）；为 TensorFlow 2 编写的代码需要 TF 2 版本："),
     "fix.os-old-check": Message(
         "See the system's glibc version and the newest GLIBCXX its libstdc++ has:",
         "查看系统的 glibc 版本，以及其 libstdc++ 所带的最新 GLIBCXX："),

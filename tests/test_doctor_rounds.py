@@ -1163,7 +1163,10 @@ def test_a_module_another_release_has(module, tf, quoted, noise):
     text = around(noise, ["Traceback (most recent call last):",
                           f"ModuleNotFoundError: No module named {name}"], [])
     keras3 = module.startswith("keras.") and tf in ("2.16.1", "2.18.0")
-    want = "keras3-strategy-unsupported" if keras3 else "mixed-tf-packages"
+    # A TF 1 the text states, missing a module of TensorFlow: code for a later release.
+    too_old = module.startswith("tensorflow.") and tf == "1.12.0"
+    want = ("keras3-strategy-unsupported" if keras3 else "tf-too-old" if too_old
+            else "mixed-tf-packages")
     assert rule_ids(text, tf_version=tf)[0] == want, rule_ids(text, tf_version=tf)
 
 
@@ -1228,3 +1231,110 @@ def test_tf_keras_asked_for_and_not_installed(quoted, tf, noise):
     assert found[0].id == "keras3-strategy-unsupported"
     assert "tf-keras" in found[0].title
     assert "keras3-strategy-unsupported" not in rule_ids(text, tf_version="2.10.0")
+
+
+# --- issue 21, fourteenth round: facts of its development cases, and tf-too-old ---------------
+
+@SETTINGS
+@given(st.sampled_from(["AUTO_REUSE", "py_function", "function", "keras", "data", "compat",
+                        "random", "lite", "distribute"]),
+       st.sampled_from(["1.4.0", "1.8.0", "1.9", "1.12.3"]), st.booleans(), NOISE)
+def test_a_name_a_stated_tf_1_lacks_is_code_for_a_later_release(name, tf, in_text, noise):
+    """c883, c921: TF 1.8 lacks tf.AUTO_REUSE, TF 1.9 tf.py_function. A TF 1 has TF 1's API, so
+    what it lacks came later: the installed TF is too old (not TF 1 code on TF 2). The version
+    stated by the user or in the text alike; the fix keeps TF 1 (1.15, the last)."""
+    lines = [f"AttributeError: module 'tensorflow' has no attribute '{name}'"]
+    text = around(noise, [f"tensorflow=={tf}", *lines] if in_text else lines, [])
+    found = explain(text, tf_version=None if in_text else tf)
+    assert found[0].id == "tf-too-old", [f.id for f in found]
+    assert f"tf.{name}" in found[0].title and tf in found[0].title
+    assert any("tensorflow==1.15.*" in (step.command or "") for step in found[0].steps)
+
+
+@pytest.mark.parametrize("tf, cause", [("2.3.0", "tf1-api-on-tf2"), (None, "tf1-api-on-tf2"),
+                                       ("1.15.0", "tf-too-old")])
+def test_tf1_code_on_tf2_stays_that(tf, cause):
+    """The same missing name under TF 2 (or no version) is TF 1 code on TF 2."""
+    text = "AttributeError: module 'tensorflow' has no attribute 'placeholder'"
+    assert rule_ids(text, tf_version=tf)[0] == cause
+
+
+@SETTINGS
+@given(st.sampled_from(["tensorflow.keras", "tensorflow.keras.layers", "tensorflow.compat.v1"]),
+       st.sampled_from(["No module named", "no module named",
+                        "ModuleNotFoundError: No module named"]),
+       st.sampled_from(["1.5", "1.12.0"]), NOISE)
+def test_a_tensorflow_module_a_stated_tf_1_lacks(module, said, tf, noise):
+    """c870: "no module named 'tensorflow.keras'" under TF 1.5, for code written for TF 2. Raised
+    inside a companion package, the companion was built for another TF (c851)."""
+    text = around(noise, [f"{said} '{module}'"], [])
+    assert rule_ids(text, tf_version=tf)[0] == "tf-too-old", rule_ids(text, tf_version=tf)
+    site = "/usr/lib/python3.6/site-packages"  # a Python TF 1 was built for
+    companion = around(noise, [_frame(site, "tensorflow_probability", "python", "__init__.py"),
+                               f"ModuleNotFoundError: No module named '{module}'"], [])
+    assert rule_ids(companion, tf_version=tf)[0] == "mixed-tf-packages"
+
+
+@SETTINGS
+@given(st.sampled_from(["ValueError: Unknown layer: Functional",
+                        "ValueError: Unknown layer: 'Functional'",
+                        "Unknown layer: Functional. Please ensure this object is passed to the "
+                        "`custom_objects` argument."]), NOISE)
+def test_a_model_saved_by_a_newer_tf(line, noise):
+    """c526: a model saved by TF 2.3+ (class "Functional") loaded by an older TF; the fix
+    upgrades TensorFlow. A custom layer unknown is the user's, not this."""
+    found = explain(around(noise, [line], []))
+    assert found[0].id == "tf-too-old"
+    assert "saved" in found[0].title
+    assert any("--upgrade" in (step.command or "") for step in found[0].steps)
+    assert "tf-too-old" not in rule_ids(line.replace("Functional", "AttentionLayer"))
+
+
+@SETTINGS
+@given(st.sampled_from(["DeprecationWarning: inspect.getargspec() is deprecated, use "
+                        "inspect.signature() instead",
+                        "FutureWarning: Passing (type, 1) or '1type' as a synonym of type is "
+                        "deprecated",
+                        "UserWarning: h5py is running against HDF5 1.10.5 when it was built "
+                        "against 1.10.4"]),
+       st.sampled_from(["C:\\Python35\\site-packages\\tensorflow\\python\\util\\tf_inspect.py:45:",
+                        "/usr/lib/python3/dist-packages/tensorflow/python/framework/dtypes.py:516:"]))
+def test_python_warnings_alone_are_no_error(warning, path):
+    """c916: a DeprecationWarning pasted as the error. Only warnings: nothing failed. With an
+    exception after them, the exception is what failed."""
+    text = f"{path}\n {warning}\n  if d.decorator_argspec is not None)"
+    found = explain(text)
+    assert next(f.id for f in found if not is_guess(f)) == "no-error-found"
+    failing = f"{text}\nTraceback (most recent call last):\nKeyError: 'image'"
+    assert "no-error-found" not in rule_ids(failing)
+
+
+@pytest.mark.parametrize("line, cause", [
+    # c887: Keras 3's own words for a TF 1 layer function.
+    ("AttributeError: `conv2d` is not available with Keras 3.", "keras3-strategy-unsupported"),
+    ("it has an AttributeError: `dense` is not available with Keras 3 which in model.py",
+     "keras3-strategy-unsupported"),
+])
+def test_the_fourteenth_rounds_facts(line, cause):
+    assert rule_ids(line)[0] == cause, rule_ids(line)
+
+
+@SETTINGS
+@given(st.sampled_from(["'keras' and 'tensorflow'", "'numpy', 'tensorflow'",
+                        "keras or tensorflow"]), NOISE)
+def test_no_module_named_lists_tensorflow_among_others(names, noise):
+    """c899: "No module named 'keras' and 'tensorflow'" (a notebook outside the env)."""
+    text = around(noise, [f"ModuleNotFoundError: No module named {names}"], [])
+    assert rule_ids(text)[0] in ("conda-env-not-activated", "tf-not-installed")
+
+
+@SETTINGS
+@given(st.sampled_from(["0.32.0", "0.34.0", "0.37.1"]), st.sampled_from(["==", ">="]))
+def test_pip_on_windows_finding_no_tensorflow_io_gcs_filesystem(version, op):
+    """c890, c891: tensorflow-io-gcs-filesystem publishes Windows wheels up to 0.31.0."""
+    text = ("ERROR: Could not find a version that satisfies the requirement "
+            f"tensorflow-io-gcs-filesystem{op}{version} (from versions: none)\n"
+            f"ERROR: No matching distribution found for tensorflow-io-gcs-filesystem{op}{version}")
+    found = explain(text, platform="windows")
+    assert found[0].id == "no-windows-build"
+    assert "0.31.0" in found[0].title

@@ -81,6 +81,15 @@ class TextContext:
     _index: LineIndex | None = field(default=None, init=False, repr=False)
     _whole: TextIndex | None = field(default=None, init=False, repr=False)
 
+    def tf_stated_before(self, version: Version) -> bool:
+        """Whether the TensorFlow the text or the user states is older than ``version`` (not
+        guessed from the log's era)."""
+        return self.tf_version is not None and minor_of(self.tf_version) < version
+
+    def tf_text(self) -> str:
+        """The stated TensorFlow version as people write it ("2.16.1"), or "" when none is."""
+        return ".".join(map(str, self.tf_version)) if self.tf_version else ""
+
     def tf_at_least(self, version: Version) -> bool | None:
         """True / False when known (exact or from the log era), None when the text cannot say."""
         if self.tf_version:

@@ -51,9 +51,9 @@ def _sig(fid: str, score: int, pattern: str, variant: str | None = None,
 
 
 # What Keras 3 or a person says of what it no longer does ("... is deprecated in Keras 3", "not
-# yet supported", "the text module is missing in Keras 3").
-_KERAS3_REFUSES = (r"not (?:yet )?supported|\bdeprecated\b|\bremoved\b|\bno longer\b|\bmissing\b|"
-                   r"\bgone\b|does ?n[o']?t (?:exist|have)")
+# yet supported", "the text module is missing in Keras 3", "`conv2d` is not available with").
+_KERAS3_REFUSES = (r"not (?:yet )?(?:supported|available)|\bdeprecated\b|\bremoved\b|"
+                   r"\bno longer\b|\bmissing\b|\bgone\b|does ?n[o']?t (?:exist|have)")
 
 _SIGNATURES: tuple[_Signature, ...] = (
     # Driver.
@@ -191,6 +191,8 @@ _SIGNATURES: tuple[_Signature, ...] = (
     # by Keras 3 (TF 2.16+), or the other way round.
     _sig("keras3-strategy-unsupported", 80, r"Could not locate class '(?:Model|Functional|"
          r"Sequential|InputLayer)'\. Make sure custom classes are decorated", "mixed-keras"),
+    # A model saved by TF 2.3+ (its models' class is "Functional"), loaded by an older one.
+    _sig("tf-too-old", 86, r"Unknown layer:? '?Functional\b", "saved-model"),
     # The other way: code for Keras 3 (its own modules) on a Keras 2.
     _sig("mixed-tf-packages", 84, r"No module named 'keras\.src\.(?:legacy|ops|trainers|tree)\b",
          "keras"),
@@ -911,6 +913,11 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
             # uninstall of a second distribution took shared files, or leftovers of another).
             scores.add("mixed-tf-packages", 86, line)
             continue
+        if ctx.tf_stated_before((2, 0)):
+            # TF 1 has TF 1's API: a name it lacks is one a later release brought.
+            scores.add("tf-too-old", 90, line, title=finding_title(
+                "tf-too-old.name", tf=ctx.tf_text(), name=f"tf.{m.group(1)}"))
+            continue
         known = m.group(1) in _TF1_ONLY
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,
                    title=None if known else finding_title("tf1-api-on-tf2.unknown-attribute",
@@ -1117,6 +1124,11 @@ _DECISIVE = re.compile(
     re.IGNORECASE)
 
 
+# Python's warnings (the warnings module's "file:line: Category: message"): alone, nothing failed.
+_PY_WARNING = re.compile(r"^(?:[\w.]+\.)?(?:Deprecation|PendingDeprecation|Future|User|Runtime|"
+                         r"Resource|Syntax|Import)Warning\b")
+
+
 def _last_resort(ctx: TextContext, scores: Scores) -> None:
     """No rule matched: quote the lines that matter, or say that there is no error; first,
     the cause the output's words point at when the wording model is sure of one."""
@@ -1128,7 +1140,9 @@ def _last_resort(ctx: TextContext, scores: Scores) -> None:
     exceptions = [ln for ln in decisive if re.match(r"[\w.]+(?:Error|Exception)\b", ln)]
     # The last exception is what failed; the other error lines (at most 3) lead to it.
     quoted = [ln for ln in decisive if ln not in exceptions[-1:]][-3:] + exceptions[-1:]
-    if quoted:
+    if quoted and all(_PY_WARNING.match(line) for line in quoted):
+        scores.add("no-error-found", 0, quoted, title=finding_title("no-error-found.warnings"))
+    elif quoted:
         scores.add("unrecognized-error", 1, quoted)
     else:
         scores.add("no-error-found", 0, ctx.lines[-2:] or ["(empty output)"])

@@ -109,6 +109,7 @@ _CATALOG: dict[str, Severity] = {
     "tf-not-installed": "info",
     "tf-shadowed": "error",
     "os-too-old": "error",
+    "tf-too-old": "error",
     "no-windows-build": "error",
     "script-not-parsed": "warning",
     "pip-install-failed": "error",
@@ -802,6 +803,16 @@ def _os_too_old(ctx: FixContext) -> list[FixStep]:
     return steps
 
 
+def _tf_too_old(ctx: FixContext) -> list[FixStep]:
+    tf1 = ctx.tf_version is not None and ctx.tf_version < (2, 0)
+    # TF 1.15 has every name TF 1 gained and keeps TF 1's API, which TF 2 removed.
+    upgrade = ["install", "tensorflow==1.15.*"] if tf1 else ["install", "--upgrade", "tensorflow"]
+    return [_program(ctx, _said("tf-version-check"),
+                     [ctx.exe, "-c", "import tensorflow as tf; print(tf.__version__)"]),
+            _program(ctx, _said("tf-too-old-upgrade-1" if tf1 else "tf-too-old-upgrade"),
+                     _pip(ctx, *upgrade))]
+
+
 def _no_windows_build(ctx: FixContext) -> list[FixStep]:
     steps = []
     package, last = ctx.detail.get("package"), ctx.detail.get("last")
@@ -850,6 +861,7 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "tf-not-installed": _install_tf,
     "tf-shadowed": _shadowed,
     "os-too-old": _os_too_old,
+    "tf-too-old": _tf_too_old,
     "no-windows-build": _no_windows_build,
     "port-in-use": _port,
     "conda-env-not-activated": _conda_env,

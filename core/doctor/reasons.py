@@ -31,12 +31,13 @@ _TF_OR_KERAS = ("tensorflow", "tensorflow_core", "keras", "tf_keras")
 # A submodule that this release of TensorFlow or Keras does not have: code, or a package,
 # written for another release ("No module named 'keras.engine.topology'", "'tensorflow.compat'"
 # under TF 1.12, "'keras.src.legacy'" under Keras 2). TF 1's contrib and examples: tf1-api-on-tf2.
-_NO_SUBMODULE = re.compile(r"No module named '?((?:tensorflow(?:_core)?|keras|tf_keras)\.\w[\w.]*)")
+_NO_SUBMODULE = re.compile(
+    r"[Nn]o module named '?((?:tensorflow(?:_core)?|keras|tf_keras)\.\w[\w.]*)")
 _TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples")
 # Parts every TensorFlow has: missing, the install itself is broken or was never whole.
 _TF_CORE_MODULES = re.compile(r"tensorflow\.(?:python|core)$|pywrap")
 # Keras 2 for TF 2.16+ (the tf-keras package) asked for and not installed.
-_NO_TF_KERAS = re.compile(r"No module named '?tf_keras'?(?![\w.])")
+_NO_TF_KERAS = re.compile(r"[Nn]o module named '?tf_keras'?(?![\w.])")
 # A companion package (or Keras) that names the TensorFlow it needs, in its own words:
 # "requires TensorFlow version >= 2.4", "Keras requires TensorFlow 2.2 or higher", TF Addons'
 # "The versions of TensorFlow you are currently using is 2.15.0 and is not supported".
@@ -56,8 +57,10 @@ _SELF_CHECK = re.compile(r"build_info\.(msvcp|cudnn|cudart|nvcuda)_dll_names?\b"
 _SELF_CHECK_CAUSE = {"msvcp": "missing-msvc-runtime", "cudnn": "missing-cudnn",
                      "cudart": "missing-cuda-runtime", "nvcuda": "no-nvidia-driver"}
 _SELF_CHECK_KIND = {"msvcp": "msvc", "cudnn": "cudnn", "cudart": "cuda", "nvcuda": "driver"}
-# "No module named 'tensorflow'", "No module named tensorflow." (a sentence's full stop).
-_NO_TF_MODULE = re.compile(r"No module named '?tensorflow'?(?!\w|\.\w)|"
+# "No module named 'tensorflow'", "No module named tensorflow." (a sentence's full stop), "No
+# module named 'keras' and 'tensorflow'".
+_NO_TF_MODULE = re.compile(r"No module named (?:'?\w+'?(?:,|,? and|,? or) )?'?tensorflow'?"
+                           r"(?!\w|\.\w)|"
                            # In words: "tensorflow module not found", "module tensorflow not
                            # found", "can't find the tensorflow module".
                            r"\btensorflow (?:module|package) (?:was |is )?not found|"
@@ -215,7 +218,7 @@ def _missing_name_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     """A name TensorFlow or Keras lacks, asked for by code written for another release:
     Keras, a companion package, or TensorFlow's own internals."""
     keras_frame = facts.raising_package in ("keras", "tf_keras")
-    companion_frame = bool(facts.raising_package and COMPANION.match(facts.raising_package))
+    companion_frame = _companion_raised(facts)
     for line in ctx.lines_matching(_TF_ATTRIBUTE, 2):
         if keras_frame or companion_frame or _INTERNAL_ATTRIBUTE.search(line):
             title = ("mixed-tf-packages.keras" if keras_frame else
@@ -232,12 +235,23 @@ def _missing_name_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     _missing_module_rules(ctx, facts, scores)
 
 
+def _companion_raised(facts: Facts) -> bool:
+    """The error was raised inside a TensorFlow companion package (tensorflow_probability ...)."""
+    return bool(facts.raising_package and COMPANION.match(facts.raising_package))
+
+
 def _missing_module_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     """A module of TensorFlow or Keras missing in this release: Keras 3's own where TF installs
     it, a mix of releases otherwise; tf-keras, when the code asks for Keras 2 on TF 2.16+."""
     for m in filter(None, map(_NO_SUBMODULE.search, ctx.lines_matching(_NO_SUBMODULE, 2))):
         module, line = m.group(1), m.string
         if module.startswith(_TF1_MODULES) or _TF_CORE_MODULES.search(module):
+            continue
+        if (module.startswith("tensorflow.") and ctx.tf_stated_before((2, 0))
+                and not _companion_raised(facts)):
+            # Code for a later release on a TF 1 (a companion built for another TF: a mix).
+            scores.add("tf-too-old", 84, line, title=finding_title(
+                "tf-too-old.name", tf=ctx.tf_text(), name=module))
             continue
         if module.split(".")[0] == "keras" and (_keras3_beside_tf(ctx, facts)
                                                 or ctx.tf_at_least((2, 16))):
@@ -345,7 +359,7 @@ def _keras3_runs(ctx: TextContext, facts: Facts) -> list[str]:
     if facts.keras3:
         return facts.keras3
     if facts.raising_package == "keras" and ctx.tf_at_least((2, 16)):
-        return [f"TensorFlow {ctx.tf_version or '2.16+'}: its Keras is Keras 3"]
+        return [f"TensorFlow {ctx.tf_text()}: its Keras is Keras 3"]
     return []
 
 
