@@ -180,6 +180,20 @@ def test_the_cuda_installed_turns_a_missing_runtime_into_the_wrong_toolkit(qtbot
     assert titles(dialog) == told  # the last answer stays; nothing ran
 
 
+def test_the_tf_version_typed_tells_tf1_code_from_a_tf_too_old(qtbot, dialog):
+    """A name TensorFlow lacks: TF 1 code on TF 2 when no version is given, the installed TF
+    1.9 too old for the code once it is typed (``--tf-version 1.9``), with the fix's steps."""
+    text = "AttributeError: module 'tensorflow' has no attribute 'py_function'"
+    alone, told = expected_titles(text), expected_titles(text, tf_version="1.9")
+    assert paste_and_explain(qtbot, dialog, text) == alone
+    retype(qtbot, dialog.tf_version, "1.9")
+    assert answered(qtbot, dialog, click(qtbot, dialog.explain_button)) == told
+    assert told[0] == ("TensorFlow 1.9 has no tf.py_function: the code was written for a newer "
+                       "release")
+    shown = cards(dialog)[0].findChildren(QLabel)
+    assert any("tensorflow==1.15.*" in label.text() for label in shown)
+
+
 @pytest.mark.parametrize("value", ["abc", "2.x\x00", "2", "2.10.0.1", "٢.x"])
 def test_a_bad_version_is_said_next_to_the_field_and_nothing_runs(qtbot, dialog, value):
     dialog.paste.setPlainText(CUDART)
