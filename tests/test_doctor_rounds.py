@@ -1162,7 +1162,9 @@ def test_a_module_another_release_has(module, tf, quoted, noise):
     name = f"'{module}'" if quoted else module
     text = around(noise, ["Traceback (most recent call last):",
                           f"ModuleNotFoundError: No module named {name}"], [])
-    keras3 = module.startswith("keras.") and tf in ("2.16.1", "2.18.0")
+    # Keras 3's own modules missing: a Keras 2 is installed, whatever the TF.
+    keras3 = (module.startswith("keras.") and not module.startswith("keras.src.legacy")
+              and tf in ("2.16.1", "2.18.0"))
     # A TF 1 the text states, missing a module of TensorFlow: code for a later release.
     too_old = module.startswith("tensorflow.") and tf == "1.12.0"
     want = ("keras3-strategy-unsupported" if keras3 else "tf-too-old" if too_old
@@ -1338,3 +1340,83 @@ def test_pip_on_windows_finding_no_tensorflow_io_gcs_filesystem(version, op):
     found = explain(text, platform="windows")
     assert found[0].id == "no-windows-build"
     assert "0.31.0" in found[0].title
+
+
+# --- issue 21, fifteenth round: facts of its development cases --------------------------------
+
+@SETTINGS
+@given(st.sampled_from(["cuda", "CUDA", "Cuda"]), st.sampled_from(["9.2", "10.1", "11.2", "12"]),
+       st.sampled_from(["", " in the image", " on my machine", " inside the container",
+                        " of the server"]), st.sampled_from(["the ", "my ", ""]),
+       st.sampled_from(["is", "was"]))
+def test_the_version_of_cuda_said_name_last(name, version, where, the, verb):
+    """c933: "the version of cuda in the image is 9.2" states the CUDA installed, as "CUDA 9.2"
+    does; cuDNN the same."""
+    text = f"However {the}version of {name}{where} {verb} {version}."
+    assert version in facts_of(text).cuda_stated
+    assert "8.1" in facts_of(text.replace(name, "cuDNN").replace(version, "8.1")).cudnn_stated
+
+
+def test_the_stated_cuda_against_the_builds_is_a_mismatch():
+    """c933 in other words: TF 2.3 wants CUDA 10.1; the image has 9.2."""
+    text = ("I cannot use the GPU with tensorflow 2.3.1.\n"
+            "The version of CUDA inside the container is 9.2.")
+    assert rule_ids(text, platform="linux")[0] == "cuda-version-mismatch"
+
+
+@SETTINGS
+@given(NOISE, st.sampled_from(["tensorflow.python.framework.errors_impl.InternalError: ",
+                               "InternalError: ", ""]))
+def test_the_cuda_runtime_failing_to_start_on_the_driver(noise, prefix):
+    """c934: a bundled CUDA 11 runtime on a driver made for CUDA 10."""
+    text = around(noise, [f"{prefix}cudaGetDevice() failed. Status: initialization error"], [])
+    assert rule_ids(text)[0] == "driver-too-old"
+
+
+@SETTINGS
+@given(st.sampled_from([("tensorflow.contrib", "distribute"),
+                        ("tensorflow.compat.v1", "AUTO_REUSE"), ("tensorflow.data", "experimental"),
+                        ("tensorflow.keras", "mixed_precision")]),
+       st.sampled_from(["1.7", "1.8.0", "1.12"]), NOISE)
+def test_a_name_a_submodule_of_a_stated_tf_1_lacks(where, tf, noise):
+    """c952: "module 'tensorflow.contrib' has no attribute 'distribute'" on TF 1.7: TF 1.8
+    brought it. Raised inside a package (Keras), the package is built for another TF."""
+    module, name = where
+    line = f"AttributeError: module '{module}' has no attribute '{name}'"
+    found = explain(around(noise, ['  File "train.py", line 9, in <module>', line], []),
+                    tf_version=tf)
+    assert found[0].id == "tf-too-old"
+    assert "tf" + module.removeprefix("tensorflow") + "." + name in found[0].title
+    keras = around(noise, [_frame("/usr/lib/python3.6/site-packages", "keras", "backend.py"),
+                           line], [])
+    assert "tf-too-old" not in rule_ids(keras, tf_version=tf)
+
+
+@SETTINGS
+@given(st.sampled_from([("tensorflow.python", "tf2"), ("tensorflow.keras.layers", "Layer"),
+                        ("tensorflow", "function")]), st.sampled_from(["1.8", "1.12"]), NOISE)
+def test_an_import_a_stated_tf_1_cannot_satisfy(where, tf, noise):
+    """c942: "from tensorflow.python import tf2" failing on TF 1.12 (the Object Detection API
+    is written for 1.15 and 2.x). No version stated: a mix of releases, as before."""
+    module, name = where
+    text = around(noise, ['  File "object_detection/utils/tf_version.py", line 17, in <module>',
+                          f"    from {module} import {name}",
+                          f"ImportError: cannot import name '{name}'"], [])
+    found = explain(text, tf_version=tf)
+    assert found[0].id == "tf-too-old", [f.id for f in found]
+    assert "tf" + module.removeprefix("tensorflow") + "." + name in found[0].title
+    assert rule_ids(text)[0] == "mixed-tf-packages"
+
+
+@SETTINGS
+@given(st.sampled_from(["set_random_seed", "placeholder", "Session"]), NOISE)
+def test_python_2s_words_for_a_name_tensorflow_lacks(name, noise):
+    """c953: Python 2 says "'module' object has no attribute 'set_random_seed'"; the quoted
+    code asks it of ``tf``. TF 1 code on TF 2, or a TF 1 too old when one is stated. Without
+    ``tf.`` in the code the module is anything's."""
+    text = around(noise, ['  File "utils.py", line 22, in <module>', f"    tf.{name}(seed)",
+                          f"AttributeError: 'module' object has no attribute '{name}'"], [])
+    assert rule_ids(text)[0] == "tf1-api-on-tf2"
+    assert rule_ids(text, tf_version="1.2.0")[0] == "tf-too-old"
+    other = text.replace(f"tf.{name}", f"np.{name}")
+    assert "tf1-api-on-tf2" not in rule_ids(other)

@@ -84,6 +84,9 @@ _SIGNATURES: tuple[_Signature, ...] = (
     # and nvidia-container-cli refusing a CUDA image on an older driver.
     _sig("driver-too-old", 90, r"Possibly insufficient driver version|"
          r"unsatisfied condition: cuda>=\d"),
+    # The CUDA runtime failing to start on this driver: a runtime newer than the driver (an
+    # app's bundled CUDA 11 on a driver for CUDA 10).
+    _sig("driver-too-old", 70, r"cudaGetDevice\(\) failed\. Status: initialization error"),
     _sig("driver-too-old", 82, r"CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
          r"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|forward compatibility was attempted"),
     # Versions of CUDA / cuDNN.
@@ -340,6 +343,7 @@ _EVERY_TF = frozenset({
 })
 # "Module 'tensorflow' ..." too: a title or a sentence starts with a capital.
 _NO_ATTR = re.compile(r"[Mm]odule 'tensorflow(?:\.compat\.v2)?' has no attribute '(\w+)'")
+_PY2_NO_ATTR = re.compile(r"'module' object has no attribute '(\w+)'")
 _SCRIPT = re.compile(r"File \"([^\"]+\.py)\", line \d+")
 
 
@@ -904,11 +908,10 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
             module = m.group(1) or f"tensorflow.{m.group(2)}"
             scores.add("tf1-api-on-tf2", 95, line, removed=[module],
                        title=finding_title("tf1-api-on-tf2.removed-module", module=module))
-    for line in ctx.lines_matching(_NO_ATTR, len(ctx.lines)):
-        m = _NO_ATTR.search(line)
-        if not m or m.group(1) in ("estimator", "contrib", "examples"):
+    for line, name in _tf_attributes_missing(ctx):
+        if name in ("estimator", "contrib", "examples"):
             continue
-        if m.group(1) in _EVERY_TF:
+        if name in _EVERY_TF:
             # Every release has it: the package that imported is not a whole TensorFlow (an
             # uninstall of a second distribution took shared files, or leftovers of another).
             scores.add("mixed-tf-packages", 86, line)
@@ -916,12 +919,25 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
         if ctx.tf_stated_before((2, 0)):
             # TF 1 has TF 1's API: a name it lacks is one a later release brought.
             scores.add("tf-too-old", 90, line, title=finding_title(
-                "tf-too-old.name", tf=ctx.tf_text(), name=f"tf.{m.group(1)}"))
+                "tf-too-old.name", tf=ctx.tf_text(), name=f"tf.{name}"))
             continue
-        known = m.group(1) in _TF1_ONLY
+        known = name in _TF1_ONLY
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,
                    title=None if known else finding_title("tf1-api-on-tf2.unknown-attribute",
-                                                          name=m.group(1)))
+                                                          name=name))
+
+
+def _tf_attributes_missing(ctx: TextContext) -> list[tuple[str, str]]:
+    """Names TensorFlow's module lacks, with their lines: "module 'tensorflow' has no attribute
+    'Session'", and Python 2's "'module' object has no attribute 'Session'" where the code the
+    traceback quotes asks ``tf.Session``."""
+    found = [(line, m.group(1)) for line in ctx.lines_matching(_NO_ATTR, len(ctx.lines))
+             if (m := _NO_ATTR.search(line))]
+    for line in ctx.lines_matching(_PY2_NO_ATTR, 2):
+        m = _PY2_NO_ATTR.search(line)
+        if m and ctx.lines_matching(rf"\btf\.{m.group(1)}\b", 1):
+            found.append((line, m.group(1)))
+    return found
 
 
 # --- a tensorflow that is not the installed package -------------------------------------------

@@ -63,11 +63,20 @@ _JOIN = (r"(?:[ _\-]?(?:toolkit\s*)?|\s*(?:version|版本)(?:\s+(?:of (?:my|the)
 # start of a longer number or name ("cuda11x", "cudnn64_7").
 _CUDA_NUMBER = r"(\d{1,2}\.\d(?!\d)|(?:[7-9]|1[0-3])(?!\w|\.\d))"
 _CUDNN_NUMBER = r"(\d\.\d{1,2}(?!\d)|\d(?!\w|\.\d))"
+
+
+def _version_of(name: str) -> str:
+    """The name after its version: "the version of cuda in the image is 9.2"."""
+    return (rf"\bversion of (?:the |my )?{name}(?:[ \t]+(?:in|on|inside|of) (?:the |my |this )?"
+            rf"\w+)?[ \t]+(?:is|was)[ \t]+v?")
+
+
 _CUDA_VERSION = re.compile(
-    _NAME_START + r"cuda" + _JOIN + _CUDA_NUMBER + "|"
+    _NAME_START + r"cuda" + _JOIN + _CUDA_NUMBER + "|" + _version_of("cuda") + _CUDA_NUMBER + "|"
     # nvcc --version: "Cuda compilation tools, release 10.2, V10.2.89".
     r"\brelease (\d{1,2}\.\d), V\d", re.IGNORECASE)
-_CUDNN_VERSION = re.compile(_NAME_START + r"cudnn" + _JOIN + _CUDNN_NUMBER, re.IGNORECASE)
+_CUDNN_VERSION = re.compile(_NAME_START + r"cudnn" + _JOIN + _CUDNN_NUMBER + "|"
+                            + _version_of("cudnn") + _CUDNN_NUMBER, re.IGNORECASE)
 # The same versions written the other way round: the issue template's field "CUDA/cuDNN
 # version" and its value on that line or the next, after a blank one in the Markdown form
 # ("10.0", "11.2/8", "10.2 and 7.6.5", a name before each number is read by the patterns

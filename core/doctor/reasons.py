@@ -23,7 +23,7 @@ from core.doctor.scores import Scores
 _INTERNAL_ATTRIBUTE = re.compile(
     r"module '(tensorflow(?:\.python|\._api\.v1|\.compat\.v2\.__internal__|\.__internal__)"
     r"[\w.]*)' has no attribute '\w+'")
-_TF_ATTRIBUTE = re.compile(r"[Mm]odule 'tensorflow[\w.]*' has no attribute '\w+'")
+_TF_ATTRIBUTE = re.compile(r"[Mm]odule '(tensorflow[\w.]*)' has no attribute '(\w+)'")
 # A name missing from TensorFlow or Keras at import: files of two installs mixed, or a Keras of
 # another release ("cannot import name 'abs'", "... 'tf_utils'").
 _CANNOT_IMPORT = re.compile(r"cannot import name '?(\w+)'?(?: from '([\w.]+)')?")
@@ -34,6 +34,8 @@ _TF_OR_KERAS = ("tensorflow", "tensorflow_core", "keras", "tf_keras")
 _NO_SUBMODULE = re.compile(
     r"[Nn]o module named '?((?:tensorflow(?:_core)?|keras|tf_keras)\.\w[\w.]*)")
 _TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples")
+# Keras 3's own modules: missing, the Keras installed is a Keras 2 (a mix, whatever the TF).
+_KERAS3_MODULES = ("keras.src.legacy", "keras.src.ops", "keras.src.trainers", "keras.src.tree")
 # Parts every TensorFlow has: missing, the install itself is broken or was never whole.
 _TF_CORE_MODULES = re.compile(r"tensorflow\.(?:python|core)$|pywrap")
 # Keras 2 for TF 2.16+ (the tf-keras package) asked for and not installed.
@@ -217,22 +219,56 @@ def _package_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
 def _missing_name_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     """A name TensorFlow or Keras lacks, asked for by code written for another release:
     Keras, a companion package, or TensorFlow's own internals."""
-    keras_frame = facts.raising_package in ("keras", "tf_keras")
-    companion_frame = _companion_raised(facts)
-    for line in ctx.lines_matching(_TF_ATTRIBUTE, 2):
-        if keras_frame or companion_frame or _INTERNAL_ATTRIBUTE.search(line):
-            title = ("mixed-tf-packages.keras" if keras_frame else
-                     "mixed-tf-packages.companion" if companion_frame else None)
-            scores.add("mixed-tf-packages", 95, line,
-                       title=finding_title(title) if title else None)
+    _missing_attribute_rules(ctx, facts, scores)
+    tf1_code = _tf1_code(ctx, facts)
     for line in ctx.lines_matching(_CANNOT_IMPORT, 2):
         m = _CANNOT_IMPORT.search(line)
         module = (m.group(2) or "") if m else "-"
         if module.split(".")[0] == "keras" and _keras3_beside_tf(ctx, facts):
             continue  # a name Keras 3 dropped: :func:`_keras3_rules`
-        if module.split(".")[0] in ("", *_TF_OR_KERAS):
+        if tf1_code and m and (asked := _asked_of_tensorflow(ctx, m.group(1), module)):
+            _tf_too_old(ctx, scores, line, asked)
+        elif module.split(".")[0] in ("", *_TF_OR_KERAS):
             scores.add("mixed-tf-packages", 84, line)
     _missing_module_rules(ctx, facts, scores)
+
+
+def _missing_attribute_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """"module 'tensorflow...' has no attribute": raised in Keras, a companion or TF's
+    internals, a mix of releases; in one's own code on a TF 1, a TF too old for it."""
+    keras_frame = facts.raising_package in ("keras", "tf_keras")
+    companion_frame = _companion_raised(facts)
+    tf1_code = _tf1_code(ctx, facts)
+    for line in ctx.lines_matching(_TF_ATTRIBUTE, 2):
+        if tf1_code and (m := _TF_ATTRIBUTE.search(line)):
+            _tf_too_old(ctx, scores, line, f"{m.group(1)}.{m.group(2)}")
+        elif keras_frame or companion_frame or _INTERNAL_ATTRIBUTE.search(line):
+            title = ("mixed-tf-packages.keras" if keras_frame else
+                     "mixed-tf-packages.companion" if companion_frame else None)
+            scores.add("mixed-tf-packages", 95, line,
+                       title=finding_title(title) if title else None)
+
+
+def _tf1_code(ctx: TextContext, facts: Facts) -> bool:
+    """Code of the user's or a project's (no package raised it) on a TF 1 the text states."""
+    return ctx.tf_stated_before((2, 0)) and facts.raising_package in (None, "__main__")
+
+
+def _asked_of_tensorflow(ctx: TextContext, name: str, module: str) -> str | None:
+    """The TensorFlow name an import could not find ("tensorflow.python.tf2"), when it was asked
+    of TensorFlow: the message's module, or the import line the traceback quotes."""
+    if module.startswith("tensorflow"):
+        return f"{module}.{name}"
+    quoted = ctx.lines_matching(rf"^from tensorflow[\w.]* import .*\b{re.escape(name)}\b", 1)
+    return f"{quoted[0].split()[1]}.{name}" if not module and quoted else None
+
+
+def _tf_too_old(ctx: TextContext, scores: Scores, line: str, name: str) -> None:
+    """A name of TensorFlow that a TF 1 the text states lacks: TF 1 has TF 1's API, so what it
+    lacks came in a later release."""
+    name = "tf" + name.removeprefix("tensorflow") if name.startswith("tensorflow") else name
+    scores.add("tf-too-old", 88, line, title=finding_title("tf-too-old.name", tf=ctx.tf_text(),
+                                                            name=name))
 
 
 def _companion_raised(facts: Facts) -> bool:
@@ -247,14 +283,12 @@ def _missing_module_rules(ctx: TextContext, facts: Facts, scores: Scores) -> Non
         module, line = m.group(1), m.string
         if module.startswith(_TF1_MODULES) or _TF_CORE_MODULES.search(module):
             continue
-        if (module.startswith("tensorflow.") and ctx.tf_stated_before((2, 0))
-                and not _companion_raised(facts)):
+        if module.startswith("tensorflow.") and _tf1_code(ctx, facts):
             # Code for a later release on a TF 1 (a companion built for another TF: a mix).
-            scores.add("tf-too-old", 84, line, title=finding_title(
-                "tf-too-old.name", tf=ctx.tf_text(), name=module))
+            _tf_too_old(ctx, scores, line, module)
             continue
-        if module.split(".")[0] == "keras" and (_keras3_beside_tf(ctx, facts)
-                                                or ctx.tf_at_least((2, 16))):
+        if module.split(".")[0] == "keras" and not module.startswith(_KERAS3_MODULES) and (
+                _keras3_beside_tf(ctx, facts) or ctx.tf_at_least((2, 16))):
             scores.add("keras3-strategy-unsupported", 82, line,
                        title=finding_title("keras3-strategy-unsupported.keras3-runs"))
         else:
