@@ -1420,3 +1420,59 @@ def test_python_2s_words_for_a_name_tensorflow_lacks(name, noise):
     assert rule_ids(text, tf_version="1.2.0")[0] == "tf-too-old"
     other = text.replace(f"tf.{name}", f"np.{name}")
     assert "tf1-api-on-tf2" not in rule_ids(other)
+
+
+# --- issue 21, sixteenth round: facts of its development cases --------------------------------
+
+@pytest.mark.parametrize("line, cause", [
+    # c974, c975: Colab dropped TF 1.
+    ("ValueError: Tensorflow 1 is unsupported in Colab.", "tf1-api-on-tf2"),
+    # c981: a library reaching into TF 2.1's internals (tensorflow_core) for what TF 2.3 has.
+    ("AttributeError: module 'tensorflow_core.python.keras.api._v2.keras.activations' has no "
+     "attribute 'swish'", "mixed-tf-packages"),
+    # c1007: NumPy 2 in words.
+    ("Numpy's version has been already upgraded to 2.x, but now tensorflow can't support it.",
+     "mixed-tf-packages"),
+    ("after installing numpy 2.0.1 tensorflow is not compatible anymore", "mixed-tf-packages"),
+    # c1008: TF's library asking protobuf for a symbol another protobuf has.
+    ("ImportError: /usr/local/lib/python3.6/dist-packages/tensorflow/python/"
+     "_pywrap_tensorflow_internal.so: undefined symbol: "
+     "_ZN6google8protobuf8internal26fixed_address_empty_stringE", "dependency-version-conflict"),
+])
+def test_the_sixteenth_rounds_facts(line, cause):
+    assert rule_ids(line)[0] == cause, rule_ids(line)
+
+
+@pytest.mark.parametrize("line", [
+    "I have 2 GPUs; numpy works, tensorflow is not compatible with my driver",
+    "numpy 1.26.2 is installed, tensorflow does not work"])
+def test_numpy_2_in_words_needs_numpy_2(line):
+    """A 2 that is not NumPy's major version ("2 GPUs", "1.26.2") is not NumPy 2."""
+    assert "mixed-tf-packages" not in rule_ids(line)
+
+
+@SETTINGS
+@given(st.sampled_from(["TFBertForSequenceClassification", "TFAutoModel", "TFGPT2LMHeadModel"]),
+       st.sampled_from([" (unknown location)", " (/usr/lib/python3/site-packages/transformers/"
+                                                "__init__.py)", ""]), NOISE)
+def test_transformers_without_its_tf_classes(name, where, noise):
+    """c979: transformers hides its TF classes when the TF it finds is missing or older than
+    it supports (TF 2.0 under transformers 4.2)."""
+    text = around(noise, [f"ImportError: cannot import name '{name}' from 'transformers'{where}"],
+                  [])
+    found = explain(text)
+    assert found[0].id == "mixed-tf-packages"
+    assert "companion package" in found[0].title
+
+
+@SETTINGS
+@given(st.sampled_from(["a saved H5 model that is built on Tensorflow 2.12",
+                        "the model was trained with TF 2.15 on my desktop",
+                        "weights saved with tensorflow 2.10"]),
+       st.sampled_from(["2.4", "2.4.1", "2.9.0"]))
+def test_a_model_saved_by_a_newer_tf_in_words(line, tf):
+    """c995: an H5 model built on TF 2.12, loaded by a Jetson's TF 2.4. Loaded by the same or a
+    newer TF, it is not this."""
+    assert rule_ids(line, tf_version=tf)[0] == "tf-too-old"
+    assert "tf-too-old" not in rule_ids(line, tf_version="2.16.1")
+    assert "tf-too-old" not in rule_ids(line)

@@ -163,6 +163,12 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("mixed-tf-packages", 95, r"conflicting TensorFlow installations"),
     _sig("mixed-tf-packages", 90, r"compiled using NumPy 1\.x cannot be run in|"
          r"_ARRAY_API not found|numpy<2\b|support NumPy 2\b", numpy="downgrade"),
+    # The same in a person's words: "Numpy's version has been upgraded to 2.x, but now
+    # tensorflow can't support it".
+    _sig("mixed-tf-packages", 80, then(r"\bnumpy\b[^\n]{0,40}?(?<![\d.])2(?:\.x|\.\d+)?\b",
+                                      r"(?:can'?t|cannot|does ?n[o']?t|not) (?:support|work)|"
+                                      r"incompatible|not compatible"), "numpy-api",
+         numpy="downgrade"),
     # protobuf 4 says "cannot not be created" (sic).
     _sig("mixed-tf-packages", 88, r"Descriptors cannot (?:not )?be created directly|"
          # The workarounds protobuf prints with it, when the rest was not pasted.
@@ -185,6 +191,8 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"to a Python type"),
     _sig("tf-windows-gpu-unsupported", 95, r"\"tensorflow-gpu\" package has been removed",
          "package-removed"),
+    # Colab has no TF 1 any more: a TF 1 notebook there.
+    _sig("tf1-api-on-tf2", 92, r"Tensorflow 1 is unsupported in Colab"),
     # Modules, formats and layer types Keras 2 had and Keras 3 (TF 2.16+) does not.
     _sig("keras3-strategy-unsupported", 88, r"No module named 'keras\.(?:src\.)?(?:engine|"
          r"layers\.core|wrappers|utils\.generic_utils|preprocessing\.text)'|"
@@ -281,6 +289,13 @@ _SIGNATURES: tuple[_Signature, ...] = (
                                                       r"not activated")),
     # A NumPy older than TF's code (NumPy 1.12's einsum, asked by TF 1.3+).
     _sig("dependency-version-conflict", 84, r"cannot import name '?c_einsum\b", package="numpy"),
+    # TF's library asking protobuf's for a C++ symbol it lacks (Itanium mangling: namespace
+    # google::protobuf): a protobuf of another release than the build's.
+    _sig("dependency-version-conflict", 86, r"undefined symbol: _ZN\w*?6google8protobuf",
+         package="protobuf"),
+    # transformers hides its TF classes when the TensorFlow it finds is missing or too old.
+    _sig("mixed-tf-packages", 84, r"cannot import name '?TF[A-Z]\w+'? from '?transformers\b",
+         "companion", companion=True),
     # A package's own check of the TensorFlow it needs (keras-retinanet, TF Addons).
     _sig("mixed-tf-packages", 86, r"You are using tensorflow version [\d.]+\.? The minimum "
          r"required version is", "requires"),
@@ -375,6 +390,7 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     _python_rules(ctx, scores)
     _pip_conflict_rules(ctx, scores)
     _tf1_rules(ctx, scores)
+    _saved_by_newer_rules(ctx, scores)
     _host_memory_rules(ctx, scores)
     _memory_words_rules(ctx, scores)
     _shadowed_rules(ctx, scores)
@@ -925,6 +941,25 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,
                    title=None if known else finding_title("tf1-api-on-tf2.unknown-attribute",
                                                           name=name))
+
+
+# A model the text says was saved (built, trained) with a TensorFlow release: "a saved H5
+# model that is built on Tensorflow 2.12".
+_MODEL_FROM = re.compile(r"\b(?:model|h5|checkpoint|weights)\b[^\n]{0,60}?\b(?:built|saved|"
+                         r"trained|created|made|exported)\s+(?:on|with|in|using|by)\s+"
+                         r"(?:tensorflow|tf)[\s-]?v?(\d+\.\d+)", re.IGNORECASE)
+
+
+def _saved_by_newer_rules(ctx: TextContext, scores: Scores) -> None:
+    """The text says the model was saved by a newer TensorFlow than the one stated to load it."""
+    if not ctx.tf_version:
+        return
+    for line in ctx.lines_matching(_MODEL_FROM, 2):
+        m = _MODEL_FROM.search(line)
+        saved = kb.parse_version(m.group(1)) if m else None
+        if saved and kb.minor_of(saved) > kb.minor_of(ctx.tf_version):
+            scores.add("tf-too-old", 84, line, title=finding_title("tf-too-old.saved-model"))
+            return
 
 
 def _tf_attributes_missing(ctx: TextContext) -> list[tuple[str, str]]:

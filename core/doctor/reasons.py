@@ -21,8 +21,8 @@ from core.doctor.scores import Scores
 # TensorFlow's internal modules: a name missing there is code written for another TF (standalone
 # keras, a library reaching into tensorflow.python), not TF 1.x code (tensorflow._api.v2.*).
 _INTERNAL_ATTRIBUTE = re.compile(
-    r"module '(tensorflow(?:\.python|\._api\.v1|\.compat\.v2\.__internal__|\.__internal__)"
-    r"[\w.]*)' has no attribute '\w+'")
+    r"module '(tensorflow(?:_core)?(?:\.python|\._api\.v1|\.compat\.v2\.__internal__|"
+    r"\.__internal__)[\w.]*)' has no attribute '\w+'")
 _TF_ATTRIBUTE = re.compile(r"[Mm]odule '(tensorflow[\w.]*)' has no attribute '(\w+)'")
 # A name missing from TensorFlow or Keras at import: files of two installs mixed, or a Keras of
 # another release ("cannot import name 'abs'", "... 'tf_utils'").
