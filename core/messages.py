@@ -815,6 +815,9 @@ CATALOGUE: dict[str, Message] = {
         "The operating system is older than this TensorFlow build needs (its glibc or "
         "libstdc++ on Linux, its macOS version)",
         "操作系统比此 TensorFlow 版本所需的旧（Linux 上的 glibc 或 libstdc++，或 macOS 版本）"),
+    "finding.module-not-installed": Message(
+        "A module the code imports is not installed in this Python",
+        "代码导入的某个模块没有安装在这个 Python 中"),
     "finding.tf-too-old": Message(
         "The installed TensorFlow is older than this code (or saved model) needs",
         "已安装的 TensorFlow 比这段代码（或保存的模型）所需的旧"),
@@ -855,6 +858,9 @@ CATALOGUE: dict[str, Message] = {
         "TensorFlow {tensorflow}), or install it inside WSL 2",
         "{package} 在 {last} 之后没有为原生 Windows 发布的版本：固定使用 {last}（配合 TensorFlow "
         "{tensorflow}），或在 WSL 2 中安装"),
+    "finding.module-not-installed.named": Message(
+        "{module} is not installed in this Python (its package: {package})",
+        "这个 Python 中没有安装 {module}（它所在的包：{package}）"),
     "finding.tf-too-old.name": Message(
         "TensorFlow {tf} has no {name}: the code was written for a newer release",
         "TensorFlow {tf} 没有 {name}：这段代码是为更新的版本编写的"),
@@ -1395,6 +1401,20 @@ CATALOGUE: dict[str, Message] = {
         "choose a Python inside WSL in the Machine view (Use for this job).",
         "或者在 WSL 2 中安装并训练，那里可以安装它的 Linux 版本：在 TensorDeck 的“本机”视图中"
         "选择 WSL 中的 Python（“用于此作业”）。"),
+    "fix.module-install": Message(
+        "Install the package that provides {module} into the Python that runs the code (if the "
+        "name is misspelled where the code imports it, correct it there instead):",
+        "把提供 {module} 的包安装到运行代码的那个 Python 中（如果是代码里导入时拼错了名字，"
+        "请改正那里的名字）："),
+    "fix.module-find": Message(
+        "Install the package that provides the missing module into the Python that runs the "
+        "code (its README or requirements.txt names it).",
+        "把提供所缺模块的包安装到运行代码的那个 Python 中（见其 README 或 requirements.txt）。"),
+    "fix.module-env": Message(
+        "If it is installed in another environment (a conda env, a venv), run the code with "
+        "that environment's Python, or install it here too.",
+        "如果它装在另一个环境中（conda 环境、venv），请用那个环境的 Python 运行代码，或者在这里"
+        "也安装它。"),
     "fix.tf-version-check": Message(
         "See which TensorFlow this Python imports:", "查看此 Python 导入的是哪个 TensorFlow："),
     "fix.tf-too-old-upgrade": Message(

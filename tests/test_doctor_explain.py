@@ -10,6 +10,8 @@ import pytest
 
 from core.doctor import kb
 from core.doctor.explain import explain
+from core.doctor.fixes import finding_ids
+from tests.conftest import REPO
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
 CASES = [json.loads(line) for f in sorted(CORPUS.glob("*.jsonl"))
@@ -57,6 +59,12 @@ def test_text_alone(case: dict) -> None:
         assert case["label"] in ids
     else:
         assert ids[0] == _first_expected(case) and case["label"] in ids, ids
+
+
+def test_the_readme_lists_every_finding_id() -> None:
+    """The README's list of ids is what a user of ``--json`` reads: a new id goes in it."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert [fid for fid in finding_ids() if f"`{fid}`" not in readme] == []
 
 
 def test_every_case_has_a_source_and_known_label() -> None:

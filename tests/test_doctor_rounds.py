@@ -1476,3 +1476,70 @@ def test_a_model_saved_by_a_newer_tf_in_words(line, tf):
     assert rule_ids(line, tf_version=tf)[0] == "tf-too-old"
     assert "tf-too-old" not in rule_ids(line, tf_version="2.16.1")
     assert "tf-too-old" not in rule_ids(line)
+
+
+# --- issue 21: module-not-installed, grown from five development gaps -------------------------
+
+NAMES = st.from_regex(r"[a-z][a-z0-9_]{2,14}", fullmatch=True).filter(
+    lambda n: not n.startswith(("tensorflow", "tf_keras", "keras", "pywrap", "_pywrap")))
+
+
+@SETTINGS
+@given(NAMES, NOISE, st.sampled_from(["ModuleNotFoundError: ", "ImportError: ", "E   "]))
+def test_a_module_no_package_provides(name, noise, prefix):
+    """c892, c988: "No module named 'commentjson'" / 'keras_core': the package is not in the
+    Python that runs the code; the fix installs it with that Python's pip."""
+    text = around(noise, ["Traceback (most recent call last):", '  File "train.py", line 18',
+                          f"    import {name}", f"{prefix}No module named '{name}'"], [])
+    found = explain(text)
+    assert found[0].id == "module-not-installed", [f.id for f in found]
+    assert name in found[0].title
+    assert any(f"pip install {name.replace('_', '-')}" in (step.command or "")
+               for step in found[0].steps)
+
+
+@pytest.mark.parametrize("line, package", [
+    ("ImportError: No module named protobuf", "protobuf"),  # c886: Python 2's last part
+    ("ModuleNotFoundError: No module named 'google.protobuf'", "protobuf"),
+    ("Original import error: No module named 'absl'", "absl-py"),  # c824
+    ("ModuleNotFoundError: No module named 'cv2'", "opencv-python"),
+    ("ModuleNotFoundError: No module named 'sklearn'", "scikit-learn"),
+])
+def test_the_package_of_a_module_named_otherwise(line, package):
+    found = explain(line)
+    assert found[0].id == "module-not-installed"
+    assert f"pip install {package}" in found[0].steps[0].command
+
+
+@pytest.mark.parametrize("line", [
+    "ModuleNotFoundError: No module named 'sklearn.externals.joblib'",  # a submodule: an API
+    "ImportError: No module named contrib",  # Python 2: the last part of tensorflow.contrib
+    "ModuleNotFoundError: No module named 'tensorflow'",  # tf-not-installed's
+    "ModuleNotFoundError: No module named 'keras'",
+    "ImportError: No module named pywrap_tensorflow",
+])
+def test_what_is_no_package_missing(line):
+    assert "module-not-installed" not in rule_ids(line)
+
+
+def test_the_last_error_is_what_failed_not_a_cuda_warning_before_it():
+    """c892: TF's dlerror for cudart (a warning on a machine without CUDA), then the script's
+    import of a package that is not installed."""
+    text = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load "
+            "dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found\n"
+            "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror "
+            "if you do not have a GPU set up on your machine.\n"
+            "Traceback (most recent call last):\n  File \"train.py\", line 18, in <module>\n"
+            "    import commentjson\nModuleNotFoundError: No module named 'commentjson'")
+    assert rule_ids(text, platform="windows")[0] == "module-not-installed"
+
+
+def test_tf_1s_source_tree_words_after_a_missing_dependency():
+    """c886: TF 1 says "you should not try to import tensorflow from its source directory"
+    after any import error; protobuf not installed is the error. Its own native module
+    missing there is still the source tree."""
+    tail = ("\n\nError importing tensorflow.  Unless you are using bazel,\nyou should not try "
+            "to import tensorflow from its source directory;\nplease exit the tensorflow source "
+            "tree, and relaunch your python interpreter\nfrom there.")
+    assert rule_ids("ImportError: No module named protobuf" + tail)[0] == "module-not-installed"
+    assert rule_ids("ImportError: No module named pywrap_tensorflow" + tail)[0] == "tf-shadowed"

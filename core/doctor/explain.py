@@ -23,6 +23,7 @@ from core.doctor.capture import bounded_text
 from core.doctor.context import TextContext, read_context
 from core.doctor.facts import MAX_LIBRARIES, Facts, library_stem, read_facts, then
 from core.doctor.fixes import FixContext, finding_title, make_finding
+from core.doctor.packages import KNOWN_DEPENDENCIES, distribution, missing_module_rules
 from core.doctor.prose import prose_rules
 from core.doctor.reasons import fact_rules
 from core.doctor.scores import MAX_EVIDENCE as MAX_EVIDENCE  # re-exported: the limit is read here
@@ -393,6 +394,7 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     _saved_by_newer_rules(ctx, scores)
     _host_memory_rules(ctx, scores)
     _memory_words_rules(ctx, scores)
+    missing_module_rules(ctx, scores)
     _shadowed_rules(ctx, scores)
     _install_rules(ctx, scores)
     _dependency_rules(ctx, scores)
@@ -1007,7 +1009,9 @@ def _shadowed_rules(ctx: TextContext, scores: Scores) -> None:
     package: the error that follows is not the installation's."""
     said = ctx.lines_matching(_SOURCE_TREE, 1) or ctx.lines_matching(_CIRCULAR, 1)
     if said:
-        scores.add("tf-shadowed", 96, said)
+        # TF 1 says "source directory" after any import error: a dependency that is not
+        # installed at all (module-not-installed) is then the error, not the source tree.
+        scores.add("tf-shadowed", 60 if scores.has("module-not-installed") else 96, said)
         return
     frames = [(line, m.group(1)) for line in ctx.lines_matching(_FRAME_FILE, MAX_EVIDENCE * 4)
               if (m := _FRAME_FILE.search(line)) and _shadowing_frame(m.group(1))]
@@ -1096,23 +1100,9 @@ _DEP_MESSAGES = (
 )
 _ANY_DEP_MESSAGE = re.compile("|".join(f"(?:{rx.pattern})" for rx in _DEP_MESSAGES))
 _TRACEBACK_FRAME = re.compile(r"File \"[^\"]*[\\/]site-packages[\\/]([\w]+)[\\/]")
-_MODULE_DISTRIBUTION = {"google": "protobuf", "absl": "absl-py", "grpc": "grpcio"}
 _NOT_DEPENDENCIES = ("tensorflow", "tensorflow_core", "__main__", "builtins")
-# TensorFlow's own requirements (2.10-2.21) and the packages most often installed beside it.
-# A module neither here nor in a site-packages frame is the user's own code, not a dependency.
-_KNOWN_DEPENDENCIES = frozenset({
-    "numpy", "google", "h5py", "ml_dtypes", "keras", "tf_keras", "absl", "typing_extensions",
-    "wrapt", "grpc", "opt_einsum", "gast", "termcolor", "flatbuffers", "tensorboard", "jax",
-    "jaxlib", "scipy", "six", "astunparse", "libclang", "packaging", "optree", "rich", "namex",
-    "requests", "urllib3", "setuptools", "tensorflow_io_gcs_filesystem", "tensorflow_estimator",
-})
 _NUMPY_ALIASES = re.compile(r"module 'numpy' has no attribute '(?:object|bool|int|float|"
                             r"complex|str)'")
-
-
-def _distribution(module: str) -> str:
-    top = module.split(".")[0]
-    return _MODULE_DISTRIBUTION.get(module, _MODULE_DISTRIBUTION.get(top, top.replace("_", "-")))
 
 
 def _dependency_rules(ctx: TextContext, scores: Scores) -> None:
@@ -1123,7 +1113,7 @@ def _dependency_rules(ctx: TextContext, scores: Scores) -> None:
         return  # a known mismatch, with its own fix
     frames = ctx.whole().findall(_TRACEBACK_FRAME)
     if _dependency_dll(ctx):
-        package = _distribution(frames[-1])
+        package = distribution(frames[-1])
         scores.add("dependency-version-conflict", 84,
                    ctx.lines_matching(r"DLL load failed|File \"[^\"]*site-packages", 2)[-1:]
                    + ctx.lines_matching(r"DLL load failed"),
@@ -1136,7 +1126,7 @@ def _dependency_rules(ctx: TextContext, scores: Scores) -> None:
             continue  # TensorFlow's own family at another version: a mixed install
         module = _dependency_named(line, frames)
         if module is not None:
-            _dependency_message_rule(ctx, scores, line, _distribution(module), frames)
+            _dependency_message_rule(ctx, scores, line, distribution(module), frames)
             return
 
 
@@ -1147,7 +1137,7 @@ def _dependency_named(line: str, frames: list[str]) -> str | None:
         m = rx.search(line)
         top = m.group(1).split(".")[0] if m else ""
         if m and top not in _NOT_DEPENDENCIES and (
-                top in _KNOWN_DEPENDENCIES or top in frames or "site-packages" in line):
+                top in KNOWN_DEPENDENCIES or top in frames or "site-packages" in line):
             return m.group(1)
     return None
 

@@ -110,6 +110,7 @@ _CATALOG: dict[str, Severity] = {
     "tf-shadowed": "error",
     "os-too-old": "error",
     "tf-too-old": "error",
+    "module-not-installed": "error",
     "no-windows-build": "error",
     "script-not-parsed": "warning",
     "pip-install-failed": "error",
@@ -141,6 +142,11 @@ def finding_title(key: str, /, **params: object) -> Text:
 
 def is_known(fid: str) -> bool:
     return fid in _CATALOG
+
+
+def finding_ids() -> tuple[str, ...]:
+    """Every finding id the doctor can name."""
+    return tuple(_CATALOG)
 
 
 # --- quoting --------------------------------------------------------------------------------
@@ -813,6 +819,13 @@ def _tf_too_old(ctx: FixContext) -> list[FixStep]:
                      _pip(ctx, *upgrade))]
 
 
+def _module_not_installed(ctx: FixContext) -> list[FixStep]:
+    package = ctx.detail.get("package")
+    install = _program(ctx, _said("module-install", module=ctx.detail.get("module")),
+                       _pip(ctx, "install", package)) if package else _step(_said("module-find"))
+    return [install, _step(_said("module-env"))]
+
+
 def _no_windows_build(ctx: FixContext) -> list[FixStep]:
     steps = []
     package, last = ctx.detail.get("package"), ctx.detail.get("last")
@@ -862,6 +875,7 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "tf-shadowed": _shadowed,
     "os-too-old": _os_too_old,
     "tf-too-old": _tf_too_old,
+    "module-not-installed": _module_not_installed,
     "no-windows-build": _no_windows_build,
     "port-in-use": _port,
     "conda-env-not-activated": _conda_env,

@@ -1,0 +1,70 @@
+"""Python packages by the modules they provide, and the doctor's rule for a module that is not
+installed at all ("No module named 'commentjson'"): the package that provides it is missing
+from the Python that runs the code, which installing it there fixes."""
+
+from __future__ import annotations
+
+import re
+
+from core.doctor.context import TextContext
+from core.doctor.fixes import finding_title
+from core.doctor.scores import Scores
+
+# Modules whose package has another name on PyPI; any other module's is its name with "-".
+_DISTRIBUTIONS = {
+    "google": "protobuf", "protobuf": "protobuf", "absl": "absl-py", "grpc": "grpcio",
+    "cv2": "opencv-python", "sklearn": "scikit-learn", "skimage": "scikit-image",
+    "PIL": "Pillow", "yaml": "PyYAML", "attr": "attrs", "dateutil": "python-dateutil",
+    "bs4": "beautifulsoup4",
+}
+# TensorFlow's own requirements (2.10-2.21) and the packages most often installed beside it.
+# A module neither here nor in a site-packages frame is the user's own code, not a dependency.
+KNOWN_DEPENDENCIES = frozenset({
+    "numpy", "google", "h5py", "ml_dtypes", "keras", "tf_keras", "absl", "typing_extensions",
+    "wrapt", "grpc", "opt_einsum", "gast", "termcolor", "flatbuffers", "tensorboard", "jax",
+    "jaxlib", "scipy", "six", "astunparse", "libclang", "packaging", "optree", "rich", "namex",
+    "requests", "urllib3", "setuptools", "tensorflow_io_gcs_filesystem", "tensorflow_estimator",
+})
+
+# Python 3 quotes the whole name ("No module named 'google.protobuf'"); Python 2 names the
+# last part alone, unquoted ("No module named protobuf").
+_NO_MODULE = re.compile(r"No module named (?:'([A-Za-z][\w.]*\w)'|([A-Za-z]\w*)(?![\w.']))")
+# Modules the doctor's other rules read: TensorFlow and Keras (tf-not-installed, a mix of
+# releases, Keras 3), TF's native module (its import failing).
+_OTHER_RULES = re.compile(r"tensorflow|tf_keras|keras$|keras\.|_?pywrap", re.IGNORECASE)
+
+
+def distribution(module: str) -> str:
+    """The PyPI package that provides ``module`` ("google.protobuf" -> "protobuf")."""
+    top = module.split(".")[0]
+    return _DISTRIBUTIONS.get(module, _DISTRIBUTIONS.get(top, top.replace("_", "-")))
+
+
+def _not_installed(match: re.Match) -> str | None:
+    """The module a "No module named" says is not installed at all: a top-level module (a
+    missing submodule of an installed package is an API of another release), protobuf's, or
+    under Python 2 (which names only the last part) a dependency the doctor knows."""
+    quoted, bare = match.group(1), match.group(2)
+    name = quoted or bare
+    if _OTHER_RULES.match(name):
+        return None
+    if quoted:
+        return name if "." not in name or name.startswith("google.protobuf") else None
+    return name if name in KNOWN_DEPENDENCIES or name in _DISTRIBUTIONS else None
+
+
+def missing_module_rules(ctx: TextContext, scores: Scores) -> None:
+    """A module no installed package provides. Surer when it is the output's last error (what
+    failed), not a line among others (a CUDA library's warning before it is not the cause)."""
+    last_error = next((line for line in reversed(ctx.lines)
+                       if re.match(r"(?:[\w.]+\.)?\w+(?:Error|Exception)\b", line)), "")
+    for m in filter(None, map(_NO_MODULE.search, ctx.lines_matching(_NO_MODULE, 2))):
+        module, line = _not_installed(m), m.string
+        # "No module named 'keras' and 'tensorflow'": TensorFlow's absence (another rule's).
+        if module and "tensorflow" not in line[m.end():m.end() + 30].lower():
+            package = distribution(module)
+            scores.add("module-not-installed", 90 if line == last_error else 72, line,
+                       module=module, package=package,
+                       title=finding_title("module-not-installed.named", module=module,
+                                           package=package))
+            return
