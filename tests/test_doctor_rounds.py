@@ -1543,3 +1543,35 @@ def test_tf_1s_source_tree_words_after_a_missing_dependency():
             "tree, and relaunch your python interpreter\nfrom there.")
     assert rule_ids("ImportError: No module named protobuf" + tail)[0] == "module-not-installed"
     assert rule_ids("ImportError: No module named pywrap_tensorflow" + tail)[0] == "tf-shadowed"
+
+
+# --- issue 21, seventeenth round: facts of its development cases ------------------------------
+
+@SETTINGS
+@given(st.sampled_from(["_ZN10tensorflow12OpDefBuilder4AttrESs",
+                        "_ZN10tensorflow8internal21CheckOpMessageBuilder9NewStringEv",
+                        "_ZNK10tensorflow8OpKernel11TraceStringEPNS_15OpKernelContextEb"]),
+       st.sampled_from(["import fails: \"undefined symbol: {s}\"",
+                        "tensorflow.python.framework.errors_impl.NotFoundError: /usr/lib/python3/"
+                        "site-packages/tensorflow_text/python/ops/_regex_split_ops.so: undefined "
+                        "symbol: {s}"]), NOISE)
+def test_a_library_asking_tensorflows_cpp_for_a_symbol_it_lacks(symbol, line, noise):
+    """c1052: tensorflow-text from pip under a conda TF 2.0: its ops ask TF's C++ for a symbol
+    of another release. protobuf's symbols are protobuf's (dependency-version-conflict)."""
+    text = around(noise, [line.format(s=symbol)], [])
+    assert rule_ids(text)[0] == "mixed-tf-packages", rule_ids(text)
+    if "tensorflow_text" not in text:  # a companion's op library failing is the companion's
+        protobuf = text.replace("10tensorflow", "6google8protobuf")
+        assert rule_ids(protobuf)[0] == "dependency-version-conflict"
+
+
+@SETTINGS
+@given(st.sampled_from(["ModuleNotFoundError: No module named 'numpy.core._multiarray_umath'",
+                        "ImportError: No module named 'numpy.core._multiarray_umath'"]), NOISE)
+def test_numpy_older_than_tfs_build(line, noise):
+    """c1039: NumPy older than the one TF was built against (NumPy 1.16 renamed its core); the
+    fix upgrades NumPy."""
+    found = explain(around(noise, ["from keras.models import Sequential",
+                                   "Using TensorFlow backend.", line], []))
+    assert found[0].id == "mixed-tf-packages"
+    assert any("--upgrade numpy" in (step.command or "") for step in found[0].steps)

@@ -290,6 +290,13 @@ _SIGNATURES: tuple[_Signature, ...] = (
                                                       r"not activated")),
     # A NumPy older than TF's code (NumPy 1.12's einsum, asked by TF 1.3+).
     _sig("dependency-version-conflict", 84, r"cannot import name '?c_einsum\b", package="numpy"),
+    # A library asking TensorFlow's C++ for a symbol this TF lacks (Itanium mangling: namespace
+    # tensorflow): a custom op or companion (tensorflow-text ...) built for another TF.
+    _sig("mixed-tf-packages", 86, r"undefined symbol: _ZN\w*?10tensorflow", "companion",
+         companion=True),
+    # NumPy older than the one TF was built against: its C core has another module name.
+    _sig("mixed-tf-packages", 88, r"No module named '?numpy\.core\._multiarray_umath",
+         "numpy-api", numpy="upgrade"),
     # TF's library asking protobuf's for a C++ symbol it lacks (Itanium mangling: namespace
     # google::protobuf): a protobuf of another release than the build's.
     _sig("dependency-version-conflict", 86, r"undefined symbol: _ZN\w*?6google8protobuf",
