@@ -1575,3 +1575,39 @@ def test_numpy_older_than_tfs_build(line, noise):
                                    "Using TensorFlow backend.", line], []))
     assert found[0].id == "mixed-tf-packages"
     assert any("--upgrade numpy" in (step.command or "") for step in found[0].steps)
+
+
+# --- issue 21, eighteenth round: facts of its development cases -------------------------------
+
+@pytest.mark.parametrize("line, cause", [
+    # c1065: a placement on the GPU in a TF built without CUDA.
+    ("InvalidArgumentError (see above for traceback): Cannot assign a device for operation "
+     "input_image: node input_image was explicitly assigned to /device:GPU:0 but available "
+     "devices are [ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device "
+     "specification refers to a valid device. The requested device appears to be a GPU, but "
+     "CUDA is not enabled.", "cpu-only-build"),
+    # c1071: TF 1's Dimension.value on TF 2's int dimensions.
+    ("AttributeError: 'int' object has no attribute 'value'", "tf1-api-on-tf2"),
+    # c1081: a tensor as a variable's initial value inside a TF 2 function.
+    ("ValueError: Tensor-typed variable initializers must either be wrapped in an init_scope or "
+     "callable (e.g., `tf.Variable(lambda : tf.truncated_normal([10, 40]))`) when building "
+     "functions.", "tf1-api-on-tf2"),
+    # c1073: cuBLAS could not start (its memory taken).
+    ("Attempting to perform BLAS operation using StreamExecutor without BLAS support",
+     "gpu-out-of-memory"),
+])
+def test_the_eighteenth_rounds_facts(line, cause):
+    assert rule_ids(line)[0] == cause, rule_ids(line)
+
+
+@SETTINGS
+@given(st.sampled_from(["Resource exhausted: OOM when allocating tensor with shape[5000,28,28,32]",
+                        "ResourceExhaustedError: OOM when allocating tensor"]),
+       st.integers(min_value=0, max_value=3), NOISE)
+def test_an_oom_on_tf_1_0s_lower_case_cpu_device(oom, task, noise):
+    """c1059: TF 1.0 names devices as paths ("/job:localhost/replica:0/task:0/cpu:0"): the OOM
+    is the host's RAM (a 3 GB virtual machine), as "device:CPU:0" is."""
+    line = f'{oom} [[Node: Conv2D_2 = Conv2D[_device="/job:localhost/replica:0/task:{task}/cpu:0"]'
+    assert rule_ids(around(noise, [line], []))[0] == "host-out-of-memory"
+    gpu = line.replace("/cpu:0", "/gpu:0")
+    assert rule_ids(around(noise, [gpu], []))[0] == "gpu-out-of-memory"

@@ -116,7 +116,8 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("gpu-out-of-memory", 74, r"Failed to get convolution algorithm\. This is probably because "
          r"cuDNN failed to initialize|Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|"
          r"CUDNN_STATUS_NOT_INITIALIZED|Blas \w+ launch fail|CUBLAS_STATUS_(?:ALLOC_FAILED|"
-         r"NOT_INITIALIZED)", "cudnn-init"),
+         r"NOT_INITIALIZED)|BLAS operation using StreamExecutor without BLAS support",
+         "cudnn-init"),
     _sig("cuda-version-mismatch", 62, r"Failed to get convolution algorithm|"
          r"Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|CUDNN_STATUS_NOT_INITIALIZED"),
     # Python's own out-of-memory, and NumPy's: the host's RAM.
@@ -136,6 +137,9 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"exit(?:ed with)? code:? 132\b", "illegal-instruction"),
     # cuDNN's kernels asked of a TensorFlow that registered the CPU alone (NCCL's have their
     # own finding: nccl-unavailable).
+    # A device placement asking for the GPU of a TensorFlow built without CUDA.
+    _sig("cpu-only-build", 88, r"The requested device appears to be a GPU, but CUDA is not "
+         r"enabled"),
     _sig("cpu-only-build", 82, then(r"No OpKernel was registered to support Op 'Cudnn\w*'",
                                     r"Registered devices: \[CPU(?:, ?XLA_CPU)?\]"), "gpu-op"),
     # In words: "my CPU does not support AVX", "a CPU without AVX".
@@ -194,6 +198,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
          "package-removed"),
     # Colab has no TF 1 any more: a TF 1 notebook there.
     _sig("tf1-api-on-tf2", 92, r"Tensorflow 1 is unsupported in Colab"),
+    # TF 1's ways TF 2 refuses: a Dimension's .value (TF 2's shapes hold ints), a tensor as a
+    # variable's initial value inside a function.
+    _sig("tf1-api-on-tf2", 82, r"'int' object has no attribute 'value'|Tensor-typed variable "
+         r"initializers must either be wrapped in an init_scope or callable"),
     # Modules, formats and layer types Keras 2 had and Keras 3 (TF 2.16+) does not.
     _sig("keras3-strategy-unsupported", 88, r"No module named 'keras\.(?:src\.)?(?:engine|"
          r"layers\.core|wrappers|utils\.generic_utils|preprocessing\.text)'|"

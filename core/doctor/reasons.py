@@ -52,8 +52,9 @@ _GPU_PLACEHOLDER = re.compile(r"tensorflow[-_]gpu(?:[-_]windows[-_]x86_64)?[-=]=
                               r"(?:\.tar\.gz)?", re.IGNORECASE)
 _GPU_PACKAGE = re.compile(r"tensorflow[-_]gpu\b", re.IGNORECASE)
 # An out-of-memory whose device is the host: TensorFlow's CPU allocator.
+# TF 1.0's device names are lower-case paths: "/job:localhost/replica:0/task:0/cpu:0".
 _HOST_OOM = re.compile(then(r"\bOOM\b|out of memory|ResourceExhausted",
-                            r"device:CPU:\d|allocator cpu\b"), re.IGNORECASE)
+                            r"device:CPU:\d|allocator cpu\b|task:\d+/cpu:\d"), re.IGNORECASE)
 # TF's Windows self-check (python/platform/self_check.py) loading a DLL its build names.
 _SELF_CHECK = re.compile(r"build_info\.(msvcp|cudnn|cudart|nvcuda)_dll_names?\b")
 _SELF_CHECK_CAUSE = {"msvcp": "missing-msvc-runtime", "cudnn": "missing-cudnn",
