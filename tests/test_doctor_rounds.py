@@ -1084,7 +1084,8 @@ def test_chinese_words_for_the_gpus_memory_running_out(text, cause):
 
 # --- issue 21, thirteenth round: facts of its development cases ------------------------------
 
-@pytest.mark.parametrize("line, cause", [
+# The thirteenth round's facts: (a line, the cause it names).
+ROUND_13_FACTS = [
     # c869: NumPy older than TF's code.
     ("    from numpy.core.multiarray import c_einsum\nImportError: cannot import name 'c_einsum'",
      "dependency-version-conflict"),
@@ -1111,9 +1112,7 @@ def test_chinese_words_for_the_gpus_memory_running_out(text, cause):
     # c852: TF 1's contrib, said gone in words.
     ("The code can't work with TF 2.2.0 because the tf.contrib module has been removed?",
      "tf1-api-on-tf2"),
-])
-def test_the_thirteenth_rounds_facts(line, cause):
-    assert rule_ids(line)[0] == cause, rule_ids(line)
+]
 
 
 @SETTINGS
@@ -1311,14 +1310,13 @@ def test_python_warnings_alone_are_no_error(warning, path):
     assert "no-error-found" not in rule_ids(failing)
 
 
-@pytest.mark.parametrize("line, cause", [
+# The fourteenth round's facts: (a line, the cause it names).
+ROUND_14_FACTS = [
     # c887: Keras 3's own words for a TF 1 layer function.
     ("AttributeError: `conv2d` is not available with Keras 3.", "keras3-strategy-unsupported"),
     ("it has an AttributeError: `dense` is not available with Keras 3 which in model.py",
      "keras3-strategy-unsupported"),
-])
-def test_the_fourteenth_rounds_facts(line, cause):
-    assert rule_ids(line)[0] == cause, rule_ids(line)
+]
 
 
 @SETTINGS
@@ -1424,7 +1422,8 @@ def test_python_2s_words_for_a_name_tensorflow_lacks(name, noise):
 
 # --- issue 21, sixteenth round: facts of its development cases --------------------------------
 
-@pytest.mark.parametrize("line, cause", [
+# The sixteenth round's facts: (a line, the cause it names).
+ROUND_16_FACTS = [
     # c974, c975: Colab dropped TF 1.
     ("ValueError: Tensorflow 1 is unsupported in Colab.", "tf1-api-on-tf2"),
     # c981: a library reaching into TF 2.1's internals (tensorflow_core) for what TF 2.3 has.
@@ -1438,9 +1437,7 @@ def test_python_2s_words_for_a_name_tensorflow_lacks(name, noise):
     ("ImportError: /usr/local/lib/python3.6/dist-packages/tensorflow/python/"
      "_pywrap_tensorflow_internal.so: undefined symbol: "
      "_ZN6google8protobuf8internal26fixed_address_empty_stringE", "dependency-version-conflict"),
-])
-def test_the_sixteenth_rounds_facts(line, cause):
-    assert rule_ids(line)[0] == cause, rule_ids(line)
+]
 
 
 @pytest.mark.parametrize("line", [
@@ -1579,7 +1576,8 @@ def test_numpy_older_than_tfs_build(line, noise):
 
 # --- issue 21, eighteenth round: facts of its development cases -------------------------------
 
-@pytest.mark.parametrize("line, cause", [
+# The eighteenth round's facts: (a line, the cause it names).
+ROUND_18_FACTS = [
     # c1065: a placement on the GPU in a TF built without CUDA.
     ("InvalidArgumentError (see above for traceback): Cannot assign a device for operation "
      "input_image: node input_image was explicitly assigned to /device:GPU:0 but available "
@@ -1595,9 +1593,7 @@ def test_numpy_older_than_tfs_build(line, noise):
     # c1073: cuBLAS could not start (its memory taken).
     ("Attempting to perform BLAS operation using StreamExecutor without BLAS support",
      "gpu-out-of-memory"),
-])
-def test_the_eighteenth_rounds_facts(line, cause):
-    assert rule_ids(line)[0] == cause, rule_ids(line)
+]
 
 
 @SETTINGS
@@ -1611,3 +1607,10 @@ def test_an_oom_on_tf_1_0s_lower_case_cpu_device(oom, task, noise):
     assert rule_ids(around(noise, [line], []))[0] == "host-out-of-memory"
     gpu = line.replace("/cpu:0", "/gpu:0")
     assert rule_ids(around(noise, [gpu], []))[0] == "gpu-out-of-memory"
+
+
+@pytest.mark.parametrize("line, cause",
+                         [*ROUND_13_FACTS, *ROUND_14_FACTS, *ROUND_16_FACTS, *ROUND_18_FACTS])
+def test_a_rounds_fact_names_its_cause(line, cause):
+    """Each line above, alone, is read as its cause."""
+    assert rule_ids(line)[0] == cause, rule_ids(line)
