@@ -5,7 +5,9 @@ ships), a CUDA no TensorFlow release was built for, a companion package whose op
 this TensorFlow, standalone Keras failing inside TensorFlow's internals, a CPU package beside
 ``tensorflow-gpu``, the driver's two version reports, a GPU that TensorFlow says it skips for
 its compute capability, no GPU on native Windows where no TensorFlow GPU build exists, an
-out-of-memory on the host's RAM.
+out-of-memory on the host's RAM; and code for one release run on another, as a class: a module
+or name this TensorFlow or Keras lacks (a mix of releases, Keras 3 where TF 2.16+ installs it,
+or under a TF 1 the text states a TF too old for the code).
 """
 
 from __future__ import annotations
