@@ -34,6 +34,10 @@ from tests.launcher import Launcher
 STOPPED = 0xC000013A if IS_WINDOWS else 143
 #: A tree ended by force: SIGKILL on POSIX; TerminateJobObject with the same code on Windows.
 KILLED = 137
+#: The grace of runs whose tasks must stop by themselves (STOPPED). A task still starting when
+#: the stop comes answers once its interpreter is up, which under load (Wine on two busy cores)
+#: once took longer than the fixture's 3 s; a task that answers ends the wait at once.
+PATIENT = {"stop_grace_seconds": 30}
 
 # A task that behaves by role: ps serves forever (like server.join()), workers print and exit.
 SERVERS_AND_WORKERS = """
@@ -56,7 +60,7 @@ def states(summary: dict) -> dict[str, tuple[str, int]]:
 
 
 def test_success_stops_the_ps_and_keeps_every_log(job):
-    config = job(SERVERS_AND_WORKERS)
+    config = job(SERVERS_AND_WORKERS, **PATIENT)
     result = tensordeck("--run", str(config))
     assert result.returncode == 0, result.stderr
     run_dir = only_run_dir(config)
@@ -109,6 +113,7 @@ while len([n for n in os.listdir(run_dir) if n.endswith(".serving")]) < 3:
         script,
         strategy="parameter_server",
         tasks=[{"role": "chief"}, {"role": "ps"}, {"role": "worker", "count": 2}],
+        **PATIENT,
     )
     result = tensordeck("--run", str(config), "--no-doctor")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -158,7 +163,7 @@ PS_TASKS = [{"role": "chief"}, {"role": "ps"}, {"role": "worker", "count": 2}]
 def test_a_parameter_server_worker_restarts_by_default_and_the_run_goes_on(job):
     """TF's ClusterCoordinator carries on without a failed worker and takes it back: so a
     worker failure restarts the worker (backoff 1 s), and the chief, never stopped, finishes."""
-    config = job(RESTARTED_WORKER, strategy="parameter_server", tasks=PS_TASKS)
+    config = job(RESTARTED_WORKER, strategy="parameter_server", tasks=PS_TASKS, **PATIENT)
     result = tensordeck("--run", str(config), "--no-doctor")
     assert result.returncode == 0, result.stdout + result.stderr
     run_dir = only_run_dir(config)
@@ -180,7 +185,7 @@ def test_a_parameter_server_worker_restarts_by_default_and_the_run_goes_on(job):
 def test_a_worker_entry_that_never_restarts_fails_the_parameter_server_run(job):
     tasks = [*PS_TASKS[:2], {"role": "worker", "count": 2, "restart": {"policy": "never"}}]
     config = job(RESTARTED_WORKER, strategy="parameter_server", tasks=tasks,
-                 env={"CRASH_CODE": "6"})
+                 env={"CRASH_CODE": "6"}, **PATIENT)
     result = tensordeck("--run", str(config), "--no-doctor")
     assert result.returncode == 6, result.stdout + result.stderr
     summary = read_summary(only_run_dir(config))
@@ -251,7 +256,7 @@ def test_kill_9_of_a_tensorflow_worker_mid_run_restarts_it_and_the_run_succeeds(
 
 
 def test_worker_failure_fails_the_run_with_its_code(job):
-    config = job(SERVERS_AND_WORKERS, env={"FAIL_WORKER1": "7"})
+    config = job(SERVERS_AND_WORKERS, env={"FAIL_WORKER1": "7"}, **PATIENT)
     result = tensordeck("--run", str(config))
     assert result.returncode == 7, result.stdout + result.stderr
     run_dir = only_run_dir(config)
