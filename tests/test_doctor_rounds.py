@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from core.doctor import facts, kb, reasons
 from core.doctor.context import read_context
 from core.doctor.explain import explain
+from core.doctor.fixes import FixContext, make_finding
 from core.doctor.wording import is_guess
 from tests.doctor_texts import NOISE, SETTINGS, around, facts_of, rule_ids
 
@@ -1614,3 +1615,11 @@ def test_an_oom_on_tf_1_0s_lower_case_cpu_device(oom, task, noise):
 def test_a_rounds_fact_names_its_cause(line, cause):
     """Each line above, alone, is read as its cause."""
     assert rule_ids(line)[0] == cause, rule_ids(line)
+
+
+def test_a_module_not_installed_without_its_name_still_says_what_to_do():
+    """The wording model's guess names the cause without the module (no rule read it): the fix
+    says to install the package the project names, and where."""
+    found = make_finding("module-not-installed", ["(guessed)"], FixContext())
+    assert [step.command for step in found.steps] == [None, None]
+    assert "README or requirements.txt" in found.steps[0].text

@@ -63,6 +63,11 @@ _DRIVER = re.compile(r"Driver Version:\s*([\d.]+)|kernel reported version is:\s*
 _DRIVER_CUDA = re.compile(r"CUDA Version:\s*([\d.]+)")
 
 
+# A line an exception starts: "ValueError: ...", "tensorflow.python.framework.errors_impl.X".
+# Anchored: searched, an unanchored one would retry a long dotted word from each of its letters.
+EXCEPTION_LINE = re.compile(r"^[\w.]+(?:Error|Exception)\b")
+
+
 @dataclass
 class TextContext:
     """Facts about one pasted output. ``platform`` is windows | linux | wsl | macos | None."""
@@ -80,6 +85,10 @@ class TextContext:
     driver_cuda: Version | None = None
     _index: LineIndex | None = field(default=None, init=False, repr=False)
     _whole: TextIndex | None = field(default=None, init=False, repr=False)
+
+    def last_exception(self) -> str:
+        """The output's last exception line ("ModuleNotFoundError: ..."): what failed, or ""."""
+        return next((line for line in reversed(self.lines) if EXCEPTION_LINE.match(line)), "")
 
     def tf_stated_before(self, version: Version) -> bool:
         """Whether the TensorFlow the text or the user states is older than ``version`` (not

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 from core.doctor import kb
 from core.doctor.capture import bounded_text
-from core.doctor.context import TextContext, read_context
+from core.doctor.context import EXCEPTION_LINE, TextContext, read_context
 from core.doctor.facts import MAX_LIBRARIES, Facts, library_stem, read_facts, then
 from core.doctor.fixes import FixContext, finding_title, make_finding
 from core.doctor.packages import KNOWN_DEPENDENCIES, distribution, missing_module_rules
 from core.doctor.prose import prose_rules
-from core.doctor.reasons import fact_rules
+from core.doctor.reasons import fact_rules, tf_too_old
 from core.doctor.scores import MAX_EVIDENCE as MAX_EVIDENCE  # re-exported: the limit is read here
 from core.doctor.scores import Scores
 from core.doctor.wording import GUESS_TITLE, shipped_model
@@ -951,8 +951,7 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
             continue
         if ctx.tf_stated_before((2, 0)):
             # TF 1 has TF 1's API: a name it lacks is one a later release brought.
-            scores.add("tf-too-old", 90, line, title=finding_title(
-                "tf-too-old.name", tf=ctx.tf_text(), name=f"tf.{name}"))
+            tf_too_old(ctx, scores, line, f"tf.{name}")
             continue
         known = name in _TF1_ONLY
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,
@@ -1193,7 +1192,7 @@ def _last_resort(ctx: TextContext, scores: Scores) -> None:
         scores.add(guess.fid, 2, guess.lines,
                    title=Text.of(GUESS_TITLE, cause=finding_title(guess.fid)))
     decisive = ctx.lines_matching(_DECISIVE, len(ctx.lines))
-    exceptions = [ln for ln in decisive if re.match(r"[\w.]+(?:Error|Exception)\b", ln)]
+    exceptions = [ln for ln in decisive if EXCEPTION_LINE.match(ln)]
     # The last exception is what failed; the other error lines (at most 3) lead to it.
     quoted = [ln for ln in decisive if ln not in exceptions[-1:]][-3:] + exceptions[-1:]
     if quoted and all(_PY_WARNING.match(line) for line in quoted):

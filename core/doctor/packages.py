@@ -56,14 +56,12 @@ def _not_installed(match: re.Match) -> str | None:
 def missing_module_rules(ctx: TextContext, scores: Scores) -> None:
     """A module no installed package provides. Surer when it is the output's last error (what
     failed), not a line among others (a CUDA library's warning before it is not the cause)."""
-    last_error = next((line for line in reversed(ctx.lines)
-                       if re.match(r"(?:[\w.]+\.)?\w+(?:Error|Exception)\b", line)), "")
     for m in filter(None, map(_NO_MODULE.search, ctx.lines_matching(_NO_MODULE, 2))):
         module, line = _not_installed(m), m.string
         # "No module named 'keras' and 'tensorflow'": TensorFlow's absence (another rule's).
         if module and "tensorflow" not in line[m.end():m.end() + 30].lower():
             package = distribution(module)
-            scores.add("module-not-installed", 90 if line == last_error else 72, line,
+            scores.add("module-not-installed", 90 if line == ctx.last_exception() else 72, line,
                        module=module, package=package,
                        title=finding_title("module-not-installed.named", module=module,
                                            package=package))

@@ -230,7 +230,7 @@ def _missing_name_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
         if module.split(".")[0] == "keras" and _keras3_beside_tf(ctx, facts):
             continue  # a name Keras 3 dropped: :func:`_keras3_rules`
         if tf1_code and m and (asked := _asked_of_tensorflow(ctx, m.group(1), module)):
-            _tf_too_old(ctx, scores, line, asked)
+            tf_too_old(ctx, scores, line, asked)
         elif module.split(".")[0] in ("", *_TF_OR_KERAS):
             scores.add("mixed-tf-packages", 84, line)
     _missing_module_rules(ctx, facts, scores)
@@ -244,7 +244,7 @@ def _missing_attribute_rules(ctx: TextContext, facts: Facts, scores: Scores) -> 
     tf1_code = _tf1_code(ctx, facts)
     for line in ctx.lines_matching(_TF_ATTRIBUTE, 2):
         if tf1_code and (m := _TF_ATTRIBUTE.search(line)):
-            _tf_too_old(ctx, scores, line, f"{m.group(1)}.{m.group(2)}")
+            tf_too_old(ctx, scores, line, f"{m.group(1)}.{m.group(2)}")
         elif keras_frame or companion_frame or _INTERNAL_ATTRIBUTE.search(line):
             title = ("mixed-tf-packages.keras" if keras_frame else
                      "mixed-tf-packages.companion" if companion_frame else None)
@@ -266,11 +266,11 @@ def _asked_of_tensorflow(ctx: TextContext, name: str, module: str) -> str | None
     return f"{quoted[0].split()[1]}.{name}" if not module and quoted else None
 
 
-def _tf_too_old(ctx: TextContext, scores: Scores, line: str, name: str) -> None:
+def tf_too_old(ctx: TextContext, scores: Scores, line: str, name: str) -> None:
     """A name of TensorFlow that a TF 1 the text states lacks: TF 1 has TF 1's API, so what it
     lacks came in a later release."""
     name = "tf" + name.removeprefix("tensorflow") if name.startswith("tensorflow") else name
-    scores.add("tf-too-old", 88, line, title=finding_title("tf-too-old.name", tf=ctx.tf_text(),
+    scores.add("tf-too-old", 90, line, title=finding_title("tf-too-old.name", tf=ctx.tf_text(),
                                                             name=name))
 
 
@@ -288,7 +288,7 @@ def _missing_module_rules(ctx: TextContext, facts: Facts, scores: Scores) -> Non
             continue
         if module.startswith("tensorflow.") and _tf1_code(ctx, facts):
             # Code for a later release on a TF 1 (a companion built for another TF: a mix).
-            _tf_too_old(ctx, scores, line, module)
+            tf_too_old(ctx, scores, line, module)
             continue
         if module.split(".")[0] == "keras" and not module.startswith(_KERAS3_MODULES) and (
                 _keras3_beside_tf(ctx, facts) or ctx.tf_at_least((2, 16))):
