@@ -1256,6 +1256,8 @@ CATALOGUE: dict[str, Message] = {
         "source#gpu），并把它的库文件夹加入搜索路径。"),
     "fix.wants-cuda": Message(
         "This TensorFlow build wants CUDA {cuda}", "此 TensorFlow 版本要求 CUDA {cuda}"),
+    "fix.wants-cudnn": Message(
+        "This TensorFlow build wants cuDNN {cudnn}", "此 TensorFlow 版本要求 cuDNN {cudnn}"),
     "fix.wants-cuda-cudnn": Message(
         "This TensorFlow build wants CUDA {cuda} / cuDNN {cudnn}",
         "此 TensorFlow 版本要求 CUDA {cuda} / cuDNN {cudnn}"),

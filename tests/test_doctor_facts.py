@@ -21,6 +21,7 @@ from core.doctor import facts, kb, prose, reasons
 from core.doctor.context import read_context
 from core.doctor.explain import explain
 from core.doctor.fixes import make_finding
+from core.doctor.wording import is_guess
 from tests.doctor_texts import NOISE, SETTINGS, around, facts_of, rule_ids
 from tests.worst_cases import pathological
 
@@ -83,6 +84,24 @@ def test_a_minor_pinned_cuda_that_a_newer_minor_followed_is_first_a_mismatch(lib
 def test_a_cuda_without_a_later_minor_or_named_by_major_is_first_missing(lib):
     text = f"Could not load dynamic library '{lib}'; dlerror: {lib} not found"
     assert rule_ids(text, platform="windows")[0] == "missing-cuda-runtime"
+
+
+@SETTINGS
+@given(st.sampled_from([("libcudnn.so.6", "6"), ("libcudnn.so.7", "7"), ("cudnn64_7.dll", "7"),
+                        ("cudnn64_8.dll", "8"), ("libcudnn.so.9", "9")]),
+       st.sampled_from(["ImportError: {lib}: cannot open shared object file: No such file or "
+                        "directory", "Could not load dynamic library '{lib}'",
+                        "ImportError: Could not find '{lib}'. TensorFlow requires that this DLL "
+                        "be installed"]), NOISE)
+def test_a_missing_cudnn_major_lists_another_installed_cudnn_after_it(lib, line, noise):
+    """TF loads one cuDNN major, so an installed cuDNN of another major is a candidate as for
+    CUDA (dev c178, c358: cuDNN 5.1 and 7.x installed); the text alone says only "missing"."""
+    lib, major = lib
+    found = explain(around(noise, [line.format(lib=lib)], []))
+    ids = [f.id for f in found if not is_guess(f)]
+    assert ids[0] == "missing-cudnn" and "cuda-version-mismatch" in ids, ids
+    mismatch = next(f for f in found if f.id == "cuda-version-mismatch")
+    assert f"wants cuDNN {major}." in mismatch.fix
 
 
 def test_the_knowledge_base_says_which_cuda_names_pin_a_superseded_minor():

@@ -486,6 +486,11 @@ def _library_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     if cudnn_libs:
         scores.add("missing-cudnn", 68 if cuda_libs else 86, [lines[n] for n in cudnn_libs],
                    library=cudnn_libs[0], **_pair_detail(row))
+        # As with CUDA, TF loads one cuDNN major: another cuDNN installed is always a candidate.
+        majors = sorted(m for m in (missing.infos[n].cudnn_major for n in cudnn_libs) if m)
+        if majors:
+            scores.add("cuda-version-mismatch", 50, [lines[n] for n in cudnn_libs],
+                       cudnn=str(majors[-1]))
     _other_version_rules(facts, scores, cuda_libs + cudnn_libs, lines)
     if cuda_libs:
         _cuda_library_rules(ctx, scores, missing, cuda_libs, row)

@@ -440,9 +440,9 @@ def _mismatch(ctx: FixContext) -> list[FixStep]:
     cuda, cudnn = _wanted_pair(ctx)
     have = ctx.detail.get("installed")
     steps = []
-    if cuda:
-        wants = _said("wants-cuda-cudnn", cuda=cuda, cudnn=cudnn) if cudnn else _said(
-            "wants-cuda", cuda=cuda)
+    if cuda or cudnn:
+        wants = (_said("wants-cuda-cudnn", cuda=cuda, cudnn=cudnn) if cuda and cudnn else
+                 _said("wants-cuda", cuda=cuda) if cuda else _said("wants-cudnn", cudnn=cudnn))
         steps.append(_step(_said("wants-installed", wants=wants, installed=have) if have else
                            _said("wants", wants=wants)))
     steps.extend(_cuda_recipe(ctx, cuda, cudnn))
