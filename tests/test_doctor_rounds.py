@@ -605,10 +605,15 @@ def test_the_template_field_with_a_cuda_major_alone(noise, major, typed):
      'line 1, in <module>', "tf-not-installed"),
     ('  File "C:\\Users\\u\\anaconda3\\envs\\tf\\lib\\site-packages\\keras\\__init__.py", line 3',
      "conda-env-not-activated"),
+    ("I installed tensorflow using pip in python 2.7.", "tf-not-installed"),
+    ("I installed tensorflow with conda and pip", "conda-env-not-activated"),
+    ("Python 3.5.3 (default, Dec  7 2017, 09:41:57)", "tf-not-installed"),
+    ("Python 3.6.5 |Anaconda, Inc.| (default, Apr 29 2018, 16:14:56)", "conda-env-not-activated"),
     ("", "conda-env-not-activated")])
 def test_no_tensorflow_module_outside_any_conda_is_not_installed(paths, first):
-    """c499: a plain Python's site-packages and no word of conda: TensorFlow is not installed
-    there, not an env left inactive."""
+    """c499, c716, c867: a Python that is no conda's (its site-packages, pip as the installer,
+    its banner) and no word of conda: TensorFlow is not installed there (pip put it into another
+    Python), not an env left inactive."""
     text = "\n".join(filter(None, ["Traceback (most recent call last):", paths,
                                    "ImportError: No module named 'tensorflow'"]))
     assert rule_ids(text)[0] == first, rule_ids(text)

@@ -105,7 +105,10 @@ _CONDA_CONFLICT = re.compile(r"UnsatisfiableError|found to be in conflict|found 
                              re.IGNORECASE)
 _CONDA_PYTHON_SPEC = re.compile(r"^-\s*python(?:[ =<>~]|$)", re.IGNORECASE)
 _CONDA_TF_SPEC = re.compile(r"^-\s*(?:tensorflow|tf-nightly)", re.IGNORECASE)
-_PACKAGES_FOLDER = re.compile(r"[\\/](?:site|dist)-packages[\\/]")
+# A Python that is no conda's: its packages' paths, pip named as the installer, or the banner
+# of an interpreter (Anaconda's names Anaconda, which the "conda" test sees).
+_PLAIN_PYTHON = re.compile(r"[\\/](?:site|dist)-packages[\\/]|\bpip3?\b|"
+                           r"^Python [23]\.\d+\.\d+ \(")
 #: Lines after ``import tensorflow`` where its error is looked for.
 IMPORT_ERROR_REACH = 4
 # TensorFlow's native module failed to import: a loader's or TF's words, or a traceback through
@@ -434,9 +437,10 @@ def _module_rules(ctx: TextContext, scores: Scores) -> None:
     lines = ctx.lines_matching(_NO_TF_MODULE, 1) or _bare_no_module(ctx)
     if not lines:
         return
-    # Paths of a Python that is no conda's, and no word of conda: TF is not installed there.
+    # A Python that is no conda's, and no word of conda: TF is not installed there (pip put it
+    # into another Python, dev c716, c867).
     plain = (ctx.conda_env is None and "conda" not in ctx.text.lower()
-             and bool(ctx.lines_matching(_PACKAGES_FOLDER, 1)))
+             and bool(ctx.lines_matching(_PLAIN_PYTHON, 1)))
     scores.add("conda-env-not-activated", 60 if plain else 70, lines,
                title=finding_title("conda-env-not-activated.no-module"))
     scores.add("tf-not-installed", 72 if plain else 62, lines)
