@@ -907,6 +907,10 @@ CATALOGUE: dict[str, Message] = {
         "for another TensorFlow version",
         "某个 TensorFlow 配套包（tensorflow-text、-addons、-probability 等）是为另一个 TensorFlow "
         "版本构建的"),
+    "finding.conda-env-not-activated.front-end": Message(
+        "It works from one place and not from another: the notebook or editor runs another "
+        "Python or env than the terminal",
+        "在一处能用、在另一处不能用：笔记本或编辑器运行的 Python 或环境与终端的不同"),
     "finding.conda-env-not-activated.no-module": Message(
         "This Python has no TensorFlow: run it in the (conda) env that has it, or install "
         "TensorFlow there",
@@ -1464,6 +1468,22 @@ CATALOGUE: dict[str, Message] = {
         "library folders itself):",
         "在已激活的环境中启动 Python（或让 TensorDeck 启动它：它会自行加入环境的库文件夹）："),
     "fix.conda-run": Message("Or without activating:", "或者不激活环境："),
+    "fix.front-end-which": Message(
+        "See which Python each one runs: this in the terminal, and "
+        "`import sys; print(sys.executable)` in a notebook cell or the editor's console:",
+        "查看两边各自运行的是哪个 Python：在终端中运行下面的命令，"
+        "在笔记本单元格或编辑器的控制台中运行 "
+        "`import sys; print(sys.executable)`："),
+    "fix.front-end-start": Message(
+        "Start the notebook server (or the editor) from the activated env: it then runs that "
+        "env's Python, with the library paths the env sets:",
+        "从已激活的环境中启动笔记本服务器（或编辑器）：这样它运行的就是该环境的 Python，"
+        "并带有该环境设置的库路径："),
+    "fix.front-end-kernel": Message(
+        "Or register the env as a Jupyter kernel and pick it in the notebook (in an editor: "
+        "choose the env's python as the interpreter):",
+        "或者把该环境注册为 Jupyter 内核并在笔记本中选择它"
+        "（在编辑器中：把该环境的 python 选为解释器）："),
     "fix.conda-ld-library-path": Message(
         "TensorFlow's conda recipe on Linux also needs the env's lib folder on LD_LIBRARY_PATH "
         "at each activation:",

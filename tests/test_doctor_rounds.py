@@ -1628,3 +1628,55 @@ def test_a_module_not_installed_without_its_name_still_says_what_to_do():
     found = make_finding("module-not-installed", ["(guessed)"], FixContext())
     assert [step.command for step in found.steps] == [None, None]
     assert "README or requirements.txt" in found.steps[0].text
+
+
+# --- issue 21, nineteenth round: facts of its development cases -------------------------------
+
+@SETTINGS
+@given(st.sampled_from(["keras.src", "keras.src.saving", "keras.src.engine"]),
+       st.sampled_from([("2.12.0", True), ("2.11", True), ("2.13.1", False), ("2.15", False)]),
+       NOISE)
+def test_keras_src_asked_of_a_tf_before_2_13_is_tf_too_old(module, stated, noise):
+    """c1134: keras.src came with Keras 2.13; a library that imports it on TF 2.12 wants a newer
+    TensorFlow (the maintainer: upgrade). On 2.13+ the module is there: another Keras."""
+    tf, too_old = stated
+    text = around(noise, ["  File \"/home/u/lib/python3.11/site-packages/tcn/tcn.py\", line 6",
+                          f"    from {module} import x",
+                          f"ModuleNotFoundError: No module named '{module}'"], [])
+    found = rule_ids(text, tf_version=tf)
+    assert (found[0] == "tf-too-old") == too_old, found
+    assert rule_ids(text)[0] != "tf-too-old"  # no TF stated: nothing says it is older
+
+
+@SETTINGS
+@given(st.sampled_from([">>> print(tf.config.list_physical_devices('GPU'))\n[]",
+                        "Num GPUs Available:  0", "tf.test.is_gpu_available() returns False"]),
+       NOISE)
+def test_no_gpu_inside_wsl_lists_wsl_offering_none(no_gpu, noise):
+    """c1108: inside WSL the GPU is the Windows driver's, through /usr/lib/wsl/lib: none listed is
+    listed as WSL offering none (updating WSL fixed it); TF not finding the driver's libcuda
+    there puts it first. Outside WSL it is not named."""
+    text = around(noise, [no_gpu], [])
+    assert "wsl-gpu-unavailable" in rule_ids(text, platform="wsl")
+    assert "wsl-gpu-unavailable" not in rule_ids(text, platform="linux")
+    drivers = around(noise, ["I external/local_tsl/tsl/cuda/cudart_stub.cc:28] Could not find "
+                             "cuda drivers on your machine, GPU will not be used.", no_gpu], [])
+    assert rule_ids(drivers, platform="wsl")[0] == "wsl-gpu-unavailable"
+
+
+@SETTINGS
+@given(st.sampled_from(["TF sees the GPUs on {shell}, but not on {front}.",
+                        "import tensorflow works in {shell} but fails in {front}",
+                        "It only fails in {front}, the {shell} is fine"]),
+       st.sampled_from(["terminal", "the command line", "cmd", "shell"]),
+       st.sampled_from(["jupyter lab", "Jupyter Notebook", "PyCharm", "VS Code", "Spyder"]),
+       NOISE)
+def test_works_from_a_terminal_not_from_a_notebook_is_another_env(sentence, shell, front,
+                                                                  noise):
+    """c1139: the notebook or editor runs another Python or env than the terminal (one without
+    the env's library paths): the fix shows both Pythons, then starts it from the env."""
+    found = explain(around(noise, [sentence.format(shell=shell, front=front)], []))
+    assert found[0].id == "conda-env-not-activated", [f.id for f in found]
+    assert "sys.executable" in found[0].fix and "ipykernel install" in found[0].fix
+    both = around(noise, [f"I use {front} and the {shell} every day."], [])
+    assert "conda-env-not-activated" not in rule_ids(both)

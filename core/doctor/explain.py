@@ -719,6 +719,13 @@ def _no_gpu_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     if _cpu_only_context(ctx, facts, scores, evidence, cuda_build=bool(unnamed)):
         return
     _windows_build_rules(ctx, facts, scores, evidence)
+    if ctx.platform == "wsl" and all(kb.library_info(name).kind == "driver"
+                                     for name in facts.libraries_missing):
+        # Inside WSL the driver's libcuda comes from Windows (/usr/lib/wsl/lib, /dev/dxg): not
+        # found, WSL offers no GPU; none listed with nothing said, it may (dev c1108: updating
+        # WSL fixed it), or CUDA's libraries are not on the path (dev c155).
+        scores.add("wsl-gpu-unavailable", 66 if ctx.lines_matching("cuda drivers", 1) else 56,
+                   evidence)
     if not scores.has("missing-cuda-runtime"):
         scores.add("missing-cuda-runtime", 64 if unnamed else 58, evidence,
                    unnamed=bool(unnamed) or None)

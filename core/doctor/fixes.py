@@ -604,6 +604,8 @@ def _conda_env(ctx: FixContext) -> list[FixStep]:
     if ctx.conda_env:
         with contextlib.suppress(UnsafeValue):
             env = shell_word(ctx.conda_env, shell_kind("conda", ctx.windows))
+    if ctx.detail.get("front_end"):
+        return [*_front_end_steps(ctx, env), _verify(ctx)]
     steps = [_step(_said("conda-activate"),
                      f"conda activate {env}\npython your_script.py", "conda"),
              _step(_said("conda-run"), f"conda run -n {env} python your_script.py",
@@ -615,6 +617,17 @@ def _conda_env(ctx: FixContext) -> list[FixStep]:
                              "$CONDA_PREFIX/etc/conda/activate.d/env_vars.sh", "bash"))
     steps.append(_verify(ctx))
     return steps
+
+
+def _front_end_steps(ctx: FixContext, env: str) -> list[FixStep]:
+    """A notebook or editor that runs another Python than the terminal: show both, then start
+    it from the activated env (it inherits the env's library paths) or register the env."""
+    return [_program(ctx, _said("front-end-which"),
+                     [ctx.exe, "-c", "import sys; print(sys.executable)"]),
+            _step(_said("front-end-start"), f"conda activate {env}\njupyter lab", "conda"),
+            _step(_said("front-end-kernel"),
+                  f"conda activate {env}\npython -m pip install ipykernel\n"
+                  f"python -m ipykernel install --user --name {env}", "conda")]
 
 
 def _tf1(ctx: FixContext) -> list[FixStep]:

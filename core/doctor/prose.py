@@ -10,6 +10,7 @@ import re
 
 from core.doctor.context import TextContext
 from core.doctor.facts import then
+from core.doctor.fixes import finding_title
 from core.doctor.scores import Scores
 
 # Words of trouble, in a question or a complaint.
@@ -56,6 +57,15 @@ _WINDOWS_GPU = re.compile(then(r"\bGPU\b", r"\b(?:on|for|in|with|under) (?:nativ
 _INCOMPATIBLE = re.compile(r"\b(?:not compatible|incompatible)\b", re.IGNORECASE)
 
 
+# Two ways of starting Python, one that works and one that does not ("TF sees the GPUs on
+# terminal, but not on jupyter lab"): the notebook or editor runs another Python or env.
+_FRONT_END = re.compile(r"\b(?:jupyter|notebooks?|ipython|pycharm|spyder|vs ?code|"
+                        r"visual studio code|IDE)\b", re.IGNORECASE)
+_SHELL = re.compile(r"\b(?:terminal|command line|command prompt|cmd|shell|console)\b",
+                    re.IGNORECASE)
+_CONTRAST = re.compile(r"\b(?:but|not|only|while|whereas)\b|n't\b", re.IGNORECASE)
+
+
 def prose_rules(ctx: TextContext, scores: Scores) -> None:
     """Score the family a prose line names with its trouble."""
     if lines := ctx.lines_matching(_KERAS3, 2):
@@ -70,3 +80,12 @@ def prose_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("tf-windows-gpu-unsupported", 64, asked)
     if lines := [ln for ln in ctx.lines_matching(_INCOMPATIBLE, 3) if _KERAS_AND_TF.search(ln)]:
         scores.add("mixed-tf-packages", 66, lines)
+    _front_end_rules(ctx, scores)
+
+
+def _front_end_rules(ctx: TextContext, scores: Scores) -> None:
+    """It works from the terminal and not from a notebook or an editor, or the other way."""
+    if lines := [ln for ln in ctx.lines_matching(_FRONT_END, 3)
+                 if _SHELL.search(ln) and _CONTRAST.search(ln)]:
+        scores.add("conda-env-not-activated", 66, lines, front_end=True,
+                   title=finding_title("conda-env-not-activated.front-end"))

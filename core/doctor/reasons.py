@@ -282,6 +282,16 @@ def _companion_raised(facts: Facts) -> bool:
     return bool(facts.raising_package and COMPANION.match(facts.raising_package))
 
 
+def _module_of_a_later_release(ctx: TextContext, facts: Facts, module: str) -> bool:
+    """Code for a later release on a TF 1 (a companion built for another TF: a mix), or for
+    Keras 2.13+ (which brought keras.src) on an older TF the text states (dev c1134: TF 2.12).
+    Keras 3's own modules missing stay a mix (a Keras 2 installed beside the code)."""
+    if module.startswith("tensorflow."):
+        return _tf1_code(ctx, facts)
+    return (module.startswith("keras.src") and not module.startswith(_KERAS3_MODULES)
+            and ctx.tf_stated_before((2, 13)))
+
+
 def _missing_module_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     """A module of TensorFlow or Keras missing in this release: Keras 3's own where TF installs
     it, a mix of releases otherwise; tf-keras, when the code asks for Keras 2 on TF 2.16+."""
@@ -289,8 +299,7 @@ def _missing_module_rules(ctx: TextContext, facts: Facts, scores: Scores) -> Non
         module, line = m.group(1), m.string
         if module.startswith(_TF1_MODULES) or _TF_CORE_MODULES.search(module):
             continue
-        if module.startswith("tensorflow.") and _tf1_code(ctx, facts):
-            # Code for a later release on a TF 1 (a companion built for another TF: a mix).
+        if _module_of_a_later_release(ctx, facts, module):
             tf_too_old(ctx, scores, line, module)
             continue
         if module.split(".")[0] == "keras" and not module.startswith(_KERAS3_MODULES) and (
