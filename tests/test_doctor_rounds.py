@@ -1605,14 +1605,19 @@ ROUND_18_FACTS = [
 @SETTINGS
 @given(st.sampled_from(["Resource exhausted: OOM when allocating tensor with shape[5000,28,28,32]",
                         "ResourceExhaustedError: OOM when allocating tensor"]),
-       st.integers(min_value=0, max_value=3), NOISE)
-def test_an_oom_on_tf_1_0s_lower_case_cpu_device(oom, task, noise):
+       st.integers(min_value=0, max_value=3), st.sampled_from([" ", "\n\t "]), NOISE)
+def test_an_oom_on_tf_1_0s_lower_case_cpu_device(oom, task, between, noise):
     """c1059: TF 1.0 names devices as paths ("/job:localhost/replica:0/task:0/cpu:0"): the OOM
-    is the host's RAM (a 3 GB virtual machine), as "device:CPU:0" is."""
-    line = f'{oom} [[Node: Conv2D_2 = Conv2D[_device="/job:localhost/replica:0/task:{task}/cpu:0"]'
+    is the host's RAM (a 3 GB virtual machine), as "device:CPU:0" is; the node, with its
+    device, on the OOM's line or the next one."""
+    line = (f'{oom}{between}[[Node: Conv2D_2 = Conv2D[_device="/job:localhost/replica:0/'
+            f'task:{task}/cpu:0"]')
     assert rule_ids(around(noise, [line], []))[0] == "host-out-of-memory"
     gpu = line.replace("/cpu:0", "/gpu:0")
     assert rule_ids(around(noise, [gpu], []))[0] == "gpu-out-of-memory"
+    # The node two lines below belongs to something else.
+    far = line.replace(between, "\nEpoch 1/10\n")
+    assert rule_ids(around(noise, [far], []))[0] == "gpu-out-of-memory"
 
 
 @pytest.mark.parametrize("line, cause",
@@ -1680,3 +1685,15 @@ def test_works_from_a_terminal_not_from_a_notebook_is_another_env(sentence, shel
     assert "sys.executable" in found[0].fix and "ipykernel install" in found[0].fix
     both = around(noise, [f"I use {front} and the {shell} every day."], [])
     assert "conda-env-not-activated" not in rule_ids(both)
+
+
+@SETTINGS
+@given(st.sampled_from(["print(tf.test.is_gpu_available())", "tf.test.is_gpu_available()"]),
+       NOISE, st.sampled_from(["pip show tensorflow-gpu", "tensorflow-gpu==1.15.4"]))
+def test_a_gpu_yes_no_answered_false_after_tfs_log_is_no_gpu(query, log, package):
+    """c875: the question, TF's log lines, then "False" alone: no GPU. With tensorflow-gpu
+    installed under a TF 1 that is its CPU twin written over it (both packages in the env)."""
+    text = around([f'python -c "import tensorflow as tf; {query}"'], log, ["False", package])
+    assert facts_of(text).no_gpu
+    assert rule_ids(text, tf_version="1.15.4")[0] == "mixed-tf-packages"
+    assert not facts_of(around(["print(model.trainable)"], log, ["False"])).no_gpu

@@ -163,6 +163,8 @@ _EMPTY_ANSWER = re.compile(
     # The answer printed alone on its line: "[]".
     # Horizontal blanks only: a \s run from each line's start would cross every line after it.
     r"^[ \t]*\[\][ \t\r]*$", re.IGNORECASE | re.MULTILINE)
+# is_gpu_available()'s "False" printed alone on a later line (after TF's log).
+_FALSE_ALONE = re.compile(r"^False$")
 # TensorFlow's version in the words and tools :mod:`core.doctor.context` does not read: "TF
 # 2.12", "tf2.10", "tf version: 2.13", "tensorflow (2.15.0)", pip show's "Name: tensorflow" then
 # "Version: 2.15.0".
@@ -445,6 +447,8 @@ def _no_gpu_lines(ctx: TextContext) -> list[str]:
     if not lines and ctx.whole().search(_GPU_QUERY):
         # The answer to a GPU query, told in words on another line than the query.
         lines = ctx.lines_matching(_EMPTY_ANSWER, MAX_NO_GPU_LINES)
+        if not lines and "is_gpu_available(" in ctx.text:
+            lines = ctx.lines_matching(_FALSE_ALONE, 1)  # dev c875
     if lines or "device:GPU" in ctx.text:
         return lines
     return [ln for ln in ctx.lines if ("physical_device:CPU" in ln or 'name: "/device:CPU' in ln)

@@ -55,8 +55,11 @@ _GPU_PLACEHOLDER = re.compile(r"tensorflow[-_]gpu(?:[-_]windows[-_]x86_64)?[-=]=
 _GPU_PACKAGE = re.compile(r"tensorflow[-_]gpu\b", re.IGNORECASE)
 # An out-of-memory whose device is the host: TensorFlow's CPU allocator.
 # TF 1.0's device names are lower-case paths: "/job:localhost/replica:0/task:0/cpu:0".
-_HOST_OOM = re.compile(then(r"\bOOM\b|out of memory|ResourceExhausted",
-                            r"device:CPU:\d|allocator cpu\b|task:\d+/cpu:\d"), re.IGNORECASE)
+_OOM_WORDS, _CPU_DEVICE = (r"\bOOM\b|out of memory|ResourceExhausted",
+                          r"device:CPU:\d|allocator cpu\b|task:\d+/cpu:\d")
+_HOST_OOM = re.compile(then(_OOM_WORDS, _CPU_DEVICE), re.IGNORECASE)
+_OOM = re.compile(_OOM_WORDS, re.IGNORECASE)
+_ON_THE_CPU = re.compile(_CPU_DEVICE, re.IGNORECASE)
 # TF's Windows self-check (python/platform/self_check.py) loading a DLL its build names.
 _SELF_CHECK = re.compile(r"build_info\.(msvcp|cudnn|cudart|nvcuda)_dll_names?\b")
 _SELF_CHECK_CAUSE = {"msvcp": "missing-msvc-runtime", "cudnn": "missing-cudnn",
@@ -370,7 +373,14 @@ def _windows_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
 
 
 def _memory_rules(ctx: TextContext, scores: Scores) -> None:
-    if lines := ctx.lines_matching(_HOST_OOM, 2):
+    """An out-of-memory on the CPU's device: the host's RAM, on its line or (TF 1) on the node
+    line after it (dev c1059)."""
+    lines = ctx.lines_matching(_HOST_OOM, 2)
+    for line in ctx.lines_matching(_OOM, 2):
+        after = ctx.lines.index(line) + 1
+        if after < len(ctx.lines) and _ON_THE_CPU.search(ctx.lines[after]):
+            lines += [line, ctx.lines[after]]
+    if lines:
         scores.add("host-out-of-memory", 97, lines)
 
 
