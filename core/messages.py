@@ -894,6 +894,11 @@ CATALOGUE: dict[str, Message] = {
     "finding.python-unsupported.no-wheel": Message(
         "pip finds no TensorFlow for this Python (too new, too old, or 32-bit)",
         "pip 找不到适用于此 Python 的 TensorFlow（版本太新、太旧，或是 32 位）"),
+    "finding.python-unsupported.tflite-runtime": Message(
+        "tflite-runtime has wheels for Linux and Python 3.8-3.11 only (its last release, "
+        "2.14.0): install its successor LiteRT, ai-edge-litert",
+        "tflite-runtime 只有适用于 Linux 和 Python 3.8-3.11 的 wheel（其最后版本 2.14.0）："
+        "请安装它的后继者 LiteRT，即 ai-edge-litert"),
     "finding.python-unsupported.bitness": Message(
         "A 32-bit / 64-bit mismatch: TensorFlow needs a 64-bit Python",
         "32 位 / 64 位不匹配：TensorFlow 需要 64 位 Python"),
@@ -967,6 +972,10 @@ CATALOGUE: dict[str, Message] = {
     "finding.port-in-use.reserved": Message(
         "The port lies in a range Windows reserved (Hyper-V / WSL): it cannot be bound",
         "该端口位于 Windows 保留的范围内（Hyper-V / WSL）：无法绑定"),
+    "finding.peer-unreachable.nccl": Message(
+        "NCCL could not connect to another worker: a network interface the others cannot "
+        "reach, or a firewall",
+        "NCCL 无法连接到另一个 worker：使用了其他机器无法访问的网络接口，或被防火墙阻挡"),
     "finding.peer-unreachable.waiting": Message(
         "A task is waiting for another task of the cluster that never answers",
         "一个任务在等待集群中另一个始终没有响应的任务"),
@@ -1468,6 +1477,11 @@ CATALOGUE: dict[str, Message] = {
         "library folders itself):",
         "在已激活的环境中启动 Python（或让 TensorDeck 启动它：它会自行加入环境的库文件夹）："),
     "fix.conda-run": Message("Or without activating:", "或者不激活环境："),
+    "fix.litert": Message(
+        "Install LiteRT, tflite-runtime's successor, and import its interpreter instead "
+        "(`from ai_edge_litert.interpreter import Interpreter`):",
+        "安装 tflite-runtime 的后继者 LiteRT，并改为导入它的解释器"
+        "（`from ai_edge_litert.interpreter import Interpreter`）："),
     "fix.front-end-which": Message(
         "See which Python each one runs: this in the terminal, and "
         "`import sys; print(sys.executable)` in a notebook cell or the editor's console:",
@@ -1505,6 +1519,10 @@ CATALOGUE: dict[str, Message] = {
         "the data with tf.keras.datasets.mnist.load_data() instead.",
         "tensorflow.examples（tutorials.mnist 的 input_data）已在 TensorFlow 2 中移除：请改用 "
         "tf.keras.datasets.mnist.load_data() 加载数据。"),
+    "fix.peer-nccl-interface": Message(
+        "Name the network interface the machines reach each other on (`ip -br addr` lists "
+        "them) in every worker's environment:",
+        "在每个 worker 的环境中指定机器之间互相可达的网络接口（`ip -br addr` 可列出它们）："),
     "fix.peer-check": Message(
         "Check that every task in the cluster spec is running and reachable from this one (a "
         "task that exited or crashed leaves the others waiting):",

@@ -1697,3 +1697,83 @@ def test_a_gpu_yes_no_answered_false_after_tfs_log_is_no_gpu(query, log, package
     assert facts_of(text).no_gpu
     assert rule_ids(text, tf_version="1.15.4")[0] == "mixed-tf-packages"
     assert not facts_of(around(["print(model.trainable)"], log, ["False"])).no_gpu
+
+
+# --- issue 21, twentieth round: facts of its development cases --------------------------------
+
+@SETTINGS
+@given(st.sampled_from([("tensorflow-io-gcs-filesystem", "0.37.1", "after"),
+                        ("tensorflow-text", "2.15.0", "after"), ("somepkg", "1.2.3", None)]),
+       st.sampled_from(["", " @ registry+https://pypi.org/simple"]), NOISE)
+def test_uvs_no_wheel_for_windows_is_no_windows_build(package, registry, noise):
+    """c1152: uv's words for pip's "no matching distribution", with its hint naming Windows;
+    the table's packages name their last Windows release, another is named as having none."""
+    name, version, variant = package
+    text = around(noise, [f"error: Distribution `{name}=={version}{registry}` can't be installed "
+                          "because it doesn't have a source distribution or wheel for the "
+                          "current platform", "", "hint: You're on Windows (`win_amd64`), but "
+                          f"`{name}` (v{version}) only has wheels for the following platforms: "
+                          "`manylinux_2_17_x86_64`, `macosx_12_0_arm64`"], [])
+    found = explain(text)
+    assert found[0].id == "no-windows-build", [f.id for f in found]
+    assert name in found[0].title and (variant != "after" or "after" in found[0].title)
+
+
+@pytest.mark.parametrize("platform, cause", [("windows", "no-windows-build"),
+                                             ("linux", "python-unsupported"),
+                                             (None, "python-unsupported")])
+@pytest.mark.parametrize("line", ["ERROR: No matching distribution found for tflite_runtime",
+                                  "ERROR: Could not find a version that satisfies the "
+                                  "requirement tflite-runtime (from versions: none)"])
+def test_no_tflite_runtime_names_litert(line, platform, cause):
+    """c1153, c1154: tflite-runtime's last wheels are for Linux and Python up to 3.11: elsewhere
+    its successor LiteRT (ai-edge-litert); on Windows, the table of packages without Windows
+    builds says so first."""
+    found = explain(line, platform=platform)
+    assert found[0].id == cause, [f.id for f in found]
+    litert = next(f for f in found if f.id == "python-unsupported")
+    assert "pip install ai-edge-litert" in litert.fix
+
+
+@SETTINGS
+@given(st.sampled_from(["NCCL WARN Call to connect timeout : Connection refused",
+                        "misc/socket.cc:456 NCCL WARN Connect to 10.0.0.2<43123> failed : "
+                        "Connection timed out", "WARN Connection closed by remote peer"]), NOISE)
+def test_nccl_failing_to_connect_is_a_peer_out_of_reach(line, noise):
+    """c1145: NCCL's socket transport (Horovod, MirroredStrategy across machines) connects on an
+    interface the other machine cannot reach: the fix names NCCL_SOCKET_IFNAME first."""
+    found = explain(around(noise, [line], []))
+    assert found[0].id == "peer-unreachable", [f.id for f in found]
+    assert "NCCL_SOCKET_IFNAME" in found[0].steps[0].command
+
+
+@SETTINGS
+@given(st.sampled_from(["it can only find the CPU devices",
+                        "tf.config.experimental.list_physical_devices('GPU') cannot list the GPU "
+                        "devices"]), NOISE)
+def test_an_xla_gpu_without_a_gpu_is_cuda_not_loading(said, noise):
+    """c1149: TF 2.1-2.3 list an XLA_GPU device when the driver works and CUDA's libraries do not
+    load (CUDA 10.2 for TF 2.1's 10.1): the mismatch first, not a missing driver."""
+    text = around(noise, [said, "After I check, my gpu device type is XLA_GPU."], [])
+    assert facts_of(text).no_gpu
+    assert rule_ids(text, platform="linux")[0] == "cuda-version-mismatch"
+    assert rule_ids(said, platform="linux")[0] != "cuda-version-mismatch"
+
+
+@SETTINGS
+@given(st.sampled_from(["numpy", "protobuf", "ml-dtypes"]), NOISE)
+def test_a_resolvers_conflict_with_tensorflows_requirement_is_a_dependency_conflict(package,
+                                                                                    noise):
+    """c1160: Poetry (and uv) find the project's requirement of a package against TensorFlow's:
+    the package is named."""
+    poetry = around(noise, [f"and tensorflow (2.13.0) depends on {package} (>=1.22,<=1.24.3), "
+                            "tensorflow requires it.", f"So, because proj depends on both "
+                            f"{package} (^9.0) and tensorflow (^2.12.0), version solving "
+                            "failed."], [])
+    uv = (f"Because tensorflow==2.13.0 depends on {package}>=1.22,<=1.24.3 and you require "
+          f"{package}>=9.0, we can conclude that your requirements are unsatisfiable.")
+    for text in (poetry, uv):
+        found = explain(text)
+        assert found[0].id == "dependency-version-conflict" and package in found[0].title
+    assert "dependency-version-conflict" not in rule_ids(poetry.replace("version solving failed",
+                                                                        "it installed"))

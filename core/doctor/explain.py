@@ -156,6 +156,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("python-unsupported", 92, r"Could not find a version that satisfies the requirement "
          r"(?:tensorflow|tf-nightly)|No matching distribution found for (?:tensorflow|tf-nightly)",
          "no-wheel"),
+    # tflite-runtime's last release (2.14.0) has wheels for Linux and Python 3.8-3.11 only.
+    _sig("python-unsupported", 90, r"(?:No matching distribution found for|Could not find a "
+         r"version that satisfies the requirement) tflite[-_]runtime\b", "tflite-runtime",
+         tflite=True),
     _sig("python-unsupported", 88, then("tensorflow", r"\.whl is not a supported wheel on this "
                                               "platform", gap=r"\S")),
     _sig("python-unsupported", 84, r"\[MSC v\.\d+ 32 bit|Python\d+-32[\\/]", bits=32),
@@ -285,6 +289,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("peer-unreachable", 75, r"UnavailableError|\bUNAVAILABLE:|Socket closed|"
          r"Connection reset by peer|" + then("heartbeat", "time(?:d )?out")),
     _sig("peer-unreachable", 60, r"DEADLINE_EXCEEDED|Deadline Exceeded"),
+    # NCCL's own socket transport (MirroredStrategy across machines, Horovod) failing to connect.
+    _sig("peer-unreachable", 82, then(r"\bNCCL WARN\b", r"Connection refused|connect timeout|"
+                                       r"Connection timed out|closed by remote peer")
+         + r"|Connection closed by remote peer", "nccl", nccl=True),
     # In words: a task waits for another, or a cluster does not start.
     _sig("peer-unreachable", 72, r"等待\s*(?:ps|worker|chief)|"
          + then(r"waiting for", r"\b(?:ps|worker|chief)\b") + "|"
@@ -726,6 +734,10 @@ def _no_gpu_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
         # WSL fixed it), or CUDA's libraries are not on the path (dev c155).
         scores.add("wsl-gpu-unavailable", 66 if ctx.lines_matching("cuda drivers", 1) else 56,
                    evidence)
+    if "XLA_GPU" in ctx.text and not facts.libraries_missing:
+        # TF 2.1-2.3 list an XLA_GPU device where the driver works and CUDA's libraries do not
+        # load: another CUDA than the build's, as a rule (dev c1149: 10.2 for 2.1's 10.1).
+        scores.add("cuda-version-mismatch", 66, evidence + ctx.lines_matching("XLA_GPU", 1))
     if not scores.has("missing-cuda-runtime"):
         scores.add("missing-cuda-runtime", 64 if unnamed else 58, evidence,
                    unnamed=bool(unnamed) or None)
@@ -869,19 +881,31 @@ _PIP_DEPENDENCY = re.compile(
 _TF_FAMILY = re.compile(r"tensorflow|tf[-_]|keras|tensorboard|tb-nightly", re.IGNORECASE)
 
 
-# pip refusing a package: its name, as the user wrote it.
+# pip refusing a package: its name, as the user wrote it; uv's words for the same, with the
+# platform its hint names ("You're on Windows (`win_amd64`), but ... only has wheels for ...").
 _NO_DISTRIBUTION = re.compile(r"(?:No matching distribution found for|Could not find a version "
-                              r"that satisfies the requirement) ([A-Za-z0-9][\w.-]*)")
+                              r"that satisfies the requirement) ([A-Za-z0-9][\w.-]*)|"
+                              r"Distribution `([A-Za-z0-9][\w.-]*?)(?:==[^`\s]*)?(?: @ [^`]*)?` "
+                              r"can't be installed because it doesn't have a source "
+                              r"distribution or wheel for the current platform")
+_UV_ON_WINDOWS = re.compile(r"You're on Windows \(`win")
 
 
 def _windows_wheel_rule(ctx: TextContext, scores: Scores) -> None:
     """pip on Windows finding no release of a package that publishes none for Windows (at all,
     or after a release): the knowledge base's table, not the Python's version."""
-    if ctx.platform != "windows":
+    uv_on_windows = bool(ctx.lines_matching(_UV_ON_WINDOWS, 1))
+    if ctx.platform != "windows" and not uv_on_windows:
         return
     for line in ctx.lines_matching(_NO_DISTRIBUTION, 4):
         m = _NO_DISTRIBUTION.search(line)
-        info = kb.windows_wheels(m.group(1)) if m else None
+        package = m and (m.group(1) or m.group(2))
+        info = kb.windows_wheels(package) if package else None
+        if info is None and m and m.group(2) and uv_on_windows:
+            # uv's hint lists the wheels there are, none for Windows (dev c1152).
+            scores.add("no-windows-build", 92, line, title=finding_title(
+                "no-windows-build.never", package=package))
+            continue
         if info is None:
             continue
         variant = "after" if info.last else "never"
@@ -915,10 +939,41 @@ def _pip_dependency_rule(ctx: TextContext, scores: Scores) -> None:
     for line in ctx.lines_matching(_PIP_DEPENDENCY, MAX_EVIDENCE):
         m = _PIP_DEPENDENCY.search(line)
         if m and m.group(1).lower() == m.group(2).lower() and not _TF_FAMILY.match(m.group(1)):
-            package = m.group(1).lower()
-            scores.add("dependency-version-conflict", 86, line, package=package,
-                       title=finding_title("dependency-version-conflict.package",
-                                           package=package))
+            _dependency_conflict(scores, [line], m.group(1))
+            return
+    _resolver_dependency_rule(ctx, scores)
+
+
+def _dependency_conflict(scores: Scores, lines: list[str], package: str) -> None:
+    package = package.lower()
+    scores.add("dependency-version-conflict", 86, lines, package=package,
+               title=finding_title("dependency-version-conflict.package", package=package))
+
+
+# Poetry's and uv's resolvers: TensorFlow's requirement of a package against the project's own
+# ("tensorflow (2.13.0) depends on numpy (>=1.22,<=1.24.3)" ... "because qibocal depends on both
+# numpy (^1.25.0) and tensorflow (^2.12.0), version solving failed"; uv: "... and you require
+# numpy>=1.25").
+_RESOLVER_TF_NEEDS = re.compile(r"\b(?:tensorflow|tf-nightly)[\w-]*"
+                                r"(?: \([^)\n]{1,40}\)|==[\w.*]+)? "
+                                r"(?:depends on|requires) ([A-Za-z][\w.-]*)")
+_RESOLVER_PROJECT_NEEDS = re.compile(r"depends on both ([A-Za-z][\w.-]*)|"
+                                     r"\byou require ([A-Za-z][\w.-]*)")
+_RESOLVER_FAILED = re.compile(r"version solving failed|requirements are unsatisfiable")
+
+
+def _resolver_dependency_rule(ctx: TextContext, scores: Scores) -> None:
+    """A resolver finds TensorFlow's requirement of a package and the project's in conflict
+    (dev c1160: numpy ^1.25 against TF 2.13's numpy<=1.24.3)."""
+    if not ctx.lines_matching(_RESOLVER_FAILED, 1):
+        return
+    tf_needs = {m.group(1).lower(): m.string for m in
+                map(_RESOLVER_TF_NEEDS.search, ctx.lines_matching(_RESOLVER_TF_NEEDS, 4)) if m}
+    for m in filter(None, map(_RESOLVER_PROJECT_NEEDS.search,
+                              ctx.lines_matching(_RESOLVER_PROJECT_NEEDS, 2))):
+        package = (m.group(1) or m.group(2)).lower()
+        if package in tf_needs and not _TF_FAMILY.match(package):
+            _dependency_conflict(scores, [tf_needs[package], m.string], package)
             return
 
 

@@ -487,6 +487,8 @@ def _no_avx(ctx: FixContext) -> list[FixStep]:
 
 
 def _python_unsupported(ctx: FixContext) -> list[FixStep]:
+    if ctx.detail.get("tflite"):
+        return [_program(ctx, _said("litert"), _pip(ctx, "install", "ai-edge-litert"))]
     row = kb.python_range_for(ctx.tf_version, ctx.platform) if ctx.tf_version else None
     steps = []
     if ctx.detail.get("bits") == 32:
@@ -652,7 +654,11 @@ REMOVED_MODULES = tuple(_REMOVED_MODULES)
 
 
 def _peer(ctx: FixContext) -> list[FixStep]:
-    return [_step(_said("peer-check"),
+    # NCCL takes the first interface it finds, often one the others cannot reach (docker0, lo).
+    nccl = [_step(_said("peer-nccl-interface"), "export NCCL_SOCKET_IFNAME=eth0\n"
+                  "# or leave out the unreachable ones: export NCCL_SOCKET_IFNAME=^docker0,lo",
+                  "bash")] if ctx.detail.get("nccl") else []
+    return [*nccl, _step(_said("peer-check"),
                     "Test-NetConnection HOST -Port PORT" if ctx.windows else "nc -vz HOST PORT",
                     "powershell" if ctx.windows else "bash"),
             _step(_said("peer-firewall"),

@@ -375,9 +375,10 @@ def _devices(report: GpuReport, probe: ProbeResult, ctx: FixContext, head: str,
                              ctx, severity="warning",
                              title=finding_title("cpu-only-build.gpus-present",
                                                  tf=probe.tf_version, n=len(report.gpus)))]
+    # WSL's GPU is checked inside the distribution (core.doctor.wsl_checks), not guessed here.
     found = [f for f in explain(probe.import_stderr, platform=ctx.platform,
                                 tf_version=probe.tf_version, distro=ctx.distro)
-             if f.severity == "error"]
+             if f.severity == "error" and f.id != "wsl-gpu-unavailable"]
     if not found and explained:
         return []
     if not found:
