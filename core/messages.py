@@ -1479,15 +1479,15 @@ CATALOGUE: dict[str, Message] = {
     "fix.conda-run": Message("Or without activating:", "或者不激活环境："),
     "fix.litert": Message(
         "Install LiteRT, tflite-runtime's successor, and import its interpreter instead "
-        "(`from ai_edge_litert.interpreter import Interpreter`):",
+        "(from ai_edge_litert.interpreter import Interpreter):",
         "安装 tflite-runtime 的后继者 LiteRT，并改为导入它的解释器"
-        "（`from ai_edge_litert.interpreter import Interpreter`）："),
+        "（from ai_edge_litert.interpreter import Interpreter）："),
     "fix.front-end-which": Message(
         "See which Python each one runs: this in the terminal, and "
-        "`import sys; print(sys.executable)` in a notebook cell or the editor's console:",
+        "'import sys; print(sys.executable)' in a notebook cell or the editor's console:",
         "查看两边各自运行的是哪个 Python：在终端中运行下面的命令，"
         "在笔记本单元格或编辑器的控制台中运行 "
-        "`import sys; print(sys.executable)`："),
+        "'import sys; print(sys.executable)'："),
     "fix.front-end-start": Message(
         "Start the notebook server (or the editor) from the activated env: it then runs that "
         "env's Python, with the library paths the env sets:",
@@ -1520,9 +1520,9 @@ CATALOGUE: dict[str, Message] = {
         "tensorflow.examples（tutorials.mnist 的 input_data）已在 TensorFlow 2 中移除：请改用 "
         "tf.keras.datasets.mnist.load_data() 加载数据。"),
     "fix.peer-nccl-interface": Message(
-        "Name the network interface the machines reach each other on (`ip -br addr` lists "
+        "Name the network interface the machines reach each other on (ip -br addr lists "
         "them) in every worker's environment:",
-        "在每个 worker 的环境中指定机器之间互相可达的网络接口（`ip -br addr` 可列出它们）："),
+        "在每个 worker 的环境中指定机器之间互相可达的网络接口（ip -br addr 可列出它们）："),
     "fix.peer-check": Message(
         "Check that every task in the cluster spec is running and reachable from this one (a "
         "task that exited or crashed leaves the others waiting):",

@@ -194,6 +194,17 @@ def test_the_tf_version_typed_tells_tf1_code_from_a_tf_too_old(qtbot, dialog):
     assert any("tensorflow==1.15.*" in label.text() for label in shown)
 
 
+def test_works_in_the_terminal_not_in_jupyter_shows_how_to_start_it_from_the_env(qtbot,
+                                                                                  dialog):
+    """A question in words: the notebook runs another Python or env than the terminal. The
+    card names both Pythons' check and the kernel to register, as the CLI does."""
+    text = "TF sees the GPUs on terminal, but not on jupyter lab."
+    assert paste_and_explain(qtbot, dialog, text)[0] == expected_titles(text)[0]
+    assert expected_titles(text)[0].startswith("It works from one place and not from another")
+    shown = " ".join(label.text() for label in cards(dialog)[0].findChildren(QLabel))
+    assert "sys.executable" in shown and "ipykernel install" in shown
+
+
 @pytest.mark.parametrize("value", ["abc", "2.x\x00", "2", "2.10.0.1", "٢.x"])
 def test_a_bad_version_is_said_next_to_the_field_and_nothing_runs(qtbot, dialog, value):
     dialog.paste.setPlainText(CUDART)
