@@ -867,9 +867,16 @@ CATALOGUE: dict[str, Message] = {
     "finding.tf-too-old.saved-model": Message(
         "The model was saved by a newer TensorFlow (Keras) than the one loading it",
         "该模型是由比加载它的版本更新的 TensorFlow（Keras）保存的"),
+    "finding.no-error-found.info": Message(
+        "This output holds only TensorFlow's information lines (level I), which report what it "
+        "did, not an error",
+        "这段输出中只有 TensorFlow 的信息行（I 级别），它们报告所做的事情，而不是错误"),
     "finding.no-error-found.warnings": Message(
         "This output holds only Python warnings (a DeprecationWarning ...), which stop nothing",
         "这段输出中只有 Python 警告（如 DeprecationWarning），它们不会让程序停止"),
+    "finding.os-too-old.macos": Message(
+        "This binary was built for macOS {version} or later: this Mac's macOS is older",
+        "此二进制文件是为 macOS {version} 或更高版本构建的：这台 Mac 的 macOS 更旧"),
     "finding.os-too-old.symbol": Message(
         "This system's {library} has no {version}, which the build needs: the system is older "
         "than the one it was built for",
@@ -1445,6 +1452,15 @@ CATALOGUE: dict[str, Message] = {
     "fix.os-old-check": Message(
         "See the system's glibc version and the newest GLIBCXX its libstdc++ has:",
         "查看系统的 glibc 版本，以及其 libstdc++ 所带的最新 GLIBCXX："),
+    "fix.os-old-check-macos": Message(
+        "See this Mac's macOS version (the binary needs {version} or later):",
+        "查看这台 Mac 的 macOS 版本（该二进制文件需要 {version} 或更高版本）："),
+    "fix.os-old-build-macos": Message(
+        "Update macOS, or use a TensorFlow (or library) built for this macOS: an older "
+        "release, or one built from source with its minimum macOS set to this one "
+        "(--macos_minimum_os with Bazel).",
+        "升级 macOS，或使用为此 macOS 构建的 TensorFlow（或库）：较旧的版本，"
+        "或者从源码构建并把最低 macOS 版本设为当前版本（Bazel 的 --macos_minimum_os）。"),
     "fix.os-old-libstdcxx": Message(
         "In a conda env, a newer libstdc++ from conda-forge (the env's lib folder goes first):",
         "在 conda 环境中，从 conda-forge 安装较新的 libstdc++（环境的 lib 文件夹优先）："),

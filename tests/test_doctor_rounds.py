@@ -1777,3 +1777,59 @@ def test_a_resolvers_conflict_with_tensorflows_requirement_is_a_dependency_confl
         assert found[0].id == "dependency-version-conflict" and package in found[0].title
     assert "dependency-version-conflict" not in rule_ids(poetry.replace("version solving failed",
                                                                         "it installed"))
+
+
+# --- issue 21, twenty-first round: facts of its development cases -----------------------------
+
+@SETTINGS
+@given(st.sampled_from(["Node: 'sequential_2/conv2d_2/Conv2D'", "UnimplementedError  Traceback"]),
+       NOISE)
+def test_dnn_library_not_found_is_a_cudnn_that_would_not_start(before, noise):
+    """c1190, c1192: "DNN library is not found" with no missing library line: cuDNN loaded and
+    is not the build's (Colab's cuDNN against an upgraded TF). With the library's own line,
+    cuDNN is missing."""
+    text = around(noise, [before, "DNN library is not found."], [])
+    found = rule_ids(text)
+    assert found[0] == "cuda-version-mismatch" and "missing-cudnn" in found
+    missing = around(noise, ["Could not load dynamic library 'libcudnn.so.8'; dlerror: "
+                             "libcudnn.so.8: cannot open shared object file", before,
+                             "DNN library is not found."], [])
+    assert rule_ids(missing)[0] == "missing-cudnn"
+
+
+@SETTINGS
+@given(st.sampled_from(["2022-02-13 17:05:33.353387: I tensorflow/core/common_runtime/"
+                        "pluggable_device/pluggable_device_factory.cc:305] Could not identify "
+                        "NUMA node of platform GPU ID 0, defaulting to 0.",
+                        "I tensorflow/core/platform/cpu_feature_guard.cc:142] This TensorFlow "
+                        "binary could not find the optimal instructions"]), NOISE)
+def test_tensorflows_information_lines_alone_are_no_error(line, noise):
+    """c1173: the Metal plugin's NUMA line (level I) pasted as the error: nothing failed. An
+    error line after it is quoted instead."""
+    found = [f for f in explain(around(noise, ["Metal device set to: Apple M1 Max", line], []))
+             if not is_guess(f)]
+    assert found[0].id == "no-error-found" and "information lines" in found[0].title
+    failed = around(noise, [line, "E tensorflow/core/common_runtime/executor.cc:1] failed"], [])
+    assert rule_ids(failed)[0] != "no-error-found"
+
+
+@SETTINGS
+@given(st.sampled_from(["dyld: Symbol not found: ____chkstk_darwin (which was built for Mac OS "
+                        "X {v})", "Symbol not found: _x (built for macOS {v} which is newer than "
+                        "running OS)"]), st.sampled_from(["10.15", "11.0", "12.3"]), NOISE)
+def test_a_binary_built_for_a_newer_macos_is_os_too_old(line, version, noise):
+    """c1175: macOS's loader names the macOS a binary was built for (the TF C library 2.6+ for
+    10.15, on High Sierra): the system is older; the fix checks the macOS version first."""
+    found = explain(around(noise, [line.format(v=version)], []))
+    assert found[0].id == "os-too-old" and f"macOS {version}" in found[0].title
+    assert found[0].steps[0].command == "sw_vers -productVersion"
+
+
+@SETTINGS
+@given(st.sampled_from(["我的显卡是A100，跑不起来", "显卡:RTX3090，跑不起来", "用的A6000训练报错"]),
+       st.sampled_from(["1.13.1", "2.3.0"]))
+def test_an_ampere_gpu_named_in_chinese_under_an_old_tf_is_unsupported(sentence, tf):
+    """c1183: a GPU model right after CJK text (a word character to Python's \\b, so no word
+    boundary) under a TF before 2.4: no code for its architecture in the build."""
+    assert rule_ids(sentence, tf_version=tf)[0] == "gpu-arch-unsupported"
+    assert "gpu-arch-unsupported" not in rule_ids(sentence, tf_version="2.10.0")

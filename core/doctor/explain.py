@@ -104,6 +104,9 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("cuda-version-mismatch", 60, r"no kernel image is available for execution|"
          r"device kernel image is invalid"),
     _sig("missing-cudnn", 82, r"DNN library is not found|Unable to load cuDNN DSO"),
+    # cuDNN not there is a missing library's line; "DNN library is not found" without one is a
+    # cuDNN that loaded and would not start: another version than the build's (dev c1190, c1192).
+    _sig("cuda-version-mismatch", 84, r"DNN library is not found"),
     # XLA's JIT needs the toolkit's compiler pieces, which pip's CUDA runtime wheels lack.
     _sig("missing-cuda-runtime", 88, r"libdevice not found|Can't find libdevice directory|"
          r"Couldn't (?:invoke|find|get) ptxas|Failed to launch ptxas|"
@@ -674,7 +677,18 @@ def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("python-unsupported", 64, no_mod)
 
 
+# macOS's loader on a binary built for a newer macOS: "Symbol not found: ____chkstk_darwin
+# (which was built for Mac OS X 10.15)", "(built for macOS 12.0 which is newer than running OS)".
+_OLD_MACOS = re.compile(r"\(?which was built for Mac OS X (\d+\.\d+)\)|"
+                        r"built for macOS (\d+\.\d+) which is newer than running OS")
+
+
 def _os_rules(ctx: TextContext, scores: Scores) -> None:
+    if mac := ctx.lines_matching(_OLD_MACOS, 1):
+        m = _OLD_MACOS.search(mac[0])
+        version = m.group(1) or m.group(2) if m else ""
+        scores.add("os-too-old", 92, mac, macos=version,
+                   title=finding_title("os-too-old.macos", version=version))
     lines = ctx.lines_matching(_OLD_RUNTIME, 2)
     if not (found := _OLD_RUNTIME.search(lines[0]) if lines else None):
         return
@@ -1249,6 +1263,8 @@ _DECISIVE = re.compile(
 # Python's warnings (the warnings module's "file:line: Category: message"): alone, nothing failed.
 _PY_WARNING = re.compile(r"^(?:[\w.]+\.)?(?:Deprecation|PendingDeprecation|Future|User|Runtime|"
                          r"Resource|Syntax|Import)Warning\b")
+# TensorFlow's own log line of the info level ("2022-02-13 17:05:33.353387: I tensorflow/...").
+_TF_INFO = re.compile(r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:[\d.]+: )?I (?:tensorflow|external|tsl)/")
 
 
 def _last_resort(ctx: TextContext, scores: Scores) -> None:
@@ -1264,6 +1280,9 @@ def _last_resort(ctx: TextContext, scores: Scores) -> None:
     quoted = [ln for ln in decisive if ln not in exceptions[-1:]][-3:] + exceptions[-1:]
     if quoted and all(_PY_WARNING.match(line) for line in quoted):
         scores.add("no-error-found", 0, quoted, title=finding_title("no-error-found.warnings"))
+    elif quoted and all(_TF_INFO.match(line) for line in quoted):
+        # TensorFlow says what it did ("Could not identify NUMA node ..."): nothing failed.
+        scores.add("no-error-found", 0, quoted, title=finding_title("no-error-found.info"))
     elif quoted:
         scores.add("unrecognized-error", 1, quoted)
     else:

@@ -817,6 +817,9 @@ def _shadowed(ctx: FixContext) -> list[FixStep]:
 
 
 def _os_too_old(ctx: FixContext) -> list[FixStep]:
+    if ctx.detail.get("macos"):
+        return [_step(_said("os-old-check-macos", version=ctx.detail["macos"]),
+                      "sw_vers -productVersion", "bash"), _step(_said("os-old-build-macos"))]
     steps = [_step(_said("os-old-check"), "ldd --version | head -n 1\n"
                    "grep -ao 'GLIBCXX_[0-9.]*[0-9]' \"$(ldconfig -p | grep -m 1 "
                    "'libstdc++.so.6 ' | sed 's/.*=> //')\" | sort -uV | tail -n 1", "bash")]
