@@ -431,6 +431,15 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     return _findings(ctx, scores, distro)
 
 
+def probe_errors(stderr: str, *, platform: str | None, tf_version: str | None,
+                 distro: str | None = None) -> list[Finding]:
+    """The errors :func:`explain` finds in an interpreter's probe output, for the machine's and
+    the pre-run checks. WSL's GPU is not guessed from the text: those checks look inside the
+    distribution (core.doctor.wsl_checks)."""
+    return [f for f in explain(stderr, platform=platform, tf_version=tf_version, distro=distro)
+            if f.severity == "error" and f.id != "wsl-gpu-unavailable"]
+
+
 def _findings(ctx: TextContext, scores: Scores, distro: str | None) -> list[Finding]:
     """Ranked by the evidence's score alone: a likely warning goes before an unlikely error."""
     ranked = sorted(scores.by_id.items(), key=lambda item: -item[1].score)
@@ -684,10 +693,9 @@ _OLD_MACOS = re.compile(r"\(?which was built for Mac OS X (\d+\.\d+)\)|"
 
 
 def _os_rules(ctx: TextContext, scores: Scores) -> None:
-    if mac := ctx.lines_matching(_OLD_MACOS, 1):
-        m = _OLD_MACOS.search(mac[0])
-        version = m.group(1) or m.group(2) if m else ""
-        scores.add("os-too-old", 92, mac, macos=version,
+    if m := next(filter(None, map(_OLD_MACOS.search, ctx.lines_matching(_OLD_MACOS, 1))), None):
+        version = m.group(1) or m.group(2)
+        scores.add("os-too-old", 92, m.string, macos=version,
                    title=finding_title("os-too-old.macos", version=version))
     lines = ctx.lines_matching(_OLD_RUNTIME, 2)
     if not (found := _OLD_RUNTIME.search(lines[0]) if lines else None):

@@ -54,9 +54,9 @@ _LIBRARY_KINDS = frozenset({"cuda", "cudnn", "driver", "msvc", "zlib"})
 # "cudatoolkit   11.3.1" (conda list), "cuda version: 11.4", "the cuda version of my laptop is
 # 12.1", "cuda版本是10.1", "cuda:8.0". One optional part between two blank runs, never two \s*
 # side by side.
-# The start of an ASCII name: \b is none after a CJK character, a word character too
-# ("安装了cuda10.0", "我的GPU").
-_NAME_START = r"(?<![A-Za-z0-9_])"
+# The start and end of an ASCII name: \b is none next to a CJK character, a word character
+# too ("安装了cuda10.0", "我的GPU", "显卡是A100").
+NAME_START, NAME_END = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
 _JOIN = (r"(?:[ _\-]?(?:toolkit\s*)?|\s*(?:version|版本)(?:\s+(?:of (?:my|the) \w+ )?is|"
          r"\s*[:：]|是|为)?\s*|[ \t]*[:：=][ \t]*)v?")
 # A major.minor (a patch may follow: "10.1.243"), or a major alone ("CUDA 12"), never the
@@ -72,10 +72,10 @@ def _version_of(name: str) -> str:
 
 
 _CUDA_VERSION = re.compile(
-    _NAME_START + r"cuda" + _JOIN + _CUDA_NUMBER + "|" + _version_of("cuda") + _CUDA_NUMBER + "|"
+    NAME_START + r"cuda" + _JOIN + _CUDA_NUMBER + "|" + _version_of("cuda") + _CUDA_NUMBER + "|"
     # nvcc --version: "Cuda compilation tools, release 10.2, V10.2.89".
     r"\brelease (\d{1,2}\.\d), V\d", re.IGNORECASE)
-_CUDNN_VERSION = re.compile(_NAME_START + r"cudnn" + _JOIN + _CUDNN_NUMBER + "|"
+_CUDNN_VERSION = re.compile(NAME_START + r"cudnn" + _JOIN + _CUDNN_NUMBER + "|"
                             + _version_of("cudnn") + _CUDNN_NUMBER, re.IGNORECASE)
 # The same versions written the other way round: the issue template's field "CUDA/cuDNN
 # version" and its value on that line or the next, after a blank one in the Markdown form
@@ -83,10 +83,10 @@ _CUDNN_VERSION = re.compile(_NAME_START + r"cudnn" + _JOIN + _CUDNN_NUMBER + "|"
 # above), and a number before its component's name ("10.2 cuda / 7.6 cudnn"), unless a
 # version follows that name ("7.6 cuda 10.1" is CUDA 10.1).
 _CUDA_CUDNN_FIELD = re.compile(
-    _NAME_START + r"cuda\s*/\s*cudnn(?:[ \t]+versions?)?[ \t]*(?:[:：][ \t]*)?(?:\n[ \t]*){0,2}v?"
+    NAME_START + r"cuda\s*/\s*cudnn(?:[ \t]+versions?)?[ \t]*(?:[:：][ \t]*)?(?:\n[ \t]*){0,2}v?"
     r"(\d{1,2}\.\d(?!\d)|(?:[7-9]|1[0-3])(?![\w.]))(?:\.\d+)*"
     r"(?:[ \t]*(?:/|,|\band\b|&|\+)[ \t]*v?(\d\.\d{1,2}(?!\d)|\d(?![\w.])))?", re.IGNORECASE)
-_FIELD_BEFORE = re.compile(_NAME_START + r"cuda\s*/\s*$", re.IGNORECASE)
+_FIELD_BEFORE = re.compile(NAME_START + r"cuda\s*/\s*$", re.IGNORECASE)
 _NUMBER_THEN_NAME = re.compile(
     r"(?<![\w.])(\d{1,2}\.\d{1,2})(?!\d)(?:\.\d+)*[ \t]?(cudnn|cuda)(?!\w|\s*(?:[-_:v]\s*)?\d)",
     re.IGNORECASE)
@@ -125,12 +125,12 @@ _NO_GPU_PRINTED = re.compile(
     r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse|"
     r"is_gpu_available\(\)\)?\s*(?:#\s*)?[Ff]alse", re.MULTILINE)
 # A GPU in words or by its model ("my RTX 3060", "GTX 1080 Ti").
-_A_GPU = (r"(?:" + _NAME_START + r"GPU|" + _NAME_START + r"[GR]TX ?\d{3,4}(?!\d)|\bgraphics card|"
+_A_GPU = (r"(?:" + NAME_START + r"GPU|" + NAME_START + r"[GR]TX ?\d{3,4}(?!\d)|\bgraphics card|"
           r"\bvideo card)")
 # The same in TensorFlow's log lines or a person's words.
 _NO_GPU_SAID = re.compile(
     r"Skipping registering GPU devices|GPU will not be used|"
-    + then(_NAME_START + "GPU", r"Available:?\s*0\b|(?:[:=]|\?:?)\s*(?:\[\]|False\b)") + "|"
+    + then(NAME_START + "GPU", r"Available:?\s*0\b|(?:[:=]|\?:?)\s*(?:\[\]|False\b)") + "|"
     # "available" as typed too ("avalable", "avaliable").
     + then(_A_GPU, r"\bnot (?:found|detected|av[a-z]{3,5}ble|visible|used|recogni[sz]ed|"
                      r"being used|utili[sz]ed)|(?:could|can)(?:not|'t| not) (?:be )?"
@@ -140,7 +140,7 @@ _NO_GPU_SAID = re.compile(
     r"(?:the |my |a |any )?(?:NVIDIA )?GPU|can only (?:find|see|detect|use|list) (?:the )?CPU|"
     r"(?:not|n't|never) (?:detect\w*|see\w*|find\w*|recogni[sz]\w*|utili[sz]\w*|us(?:es?|ed|ing)) "
     r"(?:the |my |a |any )?(?:NVIDIA )?" + _A_GPU + "|"
-    + _NAME_START + r"GPU (?:usage|utili[sz]ation|load) (?:is |stays? |remains? )?(?:at )?0 ?%|"
+    + NAME_START + r"GPU (?:usage|utili[sz]ation|load) (?:is |stays? |remains? )?(?:at )?0 ?%|"
     r"\bonly (?:the )?CPU (?:is |gets |was )?(?:being )?(?:used|utili[sz]ed|detected|listed)|"
     r"Default GPU Device:?[ \t]*(?:None)?[ \t]*$|"
     r"\bbuilt with CUDA\W{0,3}\s*False\b|"

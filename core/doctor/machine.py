@@ -14,7 +14,7 @@ from core import messages
 from core.doctor import kb
 from core.doctor.context import OS_RELEASE, linux_distro, probe_platform
 from core.doctor.depwalk import application_dirs, python_searches_path, walk, walk_finding
-from core.doctor.explain import explain
+from core.doctor.explain import explain, probe_errors
 from core.doctor.fixes import FixContext, finding_title, make_finding
 from core.doctor.wsl_checks import wsl_findings
 from core.findings import Finding, sort_findings
@@ -375,10 +375,8 @@ def _devices(report: GpuReport, probe: ProbeResult, ctx: FixContext, head: str,
                              ctx, severity="warning",
                              title=finding_title("cpu-only-build.gpus-present",
                                                  tf=probe.tf_version, n=len(report.gpus)))]
-    # WSL's GPU is checked inside the distribution (core.doctor.wsl_checks), not guessed here.
-    found = [f for f in explain(probe.import_stderr, platform=ctx.platform,
-                                tf_version=probe.tf_version, distro=ctx.distro)
-             if f.severity == "error" and f.id != "wsl-gpu-unavailable"]
+    found = probe_errors(probe.import_stderr, platform=ctx.platform,
+                         tf_version=probe.tf_version, distro=ctx.distro)
     if not found and explained:
         return []
     if not found:

@@ -55,7 +55,7 @@ def _gpu_findings(probe: ProbeResult, ctx: FixContext) -> list[Finding]:
 
 def _no_gpu_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Finding]:
     """Why TensorFlow, which imports, sees no GPU although the job asks for some."""
-    from core.doctor.explain import explain
+    from core.doctor.explain import probe_errors
 
     title = finding_title("prerun.no-gpu", tf=probe.tf_version)
     if ctx.platform == "wsl":
@@ -68,10 +68,8 @@ def _no_gpu_findings(probe: ProbeResult, ctx: FixContext, head: str) -> list[Fin
     if probe.built_with_cuda is False:
         return [make_finding("cpu-only-build", f"{head}: is_built_with_cuda() = False", ctx,
                              severity="error", title=title)]
-    # Inside WSL the checks above looked at WSL's GPU itself: the text's guess of it is moot.
-    found = [f for f in explain(probe.import_stderr, platform=ctx.platform,
-                                tf_version=probe.tf_version)
-             if f.severity == "error" and f.id != "wsl-gpu-unavailable"]
+    found = probe_errors(probe.import_stderr, platform=ctx.platform,
+                         tf_version=probe.tf_version)
     first = found[0] if found else make_finding("missing-cuda-runtime", head, ctx)
     return [replace(first, severity="error", title=title.en, message=title,
                     evidence=f"{head}\n{first.evidence}"),

@@ -16,7 +16,7 @@ import re
 
 from core.doctor import kb
 from core.doctor.context import TextContext
-from core.doctor.facts import COMPANION, Facts, then
+from core.doctor.facts import COMPANION, NAME_END, NAME_START, Facts, then
 from core.doctor.fixes import finding_title
 from core.doctor.scores import Scores
 
@@ -98,10 +98,9 @@ _SYMBOLIC_TENSOR = re.compile(r"Cannot convert a symbolic Tensor \([^)\n]{0,200}
 # cuDNN failing to start: out of memory, or a CUDA/cuDNN that is not the build's.
 _CUDNN_INIT_FAILED = re.compile(r"Failed to get convolution algorithm|Could not create cudnn "
                                 r"handle|CUDNN_STATUS_(?:INTERNAL_ERROR|NOT_INITIALIZED)")
-# GPUs of compute capability 8.0 and later, by name; bounded by ASCII letters and digits, not
-# \b: a CJK character is a word character too ("显卡是A100" has no boundary before the A).
-_AMPERE_OR_LATER = re.compile(r"(?<![A-Za-z0-9])(?:RTX\s?(?:30|40|50)\d0|RTX\s?[345]0 series|"
-                              r"[AH]100|A(?:10|30|40|6000)|L40S?|RTX A\d{4})(?![A-Za-z0-9])",
+# GPUs of compute capability 8.0 and later, by name (after CJK text too: NAME_START).
+_AMPERE_OR_LATER = re.compile(NAME_START + r"(?:RTX\s?(?:30|40|50)\d0|RTX\s?[345]0 series|"
+                              r"[AH]100|A(?:10|30|40|6000)|L40S?|RTX A\d{4})" + NAME_END,
                               re.IGNORECASE)
 # conda's "UnsatisfiableError: The following specifications were found to be in conflict:",
 # then "  - python 3.6*", "  - tensorflow 0.12.0rc0*".
