@@ -275,10 +275,11 @@ lane_pytest() {
   if [ $rc -ne 0 ] && grep -q "+ Timeout +" "$out/output.txt"; then
     say "FAIL: the run ended on the timeout of $(cat "$out/current.txt" 2>/dev/null || echo '?')"
   fi
-  # Wine's CreateProcess now and then fails with ERROR_INTERNAL_ERROR (1359) under load, which
-  # Windows does not: only then, and only the failed tests, run once more.
-  if [ $rc -ne 0 ] && grep -q "WinError 1359" "$out/output.txt"; then
-    say "Wine's CreateProcess failed with ERROR_INTERNAL_ERROR (1359), a Wine fault: the failed tests run once more"
+  # Wine now and then fails to start a process under load, which Windows does not: CreateProcess
+  # with ERROR_INTERNAL_ERROR (1359), or the child ending in STATUS_DLL_INIT_FAILED (0xC0000142,
+  # 3221225794) before it ran. Only then, and only the failed tests, run once more.
+  if [ $rc -ne 0 ] && grep -qE "WinError 1359|exit status 3221225794" "$out/output.txt"; then
+    say "Wine failed to start a process (ERROR_INTERNAL_ERROR 1359 or STATUS_DLL_INIT_FAILED), a Wine fault: the failed tests run once more"
     rc=0
     win "$TESTPY" -m pytest "${pytest_args[@]}" --last-failed "$@" || rc=$?
   fi
