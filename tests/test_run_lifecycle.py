@@ -34,9 +34,10 @@ from tests.launcher import Launcher
 STOPPED = 0xC000013A if IS_WINDOWS else 143
 #: A tree ended by force: SIGKILL on POSIX; TerminateJobObject with the same code on Windows.
 KILLED = 137
-#: The grace of runs whose tasks must stop by themselves (STOPPED). A task still starting when
-#: the stop comes answers once its interpreter is up, which under load (Wine on two busy cores)
-#: once took longer than the fixture's 3 s; a task that answers ends the wait at once.
+#: The grace of runs whose tasks must stop by themselves (STOPPED): on Windows a task hears the
+#: stop once its interpreter reaches TensorDeck's sitecustomize, and starting a process under
+#: Wine on two busy cores can take seconds. A task that answers ends the wait at once. (A stop
+#: during CPython's own start-up: tests/test_stop_at_start.py.)
 PATIENT = {"stop_grace_seconds": 30}
 
 # A task that behaves by role: ps serves forever (like server.join()), workers print and exit.

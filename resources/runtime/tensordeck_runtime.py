@@ -125,6 +125,24 @@ def MetricsCallback(every: int = 10):
 _stopped_by_tensordeck = False
 
 
+def _task_code_started() -> bool:
+    """Whether the task's own code has begun: a frame run in ``__main__``'s namespace (a
+    script, ``-c``, or ``-m`` through runpy) is on the main thread's stack, or ``__main__``
+    holds a name the task bound (the script ran and the interpreter is ending)."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        return False
+    namespace = vars(main)
+    if any(not name.startswith("__") for name in namespace):
+        return True
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    while frame is not None:
+        if frame.f_globals is namespace:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _deliver_stop() -> None:
     """What a stop request does in the task: as on POSIX (SIGTERM) the task's own SIGTERM
     handler if it set one, else its SIGBREAK handler, else its own SIGINT handler; nothing if
@@ -137,11 +155,12 @@ def _deliver_stop() -> None:
     global _stopped_by_tensordeck
     import signal
 
-    site = sys.modules.get("site")
-    if site is None or getattr(getattr(site, "__spec__", None), "_initializing", False):
-        # Asked to stop while the interpreter is still starting (site, this sitecustomize):
-        # the task's own code has not run, so there is nothing to save, and an interrupt here
-        # would only end in "Fatal Python error: init_import_site". Exit as Ctrl+C would.
+    if not _task_code_started():
+        # Nothing of the task's to save yet, and an interrupt inside CPython's own start-up is
+        # lost: in site it ends in "Fatal Python error: init_import_site"; while sys.path[0]'s
+        # importer is looked up it is printed ("Failed checking if argv[0] is an import path
+        # entry") and the script runs anyway. Exit as Ctrl+C would. This thread holds the GIL
+        # from the check to the exit, so no line of the task runs in between.
         os._exit(0xC000013A - (1 << 32))  # STATUS_CONTROL_C_EXIT, as the C int _exit takes
     chosen = signal.SIGINT
     for name in ("SIGTERM", "SIGBREAK"):
