@@ -31,9 +31,9 @@ _PLATFORM_HINTS: tuple[tuple[str, str], ...] = (
 
 _TF_VERSION = re.compile(
     r"\btensorflow(?:[-_](?:gpu|cpu|intel))?(?:==|-|\s+|\s*version:?\s*)v?(\d+\.\d+(?:\.\d+)?)\b",
-    re.IGNORECASE)
+    re.IGNORECASE | re.ASCII)
 # ``\s*`` spans the line break too (``\s*\n?\s*`` would split a blank run in n ways).
-_TF_DUNDER_VERSION = re.compile(r"tf\.__version__\)?\s*'?(\d+\.\d+\.\d+)")
+_TF_DUNDER_VERSION = re.compile(r"tf\.__version__\)?\s*'?(\d+\.\d+\.\d+)", re.ASCII)
 # Where TF's own log lines come from changed across releases: a rough floor/ceiling when the
 # version is not printed.
 _TF_LOG_ERAS: tuple[tuple[str, Version, Version], ...] = (
@@ -46,26 +46,38 @@ _TF_LOG_ERAS: tuple[tuple[str, Version, Version], ...] = (
     (r"tf_jenkins", (0, 12), (1, 15)),
 )
 _PYTHON_VERSION = (
-    re.compile(r"[\\/]Python(\d)(\d{1,2})(?:-32)?[\\/]", re.IGNORECASE),
-    re.compile(r"[\\/]python(\d)\.(\d{1,2})[\\/]"),
-    re.compile(r"\bPython (\d)\.(\d{1,2})\.\d+"),
-    re.compile(r"-cp(\d)(\d{1,2})-"),
+    re.compile(r"[\\/]Python(\d)(\d{1,2})(?:-32)?[\\/]", re.IGNORECASE | re.ASCII),
+    re.compile(r"[\\/]python(\d)\.(\d{1,2})[\\/]", re.ASCII),
+    re.compile(r"\bPython (\d)\.(\d{1,2})\.\d+", re.ASCII),
+    re.compile(r"-cp(\d)(\d{1,2})-", re.ASCII),
     # In words: "on python 3.11", "Python3.12".
-    re.compile(r"\bpython\s?v?(3)\.(\d{1,2})(?!\d)", re.IGNORECASE),
+    re.compile(r"\bpython\s?v?(3)\.(\d{1,2})(?!\d)", re.IGNORECASE | re.ASCII),
 )
-_CONDA_ENV = re.compile(r"[\\/]envs[\\/]([^\\/\s'\"]+)[\\/]")
-_CONDA_BASE = re.compile(r"[\\/](?:ana|mini)conda\d?[\\/]", re.IGNORECASE)
+_CONDA_ENV = re.compile(r"[\\/]envs[\\/]([^\\/\s'\"]+)[\\/]", re.ASCII)
+_CONDA_BASE = re.compile(r"[\\/](?:ana|mini)conda\d?[\\/]", re.IGNORECASE | re.ASCII)
 _CUDA_INSTALL = re.compile(
     r"CUDA[\\/]v(\d+\.\d+)|cuda-(\d+\.\d+)|CUDA_PATH_V(\d+)_(\d+)|(/usr/local/cuda)\b",
-    re.IGNORECASE)
-_LD_PATH = re.compile(r"LD_LIBRARY_PATH:\s*(\S*)")
-_DRIVER = re.compile(r"Driver Version:\s*([\d.]+)|kernel reported version is:\s*([\d.]+)")
-_DRIVER_CUDA = re.compile(r"CUDA Version:\s*([\d.]+)")
+    re.IGNORECASE | re.ASCII)
+_LD_PATH = re.compile(r"LD_LIBRARY_PATH:\s*(\S*)", re.ASCII)
+_DRIVER = re.compile(r"Driver Version:\s*([\d.]+)|kernel reported version is:\s*([\d.]+)", re.ASCII)
+_DRIVER_CUDA = re.compile(r"CUDA Version:\s*([\d.]+)", re.ASCII)
 
 
 # A line an exception starts: "ValueError: ...", "tensorflow.python.framework.errors_impl.X".
 # Anchored: searched, an unanchored one would retry a long dotted word from each of its letters.
-EXCEPTION_LINE = re.compile(r"^[\w.]+(?:Error|Exception)\b")
+EXCEPTION_LINE = re.compile(r"^[\w.]+(?:Error|Exception)\b", re.ASCII)
+
+
+# The rules' patterns read ASCII (re.ASCII: "安装tensorflow2.4" has a word boundary before the
+# name): the Unicode spaces of web pages and the full-width names and versions a CJK input
+# method types ("ＣＵＤＡ１１．２") are read as that ASCII. One character for one, so the lines
+# the findings quote are the user's, and Chinese punctuation ("，", "？") stays as typed.
+_AS_ASCII = {
+    **dict.fromkeys((0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000), " "),
+    **{c: c - 0xFEE0 for c in range(0xFF10, 0xFF1A)},  # digits
+    **{c: c - 0xFEE0 for c in (*range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))},  # letters
+    **{c: c - 0xFEE0 for c in (0xFF0D, 0xFF0E, 0xFF3F)},  # - . _
+}
 
 
 @dataclass
@@ -116,7 +128,7 @@ class TextContext:
         :mod:`core.doctor.linesearch`)."""
         if self._index is None:
             self._index = LineIndex(self.lines)
-        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        rx = re.compile(pattern, re.ASCII) if isinstance(pattern, str) else pattern
         return self._index.matching(rx, limit)
 
     def whole(self) -> TextIndex:
@@ -130,6 +142,7 @@ def read_context(text: str, *, platform: str | None = None,
                  tf_version: str | None = None) -> TextContext:
     """The facts ``text`` gives away; a ``platform`` or ``tf_version`` the user stated wins
     over the text's (the text may quote another machine's paths or another release)."""
+    text = text.translate(_AS_ASCII)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     ctx = TextContext(text=text, lines=lines)
     found = ctx.whole()
@@ -149,7 +162,8 @@ def read_context(text: str, *, platform: str | None = None,
 def _tf_era_in(found: TextIndex) -> tuple[Version, Version] | None:
     """The releases whose log paths the text shows, when it prints no version: the first era
     in :data:`_TF_LOG_ERAS` (newest first) wins."""
-    return next(((low, high) for rx, low, high in _TF_LOG_ERAS if found.search(re.compile(rx))),
+    return next(((low, high) for rx, low, high in _TF_LOG_ERAS if found.search(re.compile(rx,
+                                                                                          re.ASCII))),
                 None)
 
 
@@ -194,7 +208,7 @@ def _driver_in(found: TextIndex) -> tuple[Version | None, Version | None]:
 
 def _guess_platform(found: TextIndex) -> str | None:
     for name, rx in _PLATFORM_HINTS:
-        if found.search(re.compile(rx)):
+        if found.search(re.compile(rx, re.ASCII)):
             return name
     return None
 
@@ -241,7 +255,7 @@ def distro_family(text: str) -> str | None:
     """The Linux family an os-release text names by its ID and ID_LIKE: "ubuntu" (and Mint,
     Pop!_OS), "debian", "fedora", "rhel<major>" (RHEL, Rocky, Alma, CentOS); None for any
     other."""
-    fields = dict(re.findall(r'^(\w+)=["\']?([^"\'\n]*)', text, re.MULTILINE))
+    fields = dict(re.findall(r'^(\w+)=["\']?([^"\'\n]*)', text, re.MULTILINE | re.ASCII))
     ids = [fields.get("ID", "").lower(), *fields.get("ID_LIKE", "").lower().split()]
     major = fields.get("VERSION_ID", "").split(".")[0]
     if ids[0] == "fedora":

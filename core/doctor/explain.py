@@ -46,7 +46,7 @@ class _Signature:
 def _sig(fid: str, score: int, pattern: str, variant: str | None = None,
          **detail) -> _Signature:
     """``variant``: the title is the message ``finding.<fid>.<variant>``, not the default."""
-    return _Signature(fid, score, re.compile(pattern, re.IGNORECASE),
+    return _Signature(fid, score, re.compile(pattern, re.IGNORECASE | re.ASCII),
                       finding_title(f"{fid}.{variant}") if variant else None,
                       tuple(detail.items()))
 
@@ -344,18 +344,18 @@ _SIGNATURES: tuple[_Signature, ...] = (
 
 # Library-load messages across TF and loader versions: what was NOT found, and what was.
 _MISSING_LIB = (
-    re.compile(r"Could not load dynamic library '([^']+)'"),
-    re.compile(r"Couldn't open CUDA library ([\w.\-]+?)\.?(?:\s|$)"),
-    re.compile(r"Could not load library ([\w.\-]+?)\.? Error code"),
-    re.compile(r"Could not locate (zlibwapi\.dll)"),
-    re.compile(r"Could not find '([\w.\-]+\.dll)'"),
+    re.compile(r"Could not load dynamic library '([^']+)'", re.ASCII),
+    re.compile(r"Couldn't open CUDA library ([\w.\-]+?)\.?(?:\s|$)", re.ASCII),
+    re.compile(r"Could not load library ([\w.\-]+?)\.? Error code", re.ASCII),
+    re.compile(r"Could not locate (zlibwapi\.dll)", re.ASCII),
+    re.compile(r"Could not find '([\w.\-]+\.dll)'", re.ASCII),
     # From the start of a name only: from every letter of it, each try would read it again.
-    re.compile(r"(?<![\w.\-])([\w.\-]+\.so(?:\.\d+)*): cannot open shared object file"),
-    re.compile(r"Error loading \"(?:[^\"]*[\\/])?([\w.\-]+\.dll)\""),
+    re.compile(r"(?<![\w.\-])([\w.\-]+\.so(?:\.\d+)*): cannot open shared object file", re.ASCII),
+    re.compile(r"Error loading \"(?:[^\"]*[\\/])?([\w.\-]+\.dll)\"", re.ASCII),
     # TF's Windows self-check (python/platform/self_check.py): "'msvcp140.dll or msvcp140_1.dll'".
-    re.compile(r"Could not find the DLL\(s\) '([^']+)'"),
+    re.compile(r"Could not find the DLL\(s\) '([^']+)'", re.ASCII),
 )
-_ANY_MISSING_LIB = re.compile("|".join(f"(?:{rx.pattern})" for rx in _MISSING_LIB))
+_ANY_MISSING_LIB = re.compile("|".join(f"(?:{rx.pattern})" for rx in _MISSING_LIB), re.ASCII)
 # ERROR_MOD_NOT_FOUND (126) in Windows' words, in Wine's ("Module not found."), or bare (TF 1.x).
 # ERROR_MOD_NOT_FOUND in Windows' languages (French, German, Spanish, Italian, Portuguese,
 # Russian, Chinese, Japanese, Korean) too: the loader's text is the system's.
@@ -366,9 +366,9 @@ _MODULE_NOT_FOUND = re.compile(r"specified module could not be found|"
                                r"encontrar el m[óo]dulo especificado|modulo specificato|"
                                r"m[óo]dulo especificado|указанный модуль|找不到指定的模块|"
                                r"找不到指定的模組|指定されたモジュールが見つかりません|"
-                               r"지정된 모듈을 찾을 수 없습니다", re.IGNORECASE)
+                               r"지정된 모듈을 찾을 수 없습니다", re.IGNORECASE | re.ASCII)
 _LOADED_LIB = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.\-]+)",
-                         re.IGNORECASE)
+                         re.IGNORECASE | re.ASCII)
 _TF1_ONLY = frozenset({
     "Session", "InteractiveSession", "placeholder", "sparse_placeholder", "app", "flags",
     "get_variable", "variable_scope", "global_variables_initializer", "ConfigProto",
@@ -384,9 +384,9 @@ _EVERY_TF = frozenset({
     "DType", "TensorShape", "convert_to_tensor", "identity", "add", "multiply",
 })
 # "Module 'tensorflow' ..." too: a title or a sentence starts with a capital.
-_NO_ATTR = re.compile(r"[Mm]odule 'tensorflow(?:\.compat\.v2)?' has no attribute '(\w+)'")
-_PY2_NO_ATTR = re.compile(r"'module' object has no attribute '(\w+)'")
-_SCRIPT = re.compile(r"File \"([^\"]+\.py)\", line \d+")
+_NO_ATTR = re.compile(r"[Mm]odule 'tensorflow(?:\.compat\.v2)?' has no attribute '(\w+)'", re.ASCII)
+_PY2_NO_ATTR = re.compile(r"'module' object has no attribute '(\w+)'", re.ASCII)
+_SCRIPT = re.compile(r"File \"([^\"]+\.py)\", line \d+", re.ASCII)
 
 
 def explain(text: str, *, platform: str | None = None, tf_version: str | None = None,
@@ -472,7 +472,7 @@ def _libraries(ctx: TextContext, facts: Facts) -> tuple[dict[str, str], set[str]
     for line in ctx.lines_matching(_ANY_MISSING_LIB, MAX_LIBRARIES):
         for rx in _MISSING_LIB:
             for found in rx.findall(line):
-                for name in re.split(r"\s+or\s+|,\s*", found)[:MAX_LIBRARIES]:
+                for name in re.split(r"\s+or\s+|,\s*", found, flags=re.ASCII)[:MAX_LIBRARIES]:
                     missing.setdefault(name.lower(), line)
     for name, line in facts.libraries_missing.items():
         missing.setdefault(name, line)
@@ -614,7 +614,8 @@ def _other_version_rules(facts: Facts, scores: Scores, wanted: list[str],
 # follows whenever the variable is set, so only a line that ends there says it is unset (a
 # line cut before the end, "...No such file or director", says nothing about it).
 _LOADER_LINE = re.compile(r"Could not load dynamic library '[^']*'"
-                          + then(r"; dlerror:", r"No such file or directory\s*$", r"[^\n;]"))
+                          + then(r"; dlerror:", r"No such file or directory\s*$", r"[^\n;]"),
+                          re.ASCII)
 
 
 def _activation_rules(ctx: TextContext, scores: Scores, evidence: list[str]) -> None:
@@ -640,14 +641,14 @@ _IMPORT_FAILED = re.compile(
     r"DLL load failed|Failed to load the native TensorFlow runtime|tfjs_binding\.node|"
     + then("ImportError", "_pywrap_tensorflow") + "|"
     r"(?:not able to|unable to|can'?t|cannot|could ?n[o']?t|fail(?:s|ed)? to) import tensorflow",
-    re.IGNORECASE)
+    re.IGNORECASE | re.ASCII)
 
 
 # A versioned symbol of the C or C++ runtime that this system's is too old to have (the binary
 # was built on a newer system), in the loader's words ("version `GLIBC_2.17' not found") or a
 # person's ("GLIBCXX_3.4.26 not found").
 _OLD_RUNTIME = re.compile(r"(?<![\w.])[`'‘\"]?((GLIBC|GLIBCXX|CXXABI)_\d+(?:\.\d+)*)[`'’\"]?"
-                          r"\s+(?:was\s+|is\s+)?not found")
+                          r"\s+(?:was\s+|is\s+)?not found", re.ASCII)
 
 
 def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
@@ -689,7 +690,7 @@ def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
 # macOS's loader on a binary built for a newer macOS: "Symbol not found: ____chkstk_darwin
 # (which was built for Mac OS X 10.15)", "(built for macOS 12.0 which is newer than running OS)".
 _OLD_MACOS = re.compile(r"\(?which was built for Mac OS X (\d+\.\d+)\)|"
-                        r"built for macOS (\d+\.\d+) which is newer than running OS")
+                        r"built for macOS (\d+\.\d+) which is newer than running OS", re.ASCII)
 
 
 def _os_rules(ctx: TextContext, scores: Scores) -> None:
@@ -707,7 +708,8 @@ def _os_rules(ctx: TextContext, scores: Scores) -> None:
 
 
 _NIGHTLY = re.compile(r"\btf[-_]nightly|\btf[-_]estimator[-_]nightly|"
-                      r"\btensorflow[-_ ]nightly|\b\d\.\d{1,2}\.\d\.dev20\d{6}", re.IGNORECASE)
+                      r"\btensorflow[-_ ]nightly|\b\d\.\d{1,2}\.\d\.dev20\d{6}",
+                      re.IGNORECASE | re.ASCII)
 
 
 def _unexplained_import_failure(ctx: TextContext, scores: Scores, failed: list[str]) -> None:
@@ -786,7 +788,7 @@ def _windows_build_rules(ctx: TextContext, facts: Facts, scores: Scores,
 
 # What a GPU build of TF prints about its CUDA libraries (found or not).
 _CUDA_LOOKED_FOR = re.compile(r"tensorflow[-_]gpu|cudart|libcuda|cuda_|dlerror|dso_loader|"
-                              r"dynamic library|cublas|cudnn64|libcudnn")
+                              r"dynamic library|cublas|cudnn64|libcudnn", re.ASCII)
 
 
 def _cpu_only_context(ctx: TextContext, facts: Facts, scores: Scores, evidence: list[str], *,
@@ -798,13 +800,13 @@ def _cpu_only_context(ctx: TextContext, facts: Facts, scores: Scores, evidence: 
     if ctx.platform == "macos":
         scores.add("cpu-only-build", 90, evidence, title=finding_title("cpu-only-build.macos"))
         return True
-    if re.search(r"tensorflow[-_]cpu", lower):
+    if re.search(r"tensorflow[-_]cpu", lower, re.ASCII):
         scores.add("cpu-only-build", 88, evidence + ctx.lines_matching(r"tensorflow[-_]cpu", 1),
                    title=finding_title("cpu-only-build.tensorflow-cpu"))
         return True
     if ctx.tf_at_least((2, 1)) is False and ctx.platform != "windows" and not cuda_build and (
             not re.search(
-            r"tensorflow[-_]gpu|cudart|libcuda|cuda_", lower)):
+            r"tensorflow[-_]gpu|cudart|libcuda|cuda_", lower, re.ASCII)):
         scores.add("cpu-only-build", 80, evidence,
                    title=finding_title("cpu-only-build.before-2.1"))
         return True
@@ -852,21 +854,24 @@ def _python_rules(ctx: TextContext, scores: Scores) -> None:
                    "release supports it")
 
 
-_PIP_REQUIRES = re.compile(r"^((?:tensorflow|tf-nightly)[\w-]*) (\d[\w.]*) requires", re.I)
+_PIP_REQUIRES = re.compile(r"^((?:tensorflow|tf-nightly)[\w-]*) (\d[\w.]*) requires",
+                           re.I | re.ASCII)
 _PIP_LIST = re.compile(r"^((?:tensorflow|tf-nightly)(?:-gpu|-cpu|-intel)?|tf_nightly)\s+(\d\S*)$",
-                       re.I)
-_PIP_LINE = re.compile(f"(?:{_PIP_REQUIRES.pattern})|(?:{_PIP_LIST.pattern})", re.I)
+                       re.I | re.ASCII)
+_PIP_LINE = re.compile(f"(?:{_PIP_REQUIRES.pattern})|(?:{_PIP_LIST.pattern})", re.I | re.ASCII)
 # NumPy's own words (before 1.11 without the 0x), and a person's ("compiled with API 0x10
 # installed 0xf").
 _NUMPY_API = re.compile(r"compiled (?:against|with) API(?: version)? ((?:0x)?[0-9a-f]+)\b"
                         r"(?:,| but)? (?:this version of numpy is|installed) ((?:0x)?[0-9a-f]+)\b",
-                        re.IGNORECASE)
-_TF_DISTS = re.compile(r"^(tensorflow(?:-gpu|-cpu|-intel)?|tf-nightly(?:-gpu|-cpu)?)$", re.I)
+                        re.IGNORECASE | re.ASCII)
+_TF_DISTS = re.compile(r"^(tensorflow(?:-gpu|-cpu|-intel)?|tf-nightly(?:-gpu|-cpu)?)$",
+                       re.I | re.ASCII)
 # The same distributions as pip show ("Name: tensorflow-gpu", then "Version: 1.3.0") and pip
 # freeze ("tensorflow-gpu==1.3.0") print them.
 _PIP_SHOW = re.compile(r"^Name: ((?:tensorflow|tf-nightly)[\w-]*)[ \t]*\nVersion: (\d[\w.]*)",
-                       re.I | re.M)
-_PIP_FREEZE = re.compile(r"^((?:tensorflow|tf-nightly|tf_nightly)[\w-]*)==(\d[\w.]*)\s*$", re.I)
+                       re.I | re.M | re.ASCII)
+_PIP_FREEZE = re.compile(r"^((?:tensorflow|tf-nightly|tf_nightly)[\w-]*)==(\d[\w.]*)\s*$",
+                         re.I | re.ASCII)
 
 
 def _tf_distributions(ctx: TextContext) -> tuple[dict[str, set[str]], list[str]]:
@@ -898,9 +903,9 @@ def _tf_distributions(ctx: TextContext) -> tuple[dict[str, set[str]], list[str]]
 _PIP_DEPENDENCY = re.compile(
     r"\b(?:tensorflow|tf-nightly)[\w-]* \d[\w.]* (?:has requirement|requires) ([A-Za-z][\w.-]*)"
     r"[^\n]{0,80}?, but you(?:'ll| will)? have ([A-Za-z][\w.-]*) \d[\w.]* which is incompatible",
-    re.IGNORECASE)
+    re.IGNORECASE | re.ASCII)
 # TensorFlow's own family: one of them at another version is a mixed install, not a dependency.
-_TF_FAMILY = re.compile(r"tensorflow|tf[-_]|keras|tensorboard|tb-nightly", re.IGNORECASE)
+_TF_FAMILY = re.compile(r"tensorflow|tf[-_]|keras|tensorboard|tb-nightly", re.IGNORECASE | re.ASCII)
 
 
 # pip refusing a package: its name, as the user wrote it; uv's words for the same, with the
@@ -909,8 +914,8 @@ _NO_DISTRIBUTION = re.compile(r"(?:No matching distribution found for|Could not 
                               r"that satisfies the requirement) ([A-Za-z0-9][\w.-]*)|"
                               r"Distribution `([A-Za-z0-9][\w.-]*?)(?:==[^`\s]*)?(?: @ [^`]*)?` "
                               r"can't be installed because it doesn't have a source "
-                              r"distribution or wheel for the current platform")
-_UV_ON_WINDOWS = re.compile(r"You're on Windows \(`win")
+                              r"distribution or wheel for the current platform", re.ASCII)
+_UV_ON_WINDOWS = re.compile(r"You're on Windows \(`win", re.ASCII)
 
 
 def _windows_wheel_rule(ctx: TextContext, scores: Scores) -> None:
@@ -978,10 +983,10 @@ def _dependency_conflict(scores: Scores, lines: list[str], package: str) -> None
 # numpy>=1.25").
 _RESOLVER_TF_NEEDS = re.compile(r"\b(?:tensorflow|tf-nightly)[\w-]*"
                                 r"(?: \([^)\n]{1,40}\)|==[\w.*]+)? "
-                                r"(?:depends on|requires) ([A-Za-z][\w.-]*)")
+                                r"(?:depends on|requires) ([A-Za-z][\w.-]*)", re.ASCII)
 _RESOLVER_PROJECT_NEEDS = re.compile(r"depends on both ([A-Za-z][\w.-]*)|"
-                                     r"\byou require ([A-Za-z][\w.-]*)")
-_RESOLVER_FAILED = re.compile(r"version solving failed|requirements are unsatisfiable")
+                                     r"\byou require ([A-Za-z][\w.-]*)", re.ASCII)
+_RESOLVER_FAILED = re.compile(r"version solving failed|requirements are unsatisfiable", re.ASCII)
 
 
 def _resolver_dependency_rule(ctx: TextContext, scores: Scores) -> None:
@@ -1000,15 +1005,15 @@ def _resolver_dependency_rule(ctx: TextContext, scores: Scores) -> None:
 
 
 _REMOVED_MODULE = re.compile(r"No module named '(tensorflow\.(?:contrib|examples))|"
-                             r"[Mm]odule 'tensorflow' has no attribute '(contrib|examples)'")
+                             r"[Mm]odule 'tensorflow' has no attribute '(contrib|examples)'",
+                             re.ASCII)
 
 
 def _memory_words_rules(ctx: TextContext, scores: Scores) -> None:
     """"内存溢出" (memory overflowed) says no which memory: the GPU's where the text speaks of
     its video memory or the GPU."""
     overflow = ctx.lines_matching(r"内存(?:溢出|不足|不够)", 1)
-    # Not \bgpu\b: a CJK character is a word character, so "GPU训练" has no boundary.
-    gpu = ctx.lines_matching(r"显存|显卡|(?i:(?<![a-z])gpu(?![a-z]))", 1)
+    gpu = ctx.lines_matching(r"显存|显卡|(?i:\bgpu\b)", 1)
     if overflow and gpu:
         scores.add("gpu-out-of-memory", 78, [*overflow, *gpu])
 
@@ -1052,7 +1057,7 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
 # model that is built on Tensorflow 2.12".
 _MODEL_FROM = re.compile(r"\b(?:model|h5|checkpoint|weights)\b[^\n]{0,60}?\b(?:built|saved|"
                          r"trained|created|made|exported)\s+(?:on|with|in|using|by)\s+"
-                         r"(?:tensorflow|tf)[\s-]?v?(\d+\.\d+)", re.IGNORECASE)
+                         r"(?:tensorflow|tf)[\s-]?v?(\d+\.\d+)", re.IGNORECASE | re.ASCII)
 
 
 def _saved_by_newer_rules(ctx: TextContext, scores: Scores) -> None:
@@ -1083,10 +1088,11 @@ def _tf_attributes_missing(ctx: TextContext) -> list[tuple[str, str]]:
 # --- a tensorflow that is not the installed package -------------------------------------------
 
 # TF 1.x's own words when Python is started in its source tree.
-_SOURCE_TREE = re.compile(r"should not try to import tensorflow from its source directory")
+_SOURCE_TREE = re.compile(r"should not try to import tensorflow from its source directory",
+                          re.ASCII)
 # Python's, when a script named tensorflow.py imports itself instead of the package.
-_CIRCULAR = re.compile(r"partially initialized module 'tensorflow\b")
-_FRAME_FILE = re.compile(r"File \"([^\"\n]{1,400}\.py)\", line \d+")
+_CIRCULAR = re.compile(r"partially initialized module 'tensorflow\b", re.ASCII)
+_FRAME_FILE = re.compile(r"File \"([^\"\n]{1,400}\.py)\", line \d+", re.ASCII)
 # The folders of TensorFlow's own package (tensorflow/<one of these>/...), and its __init__
 # (module names: a file name in a string reads as a file the frozen app must ship).
 _TF_PACKAGE_PARTS = frozenset({"__init__", "python", "core", "contrib", "keras", "compiler",
@@ -1152,12 +1158,12 @@ _PIP_FAILURES: tuple[tuple[str, str], ...] = (
 # pip's words, or its temporary folders in a path (old pips print no "ERROR:").
 _PIP_ERROR = re.compile(r"^ERROR: |^error: |Could not install packages|"
                         r"[\\/]pip-[\w-]+-(?:build|uninstall|install|unpack|req-build)\b",
-                        re.MULTILINE)
+                        re.MULTILINE | re.ASCII)
 
 
 # pip's own version, as its upgrade notice or `pip --version` prints it.
 _PIP_VERSION = re.compile(r"You are using pip version (\d+)\.|^pip (\d+)\.\d+(?:\.\d+)? from ",
-                          re.MULTILINE)
+                          re.MULTILINE | re.ASCII)
 
 
 def _old_pip_rule(ctx: TextContext, scores: Scores) -> None:
@@ -1196,16 +1202,16 @@ def _install_rules(ctx: TextContext, scores: Scores) -> None:
 # Import-time errors that a dependency raises, or that name one: the package, found from what
 # the message means (a name missing from a module, a version the module checks).
 _DEP_MESSAGES = (
-    re.compile(r"cannot import name '\w+' from '([\w.]+)'"),
-    re.compile(r"module '([\w.]+)' has no attribute '\w+'"),
-    re.compile(r"^(\w+) is running against \w+ [\d.]+ when it was built against"),
-    re.compile(r"(?:requires|needs) (\w[\w-]*)\s*(?:version\s*)?[<>=]=?\s*\d"),
+    re.compile(r"cannot import name '\w+' from '([\w.]+)'", re.ASCII),
+    re.compile(r"module '([\w.]+)' has no attribute '\w+'", re.ASCII),
+    re.compile(r"^(\w+) is running against \w+ [\d.]+ when it was built against", re.ASCII),
+    re.compile(r"(?:requires|needs) (\w[\w-]*)\s*(?:version\s*)?[<>=]=?\s*\d", re.ASCII),
 )
-_ANY_DEP_MESSAGE = re.compile("|".join(f"(?:{rx.pattern})" for rx in _DEP_MESSAGES))
-_TRACEBACK_FRAME = re.compile(r"File \"[^\"]*[\\/]site-packages[\\/]([\w]+)[\\/]")
+_ANY_DEP_MESSAGE = re.compile("|".join(f"(?:{rx.pattern})" for rx in _DEP_MESSAGES), re.ASCII)
+_TRACEBACK_FRAME = re.compile(r"File \"[^\"]*[\\/]site-packages[\\/]([\w]+)[\\/]", re.ASCII)
 _NOT_DEPENDENCIES = ("tensorflow", "tensorflow_core", "__main__", "builtins")
 _NUMPY_ALIASES = re.compile(r"module 'numpy' has no attribute '(?:object|bool|int|float|"
-                            r"complex|str)'")
+                            r"complex|str)'", re.ASCII)
 
 
 def _dependency_rules(ctx: TextContext, scores: Scores) -> None:
@@ -1265,14 +1271,15 @@ _DECISIVE = re.compile(
     r"(?:ERROR|FATAL|Fatal|error|fatal)\b|[EF]\d{4} |\S*:\s*[EF] \S+\.cc:\d+\])|"
     r"\b(?:failed|cannot|could not|not found|No module named|not recognized|denied|"
     r"Segmentation fault|core dumped|Aborted)\b",
-    re.IGNORECASE)
+    re.IGNORECASE | re.ASCII)
 
 
 # Python's warnings (the warnings module's "file:line: Category: message"): alone, nothing failed.
 _PY_WARNING = re.compile(r"^(?:[\w.]+\.)?(?:Deprecation|PendingDeprecation|Future|User|Runtime|"
-                         r"Resource|Syntax|Import)Warning\b")
+                         r"Resource|Syntax|Import)Warning\b", re.ASCII)
 # TensorFlow's own log line of the info level ("2022-02-13 17:05:33.353387: I tensorflow/...").
-_TF_INFO = re.compile(r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:[\d.]+: )?I (?:tensorflow|external|tsl)/")
+_TF_INFO = re.compile(r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:[\d.]+: )?I (?:tensorflow|external|tsl)/",
+                      re.ASCII)
 
 
 def _last_resort(ctx: TextContext, scores: Scores) -> None:
@@ -1307,7 +1314,7 @@ def _drop_consequences(scores: Scores) -> None:
         del scores.by_id["driver-not-loaded"]
 
 
-_PORT = re.compile(r"target_address\"?:\s*\"[^\"]*:(\d+)\"|(?:port|:)\s?(\d{4,5})\b")
+_PORT = re.compile(r"target_address\"?:\s*\"[^\"]*:(\d+)\"|(?:port|:)\s?(\d{4,5})\b", re.ASCII)
 
 
 def _detail_rules(ctx: TextContext, scores: Scores) -> None:

@@ -37,7 +37,8 @@ def then(first: str, after: str, gap: str = r"[^\n]") -> str:
 
 # A library file name, from its first character (a start inside a word would read it again).
 # macOS puts the version before the extension: libcudart.8.0.dylib (kb.linux_library_name).
-_LIBRARY = re.compile(r"(?<![\w.\-])([A-Za-z][\w\-]*(?:\.so(?:\.\d+)*|\.dll|(?:\.\d+)*\.dylib))\b")
+_LIBRARY = re.compile(r"(?<![\w.\-])([A-Za-z][\w\-]*(?:\.so(?:\.\d+)*|\.dll|(?:\.\d+)*\.dylib))\b",
+                      re.ASCII)
 # Words that say a library named on the same line is not there, in any tool's or person's words.
 _MISSING_WORDS = re.compile(
     r"not found|cannot open|can'?t (?:open|find|load)|could ?n[o']?t (?:open|find|load|locate)|"
@@ -45,18 +46,15 @@ _MISSING_WORDS = re.compile(
     # The loader on a file that is there but is no library (empty, cut, not ELF).
     r"file too short|invalid ELF header|"
     # "TF is looking for cudart64_101.dll", "it searches for libcudnn.so.7": wanted, not there.
-    r"\blook(?:s|ed|ing)? for|\bsearch(?:es|ed|ing)? for", re.IGNORECASE)
+    r"\blook(?:s|ed|ing)? for|\bsearch(?:es|ed|ing)? for", re.IGNORECASE | re.ASCII)
 # A person saying a library named next is there: "I have libcudart.7.5.dylib", "we've got only".
 _HAVE_BEFORE = re.compile(r"(?<!n't )(?<!not )\b(?:have|'ve got|got)\s+"
-                          r"(?:(?:only|installed|the)\s+)*$", re.IGNORECASE)
+                          r"(?:(?:only|installed|the)\s+)*$", re.IGNORECASE | re.ASCII)
 _LIBRARY_KINDS = frozenset({"cuda", "cudnn", "driver", "msvc", "zlib"})
 # What joins a component's name to its version: "CUDA 10.0", "cuda-9.2", "CUDA8.0", "CUDA v11.2",
 # "cudatoolkit   11.3.1" (conda list), "cuda version: 11.4", "the cuda version of my laptop is
 # 12.1", "cuda版本是10.1", "cuda:8.0". One optional part between two blank runs, never two \s*
 # side by side.
-# The start and end of an ASCII name: \b is none next to a CJK character, a word character
-# too ("安装了cuda10.0", "我的GPU", "显卡是A100").
-NAME_START, NAME_END = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
 _JOIN = (r"(?:[ _\-]?(?:toolkit\s*)?|\s*(?:version|版本)(?:\s+(?:of (?:my|the) \w+ )?is|"
          r"\s*[:：]|是|为)?\s*|[ \t]*[:：=][ \t]*)v?")
 # A major.minor (a patch may follow: "10.1.243"), or a major alone ("CUDA 12"), never the
@@ -72,65 +70,66 @@ def _version_of(name: str) -> str:
 
 
 _CUDA_VERSION = re.compile(
-    NAME_START + r"cuda" + _JOIN + _CUDA_NUMBER + "|" + _version_of("cuda") + _CUDA_NUMBER + "|"
+    r"\bcuda" + _JOIN + _CUDA_NUMBER + "|" + _version_of("cuda") + _CUDA_NUMBER + "|"
     # nvcc --version: "Cuda compilation tools, release 10.2, V10.2.89".
-    r"\brelease (\d{1,2}\.\d), V\d", re.IGNORECASE)
-_CUDNN_VERSION = re.compile(NAME_START + r"cudnn" + _JOIN + _CUDNN_NUMBER + "|"
-                            + _version_of("cudnn") + _CUDNN_NUMBER, re.IGNORECASE)
+    r"\brelease (\d{1,2}\.\d), V\d", re.IGNORECASE | re.ASCII)
+_CUDNN_VERSION = re.compile(r"\bcudnn" + _JOIN + _CUDNN_NUMBER + "|"
+                            + _version_of("cudnn") + _CUDNN_NUMBER, re.IGNORECASE | re.ASCII)
 # The same versions written the other way round: the issue template's field "CUDA/cuDNN
 # version" and its value on that line or the next, after a blank one in the Markdown form
 # ("10.0", "11.2/8", "10.2 and 7.6.5", a name before each number is read by the patterns
 # above), and a number before its component's name ("10.2 cuda / 7.6 cudnn"), unless a
 # version follows that name ("7.6 cuda 10.1" is CUDA 10.1).
 _CUDA_CUDNN_FIELD = re.compile(
-    NAME_START + r"cuda\s*/\s*cudnn(?:[ \t]+versions?)?[ \t]*(?:[:：][ \t]*)?(?:\n[ \t]*){0,2}v?"
+    r"\bcuda\s*/\s*cudnn(?:[ \t]+versions?)?[ \t]*(?:[:：][ \t]*)?(?:\n[ \t]*){0,2}v?"
     r"(\d{1,2}\.\d(?!\d)|(?:[7-9]|1[0-3])(?![\w.]))(?:\.\d+)*"
-    r"(?:[ \t]*(?:/|,|\band\b|&|\+)[ \t]*v?(\d\.\d{1,2}(?!\d)|\d(?![\w.])))?", re.IGNORECASE)
-_FIELD_BEFORE = re.compile(NAME_START + r"cuda\s*/\s*$", re.IGNORECASE)
+    r"(?:[ \t]*(?:/|,|\band\b|&|\+)[ \t]*v?(\d\.\d{1,2}(?!\d)|\d(?![\w.])))?",
+                               re.IGNORECASE | re.ASCII)
+_FIELD_BEFORE = re.compile(r"\bcuda\s*/\s*$", re.IGNORECASE | re.ASCII)
 _NUMBER_THEN_NAME = re.compile(
     r"(?<![\w.])(\d{1,2}\.\d{1,2})(?!\d)(?:\.\d+)*[ \t]?(cudnn|cuda)(?!\w|\s*(?:[-_:v]\s*)?\d)",
-    re.IGNORECASE)
+    re.IGNORECASE | re.ASCII)
 # A version the text says is wanted, not had ("Download and install CUDA 9.0", TF 1.x's
 # "Could not find cuDNN 6").
 _WANTED_BEFORE = re.compile(r"(?:requires?|needs?|wants?|built (?:with|against|for)|"
                             r"compiled (?:with|against|for)|install|supports?|for|find|load|"
-                            r"locate)\s*$", re.IGNORECASE)
+                            r"locate)\s*$", re.IGNORECASE | re.ASCII)
 _WANTED_AFTER = re.compile(r"\W{0,3}(?:\w{1,12} ){0,2}(?:(?:is|are) )?(?:needed|required)",
-                           re.IGNORECASE)
+                           re.IGNORECASE | re.ASCII)
 # The CUDA runtime's file name carries its toolkit's version: "libcudart.so.10.2",
 # "cudart64_92.dll"; from 11.0 on only the major ("libcudart.so.11.0" in every 11.x).
 _CUDART_FILE = re.compile(r"libcudart\.so\.(\d{1,2})(?:\.(\d))?|cudart(?:64)?_(\d{2,3})\.dll",
-                          re.IGNORECASE)
+                          re.IGNORECASE | re.ASCII)
 # An ls -l line's mode ("-rwxr-xr-x", "lrwxrwxrwx"), and a line that starts with a path.
-_LS_MODE = re.compile(r"[-l][-rwxsStT]{9}\s")
-_PATH_START = re.compile(r"[A-Za-z]:[\\/]|\.{0,2}/|~/")
+_LS_MODE = re.compile(r"[-l][-rwxsStT]{9}\s", re.ASCII)
+_PATH_START = re.compile(r"[A-Za-z]:[\\/]|\.{0,2}/|~/", re.ASCII)
 _CAPABILITY = re.compile(r"compute capability:?\s*(\d{1,2})\.(\d)|\bmajor: (\d{1,2}) minor: (\d)",
-                         re.IGNORECASE)
-_LIBCUDA_VERSION = re.compile(r"libcuda reported version is:?\s*(\d+(?:\.\d+)*)")
-_KERNEL_VERSION = re.compile(r"kernel reported version is:?\s*(\d+(?:\.\d+)*)")
+                         re.IGNORECASE | re.ASCII)
+_LIBCUDA_VERSION = re.compile(r"libcuda reported version is:?\s*(\d+(?:\.\d+)*)", re.ASCII)
+_KERNEL_VERSION = re.compile(r"kernel reported version is:?\s*(\d+(?:\.\d+)*)", re.ASCII)
 # A traceback frame in an installed package ("File ...site-packages/keras/...py", or IPython's
 # "...site-packages/keras/backend/x.py in f()").
-_PACKAGE_FRAME = re.compile(r"(?:site|dist)-packages[\\/](\w+)[\\/][^\s\"']*\.py\b")
+_PACKAGE_FRAME = re.compile(r"(?:site|dist)-packages[\\/](\w+)[\\/][^\s\"']*\.py\b", re.ASCII)
 _COMPANIONS = (r"tensorflow[_-](?:text|addons|io|probability|hub|estimator|decision[_-]forests|"
                r"recommenders|quantum|model[_-]optimization|federated|ranking|graphics)\b")
-COMPANION = re.compile(_COMPANIONS, re.IGNORECASE)
+COMPANION = re.compile(_COMPANIONS, re.IGNORECASE | re.ASCII)
 # A custom-op library that does not fit the TensorFlow it is loaded into.
 _OP_LOAD_FAILED = re.compile(r"undefined symbol|symbol not found|TF_LoadLibrary|"
-                             r"Invalid name: \w+>|_ops\.so\b")
+                             r"Invalid name: \w+>|_ops\.so\b", re.ASCII)
 # A printed answer that lists no GPU; it may follow its prompt on the next line.
 _NO_GPU_PRINTED = re.compile(
     then("physical_device:CPU:0'", r"\]\s*$") + r"|Num GPUs Available:?\s*0\b|"
     # \s spans the line break too: \s*\n?\s* would split a blank run in n ways.
     r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*(?:#\s*)?\[\]|"
     r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse|"
-    r"is_gpu_available\(\)\)?\s*(?:#\s*)?[Ff]alse", re.MULTILINE)
+    r"is_gpu_available\(\)\)?\s*(?:#\s*)?[Ff]alse", re.MULTILINE | re.ASCII)
 # A GPU in words or by its model ("my RTX 3060", "GTX 1080 Ti").
-_A_GPU = (r"(?:" + NAME_START + r"GPU|" + NAME_START + r"[GR]TX ?\d{3,4}(?!\d)|\bgraphics card|"
+_A_GPU = (r"(?:\bGPU|\b[GR]TX ?\d{3,4}(?!\d)|\bgraphics card|"
           r"\bvideo card)")
 # The same in TensorFlow's log lines or a person's words.
 _NO_GPU_SAID = re.compile(
     r"Skipping registering GPU devices|GPU will not be used|"
-    + then(NAME_START + "GPU", r"Available:?\s*0\b|(?:[:=]|\?:?)\s*(?:\[\]|False\b)") + "|"
+    + then(r"\bGPU", r"Available:?\s*0\b|(?:[:=]|\?:?)\s*(?:\[\]|False\b)") + "|"
     # "available" as typed too ("avalable", "avaliable").
     + then(_A_GPU, r"\bnot (?:found|detected|av[a-z]{3,5}ble|visible|used|recogni[sz]ed|"
                      r"being used|utili[sz]ed)|(?:could|can)(?:not|'t| not) (?:be )?"
@@ -140,7 +139,7 @@ _NO_GPU_SAID = re.compile(
     r"(?:the |my |a |any )?(?:NVIDIA )?GPU|can only (?:find|see|detect|use|list) (?:the )?CPU|"
     r"(?:not|n't|never) (?:detect\w*|see\w*|find\w*|recogni[sz]\w*|utili[sz]\w*|us(?:es?|ed|ing)) "
     r"(?:the |my |a |any )?(?:NVIDIA )?" + _A_GPU + "|"
-    + NAME_START + r"GPU (?:usage|utili[sz]ation|load) (?:is |stays? |remains? )?(?:at )?0 ?%|"
+    + r"\bGPU (?:usage|utili[sz]ation|load) (?:is |stays? |remains? )?(?:at )?0 ?%|"
     r"\bonly (?:the )?CPU (?:is |gets |was )?(?:being )?(?:used|utili[sz]ed|detected|listed)|"
     r"Default GPU Device:?[ \t]*(?:None)?[ \t]*$|"
     r"\bbuilt with CUDA\W{0,3}\s*False\b|"
@@ -149,23 +148,23 @@ _NO_GPU_SAID = re.compile(
     r"\bhow (?:do I |can I |to )?(?:use|enable) (?:the |my |a )?GPU|"
     + then(r"list_physical_devices\(['\"]GPU['\"]\)|is_gpu_available\(\)",
            r"\[\]|\bempty\b|\bFalse\b") + "|"
-    r"only (?:on|uses?|runs? on) (?:the )?CPU|runs? only on (?:the )?CPU", re.IGNORECASE)
+    r"only (?:on|uses?|runs? on) (?:the )?CPU|runs? only on (?:the )?CPU", re.IGNORECASE | re.ASCII)
 # A question for the GPUs, and an answer that it is empty on a line of its own, in words ("This
 # piece of code returns an empty array", "I get an empty list") or printed ("[]"): one search
 # each (every alternative holds "empty" or "[]", the needles), counted only where the text
 # asks for the GPUs.
 _GPU_QUERY = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU|"
                         r"get_visible_devices\(\s*['\"]GPU|list_local_devices\(|"
-                        r"is_gpu_available\(|gpu_device_name\(", re.IGNORECASE)
+                        r"is_gpu_available\(|gpu_device_name\(", re.IGNORECASE | re.ASCII)
 _EMPTY_ANSWER = re.compile(
     r"\b(?:returns?|returned|returning|gives?|gave|gets?|got|prints?|printed|shows?|showed|"
     r"outputs?|is|was|just)\s+(?:an?\s+|the\s+|only\s+an?\s+)?empty\s*(?:array|list|\[\]|"
     r"string|tuple)|\b(?:returns?|returned|gives?|gave|prints?|printed)\s+(?:''|\"\")(?!\w)|\bempty\s+(?:array|list)\s+(?:is\s+|was\s+)?(?:returned|printed|shown)|"
     # The answer printed alone on its line: "[]".
     # Horizontal blanks only: a \s run from each line's start would cross every line after it.
-    r"^[ \t]*\[\][ \t\r]*$", re.IGNORECASE | re.MULTILINE)
+    r"^[ \t]*\[\][ \t\r]*$", re.IGNORECASE | re.MULTILINE | re.ASCII)
 # is_gpu_available()'s "False" printed alone on a later line (after TF's log).
-_FALSE_ALONE = re.compile(r"^False$")
+_FALSE_ALONE = re.compile(r"^False$", re.ASCII)
 # TensorFlow's version in the words and tools :mod:`core.doctor.context` does not read: "TF
 # 2.12", "tf2.10", "tf version: 2.13", "tensorflow (2.15.0)", pip show's "Name: tensorflow" then
 # "Version: 2.15.0".
@@ -173,12 +172,13 @@ _TF_SAID = re.compile(
     r"\b(?:tf|tensorflow)(?:[-_](?:gpu|cpu|intel))?(?:\s*version\s*:?|\s*\(|\s*v)?\s*"
     r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\d)|"
     r"Name: tensorflow(?:-gpu|-cpu|-intel)?\s+Version: (\d\.\d{1,2}(?:\.\d{1,2})?)",
-    re.IGNORECASE)
+    re.IGNORECASE | re.ASCII)
 # Platforms named in words ("on Windows 10", "Ubuntu 20.04"), where no path tells.
 _PLATFORM_WORDS = (
-    ("windows", re.compile(r"\bwin(?:dows)?[ -]?(?:7|8|10|11)\b|\bwindows\b", re.IGNORECASE)),
-    ("linux", re.compile(r"\b(?:ubuntu|linux|centos|debian|fedora)\b", re.IGNORECASE)),
-    ("macos", re.compile(r"\bmac ?os\b|\bmacbook\b|\bapple silicon\b", re.IGNORECASE)),
+    ("windows", re.compile(r"\bwin(?:dows)?[ -]?(?:7|8|10|11)\b|\bwindows\b",
+                           re.IGNORECASE | re.ASCII)),
+    ("linux", re.compile(r"\b(?:ubuntu|linux|centos|debian|fedora)\b", re.IGNORECASE | re.ASCII)),
+    ("macos", re.compile(r"\bmac ?os\b|\bmacbook\b|\bapple silicon\b", re.IGNORECASE | re.ASCII)),
 )
 # Keras 3 is what runs: a file or module only Keras 3 has (Keras 2.13-2.15 also live under
 # ``keras/src``, but keep layers in ``engine``), TF 2.16+'s ``keras._tf_keras``, or a Keras
@@ -199,10 +199,10 @@ _KERAS3 = re.compile(
     r"TimeseriesGenerator)' from 'keras\.(?:src\.)?preprocessing\b|"
     # Keras 3's optimizers refuse Keras 2's ``lr`` and ``decay`` (Keras 2 took or renamed them).
     r"Argument\(s\) not recognized: \{'(?:lr|decay)'|"
-    r"\bkeras(?:==|\s*[:=]\s*|\s+(?:version:?\s*)?v?|-)3\.\d{1,2}\b", re.IGNORECASE)
+    r"\bkeras(?:==|\s*[:=]\s*|\s+(?:version:?\s*)?v?|-)3\.\d{1,2}\b", re.IGNORECASE | re.ASCII)
 # In code ("is_built_with_cuda()) False") or in a script's words ("built with CUDA?: False").
 _CPU_BUILD = re.compile(r"is_built?_with_cuda\(\)\)?\s*(?:#\s*)?[Ff]alse|"
-                        r"\bbuilt with CUDA\W{0,3}\s*False\b", re.IGNORECASE)
+                        r"\bbuilt with CUDA\W{0,3}\s*False\b", re.IGNORECASE | re.ASCII)
 # CPU models without AVX, which every TensorFlow binary since 1.6 uses: Intel's before Sandy
 # Bridge (2011) - Core 2, the first Core i3/i5/i7 (three-digit numbers: i7-920, i5 M 520;
 # later ones have four), the Xeons numbered without a dash (3000/5000/7000 series, W35xx,
@@ -213,7 +213,7 @@ _CPU_WITHOUT_AVX = re.compile(
     r"\bi[357](?:-|\s*CPU)?\s*(?:[MQ]\s*)?\d{3}[A-Z]{0,2}\b|"
     r"\bXeon(?:\(R\))?(?:\s+CPU)?\s+[XEWL]?[357]\d{3}[A-Z]?\b|"
     r"\b(?:Celeron|Pentium|Atom)(?:\(R\)|\(TM\))?(?=[\s,)]|$)|"
-    r"\b(?:Phenom|Athlon(?:\(tm\))?\s?(?:II|64|X2)|Turion)\b", re.IGNORECASE)
+    r"\b(?:Phenom|Athlon(?:\(tm\))?\s?(?:II|64|X2)|Turion)\b", re.IGNORECASE | re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -383,7 +383,8 @@ def _versions_before_names(ctx: TextContext) -> tuple[set[str], set[str]]:
 
 # CUDA toolkits are 7.0-7.5, 8.0, 9.0-9.2, 10.0-10.2, 11.0-11.8, 12.x, 13.x: a "8.1" or "7.6"
 # in a CUDA's place is a cuDNN's. A major alone ("CUDA/cuDNN version: 10") is one too.
-_CUDA_RELEASE = re.compile(r"7\.[05]|8\.0|9\.[0-2]|10\.[0-2]|11\.[0-8]|1[23]\.\d|[7-9]|1[0-3]")
+_CUDA_RELEASE = re.compile(r"7\.[05]|8\.0|9\.[0-2]|10\.[0-2]|11\.[0-8]|1[23]\.\d|[7-9]|1[0-3]",
+                           re.ASCII)
 
 
 def _listed_cuda_runtimes(ctx: TextContext) -> set[str]:

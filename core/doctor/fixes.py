@@ -151,12 +151,12 @@ def finding_ids() -> tuple[str, ...]:
 
 # --- quoting --------------------------------------------------------------------------------
 
-_POSIX_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=,-]+\Z")
-_POSIX_DOUBLE_QUOTED_SPECIAL = re.compile(r'[$`"\\!]')  # ! : bash history expansion
-_PORT = re.compile(r"\d{1,5}\Z")
+_POSIX_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=,-]+\Z", re.ASCII)
+_POSIX_DOUBLE_QUOTED_SPECIAL = re.compile(r'[$`"\\!]', re.ASCII)  # ! : bash history expansion
+_PORT = re.compile(r"\d{1,5}\Z", re.ASCII)
 #: A Debian package name (Debian Policy 5.6.1): such a name is one shell word as it is.
-DEB_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]{0,99}")
-_VERSION = re.compile(r"\d{1,4}(\.\d{1,4}){0,3}\Z")
+DEB_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]{0,99}", re.ASCII)
+_VERSION = re.compile(r"\d{1,4}(\.\d{1,4}){0,3}\Z", re.ASCII)
 
 
 def shell_kind(shell: str, windows: bool) -> str:
@@ -281,7 +281,7 @@ _LINUX_DRIVER_REBUILD: dict[str, str] = {
 
 def _families(ctx: FixContext) -> list[tuple[str, str]]:
     """(family, major version) this machine is, or every family when unknown."""
-    m = re.fullmatch(r"(ubuntu|debian|fedora|rhel)(\d*)", ctx.distro or "")
+    m = re.fullmatch(r"(ubuntu|debian|fedora|rhel)(\d*)", ctx.distro or "", re.ASCII)
     if m:
         return [(m.group(1), m.group(2) or "9")]
     return [(family, "9") for family in _LINUX_DRIVER_INSTALL]
@@ -795,7 +795,7 @@ def _dependency(ctx: FixContext) -> list[FixStep]:
     spec = f"tensorflow=={ctx.tf_version[0]}.{ctx.tf_version[1]}.*" if ctx.tf_version else \
         "tensorflow"
     lead = known or (_said("dependency.other", package=package) if package else None)
-    if package and re.fullmatch(r"[A-Za-z0-9_.-]+", package):
+    if package and re.fullmatch(r"[A-Za-z0-9_.-]+", package, re.ASCII):
         steps.append(_program(ctx, _said("reinstall-package-after", lead=lead) if lead else
                               _said("reinstall-package"),
                               _pip(ctx, "install", "--force-reinstall", spec, package)))

@@ -24,13 +24,13 @@ def parse_version(text: str | None) -> Version | None:
     """``"2.10.0rc1"`` -> ``(2, 10, 0)``; ``"460.27.03"`` -> ``(460, 27, 3)``; None if no digits."""
     if not text:
         return None
-    m = re.match(r"\s*v?(\d+(?:\.\d+)*)", text)
+    m = re.match(r"\s*v?(\d+(?:\.\d+)*)", text, re.ASCII)
     return tuple(int(p) for p in m.group(1).split(".")) if m else None
 
 
 # A version as a person gives it for the doctor's context (--tf-version, --cuda-version, the
 # window's fields): major.minor[.patch], nothing else.
-_VERSION_TEXT = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,4})?")
+_VERSION_TEXT = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,4})?", re.ASCII)
 
 
 def is_version_text(value: str) -> bool:
@@ -205,7 +205,7 @@ def _windows_wheels() -> dict[str, WindowsWheels]:
 
 def windows_wheels(package: str) -> WindowsWheels | None:
     """What the table says of ``package`` (any spelling pip accepts: ``tensorflow_text``)."""
-    return _windows_wheels().get(re.sub(r"[-_.]+", "-", package).lower())
+    return _windows_wheels().get(re.sub(r"[-_.]+", "-", package, flags=re.ASCII).lower())
 
 
 @cache
@@ -254,7 +254,7 @@ def _library_table() -> dict[str, LibraryInfo]:
     for r in _rows("windows_runtime_dlls.csv"):
         dll = r["dll"]
         if dll.startswith("cudnn"):
-            major = re.search(r"_(\d+)\.dll", dll)
+            major = re.search(r"_(\d+)\.dll", dll, re.ASCII)
             add(dll, "cudnn", cudnn=int(major.group(1)) if major else None)
         elif dll.startswith(("msvcp", "vcruntime")):
             add(dll, "msvc")
@@ -294,8 +294,8 @@ def library_info(name: str) -> LibraryInfo:
     if known:
         return known
     for pattern, kind in _SHAPES:
-        if re.match(pattern, base):
-            major = re.search(r"(?:64_|\.so\.)(\d+)", base) if kind == "cudnn" else None
+        if re.match(pattern, base, re.ASCII):
+            major = re.search(r"(?:64_|\.so\.)(\d+)", base, re.ASCII) if kind == "cudnn" else None
             return LibraryInfo(base, kind, _named_toolkit(base) if kind == "cuda" else (),
                                cudnn_major=int(major.group(1)) if major else None)
     return LibraryInfo(base, "other")
@@ -303,7 +303,7 @@ def library_info(name: str) -> LibraryInfo:
 
 # Up to CUDA 10.0 every library's name carries its toolkit's major.minor: "libcudart.so.7.5",
 # "cublas64_80.dll" (later ones keep a major in every minor: the table knows those).
-_OLD_TOOLKIT_NAME = re.compile(r"\.so\.([7-9]|10)\.(\d)$|64_([7-9]|10)(\d)\.dll$")
+_OLD_TOOLKIT_NAME = re.compile(r"\.so\.([7-9]|10)\.(\d)$|64_([7-9]|10)(\d)\.dll$", re.ASCII)
 
 
 def _named_toolkit(base: str) -> tuple[str, ...]:

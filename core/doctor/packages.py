@@ -28,10 +28,11 @@ KNOWN_DEPENDENCIES = frozenset({
 
 # Python 3 quotes the whole name ("No module named 'google.protobuf'"); Python 2 names the
 # last part alone, unquoted ("No module named protobuf").
-_NO_MODULE = re.compile(r"No module named (?:'([A-Za-z][\w.]*\w)'|([A-Za-z]\w*)(?![\w.']))")
+_NO_MODULE = re.compile(r"No module named (?:'([A-Za-z][\w.]*\w)'|([A-Za-z]\w*)(?![\w.']))",
+                        re.ASCII)
 # Modules the doctor's other rules read: TensorFlow and Keras (tf-not-installed, a mix of
 # releases, Keras 3), TF's native module (its import failing).
-_OTHER_RULES = re.compile(r"tensorflow|tf_keras|keras$|keras\.|_?pywrap", re.IGNORECASE)
+_OTHER_RULES = re.compile(r"tensorflow|tf_keras|keras$|keras\.|_?pywrap", re.IGNORECASE | re.ASCII)
 
 
 def distribution(module: str) -> str:

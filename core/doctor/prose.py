@@ -22,14 +22,15 @@ _TROUBLE = (r"\b(?:not work\w{0,12}|does ?n[o']?t work|is ?n[o']?t working|broke
             r"crash\w{0,12})\b")
 
 
-_TROUBLE_RX = re.compile(_TROUBLE, re.IGNORECASE)
+_TROUBLE_RX = re.compile(_TROUBLE, re.IGNORECASE | re.ASCII)
 _KERAS_AND_TF = re.compile(then(r"\bkeras\b", r"\b(?:tf|tensorflow)\b") + "|"
-                           + then(r"\b(?:tf|tensorflow)\b", r"\bkeras\b"), re.IGNORECASE)
+                           + then(r"\b(?:tf|tensorflow)\b", r"\bkeras\b"), re.IGNORECASE | re.ASCII)
 
 
 def _said_with_trouble(subject: str) -> re.Pattern:
     """``subject`` and a word of trouble on one line, in either order."""
-    return re.compile(then(subject, _TROUBLE) + "|" + then(_TROUBLE, subject), re.IGNORECASE)
+    return re.compile(then(subject, _TROUBLE) + "|" + then(_TROUBLE, subject),
+                      re.IGNORECASE | re.ASCII)
 
 
 # Keras 3 named, or TensorFlow upgraded to a release that installs it (2.16+).
@@ -46,24 +47,24 @@ _WONT_INSTALL = (r"can(?:'t| ?not) install|unable to install|fail\w{0,12} to ins
                  r"no (?:tensorflow )?(?:wheel|version|release)")
 _A_PYTHON = r"\bpython\s?v?3\.\d{1,2}\b"
 _PYTHON = re.compile(then(_A_PYTHON, _WONT_INSTALL) + "|" + then(_WONT_INSTALL, _A_PYTHON),
-                     re.IGNORECASE)
+                     re.IGNORECASE | re.ASCII)
 
 
 # A question about TensorFlow's GPU on Windows ("Are there any TensorFlow GPU for Windows?").
 _WINDOWS_GPU = re.compile(then(r"\bGPU\b", r"\b(?:on|for|in|with|under) (?:native )?Windows\b")
                           + "|" + then(r"\bWindows\b", r"\bGPU (?:support|version|build)"),
-                          re.IGNORECASE)
+                          re.IGNORECASE | re.ASCII)
 # Keras and TensorFlow said not to fit ("TF 2.0 is not compatible with keras 2.2.4").
-_INCOMPATIBLE = re.compile(r"\b(?:not compatible|incompatible)\b", re.IGNORECASE)
+_INCOMPATIBLE = re.compile(r"\b(?:not compatible|incompatible)\b", re.IGNORECASE | re.ASCII)
 
 
 # Two ways of starting Python, one that works and one that does not ("TF sees the GPUs on
 # terminal, but not on jupyter lab"): the notebook or editor runs another Python or env.
 _FRONT_END = re.compile(r"\b(?:jupyter|notebooks?|ipython|pycharm|spyder|vs ?code|"
-                        r"visual studio code|IDE)\b", re.IGNORECASE)
+                        r"visual studio code|IDE)\b", re.IGNORECASE | re.ASCII)
 _SHELL = re.compile(r"\b(?:terminal|command line|command prompt|cmd|shell|console)\b",
-                    re.IGNORECASE)
-_CONTRAST = re.compile(r"\b(?:but|not|only|while|whereas)\b|n't\b", re.IGNORECASE)
+                    re.IGNORECASE | re.ASCII)
+_CONTRAST = re.compile(r"\b(?:but|not|only|while|whereas)\b|n't\b", re.IGNORECASE | re.ASCII)
 
 
 def prose_rules(ctx: TextContext, scores: Scores) -> None:

@@ -16,7 +16,7 @@ import re
 
 from core.doctor import kb
 from core.doctor.context import TextContext
-from core.doctor.facts import COMPANION, NAME_END, NAME_START, Facts, then
+from core.doctor.facts import COMPANION, Facts, then
 from core.doctor.fixes import finding_title
 from core.doctor.scores import Scores
 
@@ -24,44 +24,44 @@ from core.doctor.scores import Scores
 # keras, a library reaching into tensorflow.python), not TF 1.x code (tensorflow._api.v2.*).
 _INTERNAL_ATTRIBUTE = re.compile(
     r"module '(tensorflow(?:_core)?(?:\.python|\._api\.v1|\.compat\.v2\.__internal__|"
-    r"\.__internal__)[\w.]*)' has no attribute '\w+'")
-_TF_ATTRIBUTE = re.compile(r"[Mm]odule '(tensorflow[\w.]*)' has no attribute '(\w+)'")
+    r"\.__internal__)[\w.]*)' has no attribute '\w+'", re.ASCII)
+_TF_ATTRIBUTE = re.compile(r"[Mm]odule '(tensorflow[\w.]*)' has no attribute '(\w+)'", re.ASCII)
 # A name missing from TensorFlow or Keras at import: files of two installs mixed, or a Keras of
 # another release ("cannot import name 'abs'", "... 'tf_utils'").
-_CANNOT_IMPORT = re.compile(r"cannot import name '?(\w+)'?(?: from '([\w.]+)')?")
+_CANNOT_IMPORT = re.compile(r"cannot import name '?(\w+)'?(?: from '([\w.]+)')?", re.ASCII)
 _TF_OR_KERAS = ("tensorflow", "tensorflow_core", "keras", "tf_keras")
 # A submodule that this release of TensorFlow or Keras does not have: code, or a package,
 # written for another release ("No module named 'keras.engine.topology'", "'tensorflow.compat'"
 # under TF 1.12, "'keras.src.legacy'" under Keras 2). TF 1's contrib and examples: tf1-api-on-tf2.
 _NO_SUBMODULE = re.compile(
-    r"[Nn]o module named '?((?:tensorflow(?:_core)?|keras|tf_keras)\.\w[\w.]*)")
+    r"[Nn]o module named '?((?:tensorflow(?:_core)?|keras|tf_keras)\.\w[\w.]*)", re.ASCII)
 _TF1_MODULES = ("tensorflow.contrib", "tensorflow.examples")
 # Keras 3's own modules: missing, the Keras installed is a Keras 2 (a mix, whatever the TF).
 _KERAS3_MODULES = ("keras.src.legacy", "keras.src.ops", "keras.src.trainers", "keras.src.tree")
 # Parts every TensorFlow has: missing, the install itself is broken or was never whole.
-_TF_CORE_MODULES = re.compile(r"tensorflow\.(?:python|core)$|pywrap")
+_TF_CORE_MODULES = re.compile(r"tensorflow\.(?:python|core)$|pywrap", re.ASCII)
 # Keras 2 for TF 2.16+ (the tf-keras package) asked for and not installed.
-_NO_TF_KERAS = re.compile(r"[Nn]o module named '?tf_keras'?(?![\w.])")
+_NO_TF_KERAS = re.compile(r"[Nn]o module named '?tf_keras'?(?![\w.])", re.ASCII)
 # A companion package (or Keras) that names the TensorFlow it needs, in its own words:
 # "requires TensorFlow version >= 2.4", "Keras requires TensorFlow 2.2 or higher", TF Addons'
 # "The versions of TensorFlow you are currently using is 2.15.0 and is not supported".
 _REQUIRES_TF = re.compile(r"requires TensorFlow(?: version)?\s*(?:[<>=~]=?\s*\d|\d+\.\d+(?:\.\d+)? "
                           r"or (?:higher|later|above|newer|greater))|versions? of TensorFlow you "
-                          r"are currently using is", re.IGNORECASE)
+                          r"are currently using is", re.IGNORECASE | re.ASCII)
 # The placeholder "tensorflow-gpu" releases (2.11+) that only fail to install, and the GPU
 # C library for Windows ("libtensorflow-gpu-windows-x86_64-2.11.0.zip") that no longer exists.
 _GPU_PLACEHOLDER = re.compile(r"tensorflow[-_]gpu(?:[-_]windows[-_]x86_64)?[-=]=?(\d+\.\d+)[\w.]*"
-                              r"(?:\.tar\.gz)?", re.IGNORECASE)
-_GPU_PACKAGE = re.compile(r"tensorflow[-_]gpu\b", re.IGNORECASE)
+                              r"(?:\.tar\.gz)?", re.IGNORECASE | re.ASCII)
+_GPU_PACKAGE = re.compile(r"tensorflow[-_]gpu\b", re.IGNORECASE | re.ASCII)
 # An out-of-memory whose device is the host: TensorFlow's CPU allocator.
 # TF 1.0's device names are lower-case paths: "/job:localhost/replica:0/task:0/cpu:0".
 _OOM_WORDS, _CPU_DEVICE = (r"\bOOM\b|out of memory|ResourceExhausted",
                           r"device:CPU:\d|allocator cpu\b|task:\d+/cpu:\d")
-_HOST_OOM = re.compile(then(_OOM_WORDS, _CPU_DEVICE), re.IGNORECASE)
-_OOM = re.compile(_OOM_WORDS, re.IGNORECASE)
-_ON_THE_CPU = re.compile(_CPU_DEVICE, re.IGNORECASE)
+_HOST_OOM = re.compile(then(_OOM_WORDS, _CPU_DEVICE), re.IGNORECASE | re.ASCII)
+_OOM = re.compile(_OOM_WORDS, re.IGNORECASE | re.ASCII)
+_ON_THE_CPU = re.compile(_CPU_DEVICE, re.IGNORECASE | re.ASCII)
 # TF's Windows self-check (python/platform/self_check.py) loading a DLL its build names.
-_SELF_CHECK = re.compile(r"build_info\.(msvcp|cudnn|cudart|nvcuda)_dll_names?\b")
+_SELF_CHECK = re.compile(r"build_info\.(msvcp|cudnn|cudart|nvcuda)_dll_names?\b", re.ASCII)
 _SELF_CHECK_CAUSE = {"msvcp": "missing-msvc-runtime", "cudnn": "missing-cudnn",
                      "cudart": "missing-cuda-runtime", "nvcuda": "no-nvidia-driver"}
 _SELF_CHECK_KIND = {"msvcp": "msvc", "cudnn": "cudnn", "cudart": "cuda", "nvcuda": "driver"}
@@ -74,12 +74,12 @@ _NO_TF_MODULE = re.compile(r"No module named (?:'?\w+'?(?:,|,? and|,? or) )?'?te
                            r"\btensorflow (?:module|package) (?:was |is )?not found|"
                            r"\bmodule '?tensorflow'? (?:was |is )?not found|"
                            r"\b(?:can'?t|cannot|could ?n[o']?t) find (?:the )?'?tensorflow'? "
-                           r"(?:module|package)", re.IGNORECASE)
+                           r"(?:module|package)", re.IGNORECASE | re.ASCII)
 # The import, and on one of the next lines an error that names no module ("Error:
 # ModuleNotFoundError", "ModuleNotFoundError: No module named" cut short).
-_TF_IMPORT = re.compile(r"^(?:>>>\s*)?(?:import tensorflow|from tensorflow\b)")
+_TF_IMPORT = re.compile(r"^(?:>>>\s*)?(?:import tensorflow|from tensorflow\b)", re.ASCII)
 _BARE_NO_MODULE = re.compile(r"\bModuleNotFoundError\b(?!:\s*No module named\s*'?\w|\s+Traceback)|"
-                             r"No module named\s*$")
+                             r"No module named\s*$", re.ASCII)
 # An exception that says the code asked for something this library does not have: a module,
 # a name, an argument, a class, a file format ("ValueError: Argument(s) not recognized: {'lr'
 # ...}"). Not a user's own bug (a shape that does not fit).
@@ -88,36 +88,36 @@ _API_MISMATCH = re.compile(
     r"^(?:[\w.]+\.)?(?:TypeError|ValueError|NotImplementedError)\b.*(?:unexpected keyword|"
     r"[Uu]nrecognized|not recognized|not (?:yet )?(?:supported|allowed)|Could not (?:interpret|"
     r"deserialize|locate)|Only instances|KerasTensor|positional argument|File format|"
-    r"Invalid (?:filepath|dtype|argument)|\.keras\b)")
+    r"Invalid (?:filepath|dtype|argument)|\.keras\b)", re.ASCII)
 # h5py 3 hands Keras' HDF5 loading str where it decodes bytes.
-_STR_DECODE = re.compile(r"'str' object has no attribute 'decode'")
+_STR_DECODE = re.compile(r"'str' object has no attribute 'decode'", re.ASCII)
 _HDF5_LOADING = re.compile(r"h5py|hdf5|load_model|load_weights|keras_version|\.h5\b",
-                           re.IGNORECASE)
+                           re.IGNORECASE | re.ASCII)
 _SYMBOLIC_TENSOR = re.compile(r"Cannot convert a symbolic Tensor \([^)\n]{0,200}\) to a numpy "
-                              r"array")
+                              r"array", re.ASCII)
 # cuDNN failing to start: out of memory, or a CUDA/cuDNN that is not the build's.
 _CUDNN_INIT_FAILED = re.compile(r"Failed to get convolution algorithm|Could not create cudnn "
-                                r"handle|CUDNN_STATUS_(?:INTERNAL_ERROR|NOT_INITIALIZED)")
-# GPUs of compute capability 8.0 and later, by name (after CJK text too: NAME_START).
-_AMPERE_OR_LATER = re.compile(NAME_START + r"(?:RTX\s?(?:30|40|50)\d0|RTX\s?[345]0 series|"
-                              r"[AH]100|A(?:10|30|40|6000)|L40S?|RTX A\d{4})" + NAME_END,
-                              re.IGNORECASE)
+                                r"handle|CUDNN_STATUS_(?:INTERNAL_ERROR|NOT_INITIALIZED)", re.ASCII)
+# GPUs of compute capability 8.0 and later, by name ("显卡是RTX3090" too: re.ASCII's \b).
+_AMPERE_OR_LATER = re.compile(r"\b(?:RTX\s?(?:30|40|50)\d0|RTX\s?[345]0 series|"
+                              r"[AH]100|A(?:10|30|40|6000)|L40S?|RTX A\d{4})\b",
+                              re.IGNORECASE | re.ASCII)
 # conda's "UnsatisfiableError: The following specifications were found to be in conflict:",
 # then "  - python 3.6*", "  - tensorflow 0.12.0rc0*".
 _CONDA_CONFLICT = re.compile(r"UnsatisfiableError|found to be in conflict|found conflicts",
-                             re.IGNORECASE)
-_CONDA_PYTHON_SPEC = re.compile(r"^-\s*python(?:[ =<>~]|$)", re.IGNORECASE)
-_CONDA_TF_SPEC = re.compile(r"^-\s*(?:tensorflow|tf-nightly)", re.IGNORECASE)
+                             re.IGNORECASE | re.ASCII)
+_CONDA_PYTHON_SPEC = re.compile(r"^-\s*python(?:[ =<>~]|$)", re.IGNORECASE | re.ASCII)
+_CONDA_TF_SPEC = re.compile(r"^-\s*(?:tensorflow|tf-nightly)", re.IGNORECASE | re.ASCII)
 # A Python that is no conda's: its packages' paths, pip named as the installer, or the banner
 # of an interpreter (Anaconda's names Anaconda, which the "conda" test sees).
 _PLAIN_PYTHON = re.compile(r"[\\/](?:site|dist)-packages[\\/]|\bpip3?\b|"
-                           r"^Python [23]\.\d+\.\d+ \(")
+                           r"^Python [23]\.\d+\.\d+ \(", re.ASCII)
 #: Lines after ``import tensorflow`` where its error is looked for.
 IMPORT_ERROR_REACH = 4
 # TensorFlow's native module failed to import: a loader's or TF's words, or a traceback through
 # the module that loads it.
 _NATIVE_IMPORT = re.compile(r"DLL load failed|Failed to load the native TensorFlow runtime|"
-                            r"\bpywrap_tensorflow|cannot open shared object file")
+                            r"\bpywrap_tensorflow|cannot open shared object file", re.ASCII)
 
 
 def fact_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
