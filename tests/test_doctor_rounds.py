@@ -1829,7 +1829,46 @@ def test_a_binary_built_for_a_newer_macos_is_os_too_old(line, version, noise):
 @given(st.sampled_from(["我的显卡是A100，跑不起来", "显卡:RTX3090，跑不起来", "用的A6000训练报错"]),
        st.sampled_from(["1.13.1", "2.3.0"]))
 def test_an_ampere_gpu_named_in_chinese_under_an_old_tf_is_unsupported(sentence, tf):
-    """c1183: a GPU model right after CJK text (a word character to Python's \\b, so no word
-    boundary) under a TF before 2.4: no code for its architecture in the build."""
+    """c1183: a GPU model right after CJK text (a word character in Unicode's sense: the
+    doctor's patterns are re.ASCII) under a TF before 2.4: no code for its architecture."""
     assert rule_ids(sentence, tf_version=tf)[0] == "gpu-arch-unsupported"
     assert "gpu-arch-unsupported" not in rule_ids(sentence, tf_version="2.10.0")
+
+
+# --- issue 21, twenty-second round: facts of its development cases ----------------------------
+
+@SETTINGS
+@given(st.sampled_from(["AWS GPU instance isn't supported because it requires >= 3.5 cuda compute "
+                        "capability", "compute capability 3.0 is not supported any more?",
+                        "my GPU's compute capability is too low for TF 2.x"]), NOISE)
+def test_a_compute_capability_said_to_be_too_low_is_an_unsupported_gpu(said, noise):
+    """c1208: a person says the GPU's compute capability is below what TF requires; the same
+    capability named without a requirement is not that."""
+    assert rule_ids(around(noise, [said], []))[0] == "gpu-arch-unsupported"
+    assert "gpu-arch-unsupported" not in rule_ids(around(noise, [
+        "Found device 0 with properties: name: Tesla K80 computeCapability: 3.7"], []))
+
+
+@SETTINGS
+@given(st.sampled_from(["LeakyRelu", "ResizeBilinearV2", "StatelessRandomUniformV2"]),
+       st.sampled_from(["ValueError: No op named {op} in defined operations.",
+                        "Op type not registered '{op}' in binary running on host. Make sure the "
+                        "Op and Kernel are registered in the binary running in this process."]),
+       NOISE)
+def test_an_op_this_tensorflow_lacks_is_a_tensorflow_too_old(op, line, noise):
+    """c1203: a graph that uses an op this TF does not have was made by a newer TF. An add-on's
+    op (tensorflow_text's CaseFoldUTF8) is that add-on not imported: not this, yet an error."""
+    assert rule_ids(around(noise, [line.format(op=op)], []))[0] == "tf-too-old"
+    add_on = rule_ids(around(noise, [line.format(op="CaseFoldUTF8")], []))
+    assert "tf-too-old" not in add_on and add_on[0] != "no-error-found"
+
+
+@SETTINGS
+@given(st.sampled_from(["print(len(tf.config.experimental.list_physical_devices('GPU')))",
+                        "tf.config.list_physical_devices('GPU')"]),
+       st.sampled_from(["returns me 0", "it prints 0", "gives 0"]), NOISE)
+def test_a_gpu_count_answered_zero_in_words_is_no_gpu(query, answer, noise):
+    """c1220: "... list_physical_devices('GPU'))) returns me 0": no GPU listed. A 0 that is part
+    of a number is not that."""
+    assert facts_of(around(noise, [f"when I enter {query} {answer}"], [])).no_gpu
+    assert not facts_of(around(noise, [f"when I enter {query} it returns 0.5"], [])).no_gpu

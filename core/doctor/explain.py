@@ -43,6 +43,14 @@ class _Signature:
     detail: tuple[tuple[str, object], ...] = ()
 
 
+# Words that state what something needs or refuses.
+_NEEDS = (r"\brequir(?:es?|ed|ing)\b|\bminimum\b|>=|\bat least\b|\bnot supported\b|"
+          r"\bunsupported\b|\btoo (?:old|low)\b")
+# Ops of TensorFlow's add-on libraries, registered only once the library is imported
+# (tensorflow_text's CaseFoldUTF8, TensorFlow Addons' "Addons>..."): not TF's own ops.
+_ADD_ON_OPS = r"(?:CaseFold|Normalize|RegexSplit|\w*Wordpiece|\w*Tokeni[sz]e|Sentencepiece|\w*>)"
+
+
 def _sig(fid: str, score: int, pattern: str, variant: str | None = None,
          **detail) -> _Signature:
     """``variant``: the title is the message ``finding.<fid>.<variant>``, not the default."""
@@ -101,9 +109,17 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("gpu-arch-unsupported", 93, r"minimum required (?:Cuda|compute) capability"),
     _sig("gpu-arch-unsupported", 88, r"no kernel image is available for execution|"
          r"device kernel image is invalid"),
+    # The same in a person's words ("AWS GPU instance isn't supported because it requires >=
+    # 3.5 cuda compute capability", "compute capability 3.0 is not supported"): dev c1208.
+    _sig("gpu-arch-unsupported", 80, then(r"\bcompute capability", _NEEDS) + "|"
+         + then(_NEEDS, r"\bcompute capability")),
     _sig("cuda-version-mismatch", 60, r"no kernel image is available for execution|"
          r"device kernel image is invalid"),
     _sig("missing-cudnn", 82, r"DNN library is not found|Unable to load cuDNN DSO"),
+    # An op the graph or SavedModel uses that this TensorFlow does not have: a newer TF made it
+    # ("No op named LeakyRelu in defined operations" under TF 1.12: dev c1203).
+    _sig("tf-too-old", 70, r"No op named (?!" + _ADD_ON_OPS + r")\w+ in defined operations|"
+         r"Op type not registered '(?!" + _ADD_ON_OPS + r")"),
     # cuDNN not there is a missing library's line; "DNN library is not found" without one is a
     # cuDNN that loaded and would not start: another version than the build's (dev c1190, c1192).
     _sig("cuda-version-mismatch", 84, r"DNN library is not found"),
@@ -1269,7 +1285,7 @@ def _dependency_message_rule(ctx: TextContext, scores: Scores, line: str, packag
 _DECISIVE = re.compile(
     r"^(?:[\w.]+(?:Error|Exception|Exit|Interrupt|Warning)\b|Traceback \(most recent|"
     r"(?:ERROR|FATAL|Fatal|error|fatal)\b|[EF]\d{4} |\S*:\s*[EF] \S+\.cc:\d+\])|"
-    r"\b(?:failed|cannot|could not|not found|No module named|not recognized|denied|"
+    r"\b(?:failed|cannot|could not|not found|not registered|No module named|not recognized|denied|"
     r"Segmentation fault|core dumped|Aborted)\b",
     re.IGNORECASE | re.ASCII)
 

@@ -157,8 +157,11 @@ _GPU_QUERY = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]
                         r"get_visible_devices\(\s*['\"]GPU|list_local_devices\(|"
                         r"is_gpu_available\(|gpu_device_name\(", re.IGNORECASE | re.ASCII)
 _EMPTY_ANSWER = re.compile(
+    # "returns me 0" is len() of the list (dev c1220).
+    r"\b(?:returns?|returned|gives?|gave|prints?|printed|shows?|showed|outputs?)\s+(?:me\s+)?"
+    r"0(?![\w.])|"
     r"\b(?:returns?|returned|returning|gives?|gave|gets?|got|prints?|printed|shows?|showed|"
-    r"outputs?|is|was|just)\s+(?:an?\s+|the\s+|only\s+an?\s+)?empty\s*(?:array|list|\[\]|"
+    r"outputs?|is|was|just)\s+(?:me\s+)?(?:an?\s+|the\s+|only\s+an?\s+)?empty\s*(?:array|list|\[\]|"
     r"string|tuple)|\b(?:returns?|returned|gives?|gave|prints?|printed)\s+(?:''|\"\")(?!\w)|\bempty\s+(?:array|list)\s+(?:is\s+|was\s+)?(?:returned|printed|shown)|"
     # The answer printed alone on its line: "[]".
     # Horizontal blanks only: a \s run from each line's start would cross every line after it.
