@@ -818,6 +818,11 @@ CATALOGUE: dict[str, Message] = {
     "finding.module-not-installed": Message(
         "A module the code imports is not installed in this Python",
         "代码导入的某个模块没有安装在这个 Python 中"),
+    "finding.protos-not-compiled": Message(
+        "The project's protocol buffer modules (*_pb2.py) were not generated from its .proto "
+        "files (protoc not run, or too old)",
+        "项目的 protocol buffer 模块（*_pb2.py）没有从它的 .proto 文件生成（没有运行 protoc，"
+        "或 protoc 太旧）"),
     "finding.tf-too-old": Message(
         "The installed TensorFlow is older than this code (or saved model) needs",
         "已安装的 TensorFlow 比这段代码（或保存的模型）所需的旧"),
@@ -861,6 +866,9 @@ CATALOGUE: dict[str, Message] = {
     "finding.module-not-installed.named": Message(
         "{module} is not installed in this Python (its package: {package})",
         "这个 Python 中没有安装 {module}（它所在的包：{package}）"),
+    "finding.protos-not-compiled.module": Message(
+        "{module} was not generated: the project's .proto files were not compiled with protoc",
+        "{module} 没有生成：项目的 .proto 文件没有用 protoc 编译"),
     "finding.tf-too-old.name": Message(
         "TensorFlow {tf} has no {name}: the code was written for a newer release",
         "TensorFlow {tf} 没有 {name}：这段代码是为更新的版本编写的"),
@@ -1437,6 +1445,25 @@ CATALOGUE: dict[str, Message] = {
         "that environment's Python, or install it here too.",
         "如果它装在另一个环境中（conda 环境、venv），请用那个环境的 Python 运行代码，或者在这里"
         "也安装它。"),
+    "fix.protoc-newer": Message(
+        "protoc failed on the project's .proto files: an old protoc cannot read them. Install a "
+        "newer protoc (a release from https://github.com/protocolbuffers/protobuf/releases, not "
+        "newer than the protobuf package of this Python: pip show protobuf), put it on PATH, "
+        "then generate the modules again:",
+        "protoc 处理项目的 .proto 文件失败：旧版 protoc 读不了它们。请安装较新的 protoc"
+        "（https://github.com/protocolbuffers/protobuf/releases 上的版本，不要新于此 Python 的 "
+        "protobuf 包：pip show protobuf），把它加入 PATH，然后重新生成这些模块："),
+    "fix.protoc-generate": Message(
+        "From the folder that holds {top} (for the Object Detection API: models/research), "
+        "generate the *_pb2.py modules of {folder} with protoc:",
+        "在包含 {top} 的文件夹中（Object Detection API 为 models/research），用 protoc 生成 "
+        "{folder} 的 *_pb2.py 模块："),
+    "fix.protoc-generate-guide": Message(
+        "Compile the project's .proto files with protoc as its install guide says (the Object "
+        "Detection API: from models/research, protoc object_detection/protos/*.proto "
+        "--python_out=.).",
+        "按项目安装说明用 protoc 编译它的 .proto 文件（Object Detection API：在 models/research "
+        "中运行 protoc object_detection/protos/*.proto --python_out=.）。"),
     "fix.tf-version-check": Message(
         "See which TensorFlow this Python imports:", "查看此 Python 导入的是哪个 TensorFlow："),
     "fix.tf-too-old-upgrade": Message(

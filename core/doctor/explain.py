@@ -25,6 +25,7 @@ from core.doctor.facts import MAX_LIBRARIES, Facts, library_stem, read_facts, th
 from core.doctor.fixes import FixContext, finding_title, make_finding
 from core.doctor.packages import KNOWN_DEPENDENCIES, distribution, missing_module_rules
 from core.doctor.prose import prose_rules
+from core.doctor.protos import protos_rules
 from core.doctor.reasons import fact_rules, tf_too_old
 from core.doctor.scores import MAX_EVIDENCE as MAX_EVIDENCE  # re-exported: the limit is read here
 from core.doctor.scores import Scores
@@ -437,6 +438,7 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     _host_memory_rules(ctx, scores)
     _memory_words_rules(ctx, scores)
     missing_module_rules(ctx, scores)
+    protos_rules(ctx, scores)
     _shadowed_rules(ctx, scores)
     _install_rules(ctx, scores)
     _dependency_rules(ctx, scores)

@@ -111,6 +111,7 @@ _CATALOG: dict[str, Severity] = {
     "os-too-old": "error",
     "tf-too-old": "error",
     "module-not-installed": "error",
+    "protos-not-compiled": "error",
     "no-windows-build": "error",
     "script-not-parsed": "warning",
     "pip-install-failed": "error",
@@ -848,6 +849,21 @@ def _module_not_installed(ctx: FixContext) -> list[FixStep]:
     return [install, _step(_said("module-env"))]
 
 
+def _protos_not_compiled(ctx: FixContext) -> list[FixStep]:
+    steps = [_step(_said("protoc-newer"))] if ctx.detail.get("protoc") == "failed" else []
+    # A dotted package name or a .proto's folder, ASCII word characters, dots and slashes only
+    # (the rule's patterns): nothing a shell would read, and the glob must stay unquoted.
+    folder = ctx.detail.get("protos") or ""
+    if not re.fullmatch(r"[A-Za-z_][\w/.-]*", folder, re.ASCII) or ".." in folder:
+        return [*steps, _step(_said("protoc-generate-guide"))]
+    text = _said("protoc-generate", top=folder.split("/")[0], folder=folder)
+    if ctx.windows:  # protoc does not expand *.proto on Windows
+        win = folder.replace("/", "\\")
+        return [*steps, _step(text, f"for /f %i in ('dir /b {win}\\*.proto') do "
+                                    f"protoc {win}\\%i --python_out=.", "cmd")]
+    return [*steps, _step(text, f"protoc {folder}/*.proto --python_out=.", "bash")]
+
+
 def _no_windows_build(ctx: FixContext) -> list[FixStep]:
     steps = []
     package, last = ctx.detail.get("package"), ctx.detail.get("last")
@@ -898,6 +914,7 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "os-too-old": _os_too_old,
     "tf-too-old": _tf_too_old,
     "module-not-installed": _module_not_installed,
+    "protos-not-compiled": _protos_not_compiled,
     "no-windows-build": _no_windows_build,
     "port-in-use": _port,
     "conda-env-not-activated": _conda_env,
