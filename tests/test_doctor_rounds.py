@@ -1916,3 +1916,50 @@ def test_protoc_failing_on_a_projects_proto_is_protos_not_compiled_with_a_newer_
     assert rule_ids(around(noise, [line], []))[0] == "protos-not-compiled"
     assert "newer protoc" in finding.steps[0].text
     assert finding.steps[-1].command == "protoc object_detection/protos/*.proto --python_out=."
+
+
+# --- issue 21, twenty-third round: facts of its development cases -----------------------------
+
+@SETTINGS
+@given(st.sampled_from(["the version of glibc installed on [Cluster] (2.12) is not new enough",
+                        "Tensorflow requires even newer version glibc: 2.16",
+                        "our compute nodes run CentOS 6 whose glibc is too old"]), NOISE)
+def test_a_glibc_said_to_be_too_old_is_an_old_system(said, noise):
+    """c1247: a person says the system's glibc is older than TensorFlow needs (a cluster that
+    cannot upgrade it); glibc named without that is not this."""
+    assert rule_ids(around(noise, [said], []), platform="linux")[0] == "os-too-old"
+    assert "os-too-old" not in rule_ids(around(noise, ["*** glibc detected *** python: double "
+                                                       "free or corruption"], []))
+
+
+@SETTINGS
+@given(st.sampled_from(["Failed to get convolution algorithm",
+                        "UnknownError: Failed to get convolution algorithm. This is probably "
+                        "because cuDNN failed to initialize"]), NOISE)
+def test_the_cudnn_start_failure_cut_short_reads_as_the_whole(line, noise):
+    """c1274: an issue's title cuts TF's sentence short: the same cause comes first (cuDNN could
+    not start: its memory taken, most often), a mismatch listed."""
+    found = rule_ids(around(noise, [line], []))
+    assert found[0] == "gpu-out-of-memory" and "cuda-version-mismatch" in found
+
+
+@SETTINGS
+@given(st.sampled_from(["unable to pip install tensorflow in windows : wheel not supported in "
+                        "this platform", "tensorflow-1.0.0-cp35-cp35m-win_amd64.whl is not a "
+                        "supported wheel on this platform."]), NOISE)
+def test_pips_wheel_refusal_in_a_persons_words_is_the_python(said, noise):
+    """c1276: pip's refusal of TensorFlow's wheel, in the title's words: a Python the release
+    has no build for."""
+    assert rule_ids(around(noise, [said], []))[0] == "python-unsupported"
+
+
+@SETTINGS
+@given(st.sampled_from(["No module named '_pywrap_tensorflow_internal'",
+                        "ModuleNotFoundError: No module named '_pywrap_tensorflow_internal'",
+                        "ImportError: No module named _pywrap_tensorflow"]), NOISE)
+def test_tf1s_windows_words_for_the_native_module_are_an_import_failure(line, noise):
+    """c1263, c1264, c1282: TF 1.0-1.2 on Windows once the native module's DLLs failed: a
+    Python it has no build for, its CUDA or cuDNN DLLs; never AVX (those builds predate it)."""
+    found = rule_ids(around(noise, [line], []), platform="windows")
+    assert found[:3] == ["python-unsupported", "missing-cuda-runtime", "cuda-version-mismatch"]
+    assert "cpu-no-avx" not in found

@@ -47,6 +47,7 @@ class _Signature:
 # Words that state what something needs or refuses.
 _NEEDS = (r"\brequir(?:es?|ed|ing)\b|\bminimum\b|>=|\bat least\b|\bnot supported\b|"
           r"\bunsupported\b|\btoo (?:old|low)\b")
+_OLDER = _NEEDS + r"|\bnot new enough\b|\b(?:newer|older)\b"
 # Ops of TensorFlow's add-on libraries, registered only once the library is imported
 # (tensorflow_text's CaseFoldUTF8, TensorFlow Addons' "Addons>..."): not TF's own ops.
 _ADD_ON_OPS = r"(?:CaseFold|Normalize|RegexSplit|\w*Wordpiece|\w*Tokeni[sz]e|Sentencepiece|\w*>)"
@@ -114,6 +115,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
     # 3.5 cuda compute capability", "compute capability 3.0 is not supported"): dev c1208.
     _sig("gpu-arch-unsupported", 80, then(r"\bcompute capability", _NEEDS) + "|"
          + then(_NEEDS, r"\bcompute capability")),
+    # A system's glibc older than the build needs, in a person's words ("the version of glibc
+    # installed on the cluster (2.12) is not new enough", "TF requires glibc 2.16": dev c1247).
+    _sig("os-too-old", 78, then(r"\bglibc\b", _OLDER) + "|" + then(_OLDER, r"\bglibc\b"),
+         library="glibc"),
     _sig("cuda-version-mismatch", 60, r"no kernel image is available for execution|"
          r"device kernel image is invalid"),
     _sig("missing-cudnn", 82, r"DNN library is not found|Unable to load cuDNN DSO"),
@@ -133,8 +138,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"RESOURCE_EXHAUSTED: Out of memory|CUDNN_STATUS_ALLOC_FAILED"),
     _sig("gpu-out-of-memory", 90, r"Resource ?exhausted|ran out of memory trying to allocate|"
          r"failed to allocate [\d.]+\w? \(\d+ bytes\) from device"),
-    _sig("gpu-out-of-memory", 74, r"Failed to get convolution algorithm\. This is probably because "
-         r"cuDNN failed to initialize|Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|"
+    # "Failed to get convolution algorithm" cut short (an issue's title, a first line) is the
+    # same message (dev c1274).
+    _sig("gpu-out-of-memory", 74, r"Failed to get convolution algorithm|"
+         r"Could not create cudnn handle|CUDNN_STATUS_INTERNAL_ERROR|"
          r"CUDNN_STATUS_NOT_INITIALIZED|Blas \w+ launch fail|CUBLAS_STATUS_(?:ALLOC_FAILED|"
          r"NOT_INITIALIZED)|BLAS operation using StreamExecutor without BLAS support",
          "cudnn-init"),
@@ -182,6 +189,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
          tflite=True),
     _sig("python-unsupported", 88, then("tensorflow", r"\.whl is not a supported wheel on this "
                                               "platform", gap=r"\S")),
+    # The same in a person's words ("pip install tensorflow: wheel not supported in this
+    # platform", dev c1276).
+    _sig("python-unsupported", 80, then(r"\btensorflow", r"\bwheel (?:is )?not supported\b|"
+                                        r"\bnot a supported wheel\b")),
     _sig("python-unsupported", 84, r"\[MSC v\.\d+ 32 bit|Python\d+-32[\\/]", bits=32),
     # pip 22+: every release it saw wants another Python.
     _sig("python-unsupported", 93, r"Ignored the following versions that require a different "
@@ -657,7 +668,7 @@ def _activation_rules(ctx: TextContext, scores: Scores, evidence: list[str]) -> 
 # tfjs-node's binding (which loads TensorFlow's C library, tensorflow.dll / libtensorflow.so).
 _IMPORT_FAILED = re.compile(
     r"DLL load failed|Failed to load the native TensorFlow runtime|tfjs_binding\.node|"
-    + then("ImportError", "_pywrap_tensorflow") + "|"
+    + then("ImportError", "_pywrap_tensorflow") + "|No module named '?_?pywrap_tensorflow|"
     r"(?:not able to|unable to|can'?t|cannot|could ?n[o']?t|fail(?:s|ed)? to) import tensorflow",
     re.IGNORECASE | re.ASCII)
 
@@ -667,6 +678,9 @@ _IMPORT_FAILED = re.compile(
 # person's ("GLIBCXX_3.4.26 not found").
 _OLD_RUNTIME = re.compile(r"(?<![\w.])[`'‘\"]?((GLIBC|GLIBCXX|CXXABI)_\d+(?:\.\d+)*)[`'’\"]?"
                           r"\s+(?:was\s+|is\s+)?not found", re.ASCII)
+
+
+_NO_PYWRAP = re.compile(r"No module named '?_?pywrap_tensorflow", re.ASCII)
 
 
 def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
@@ -698,10 +712,16 @@ def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
         scores.add("mixed-tf-packages", 72, lines,
                    title=finding_title("mixed-tf-packages.procedure"))
         scores.add("native-runtime-load-failed", 68, lines)
+    elif no_mod := ctx.lines_matching(_NO_PYWRAP, 1):
+        # TF 1.0-1.2's own words on Windows once the native module's DLLs failed to load:
+        # builds from before AVX (1.6), so a GPU build's CUDA or cuDNN DLLs, or a Python it has
+        # no build for (below) (dev c1263, c1264, c1282).
+        scores.add("missing-cuda-runtime", 63, no_mod)
+        scores.add("cuda-version-mismatch", 62, no_mod)
     elif not scores.has("os-too-old"):  # the system's age explains it (_os_rules)
         _unexplained_import_failure(ctx, scores, failed)
     scores.add("native-runtime-load-failed", 60, failed)
-    if no_mod := ctx.lines_matching(r"No module named '_?pywrap_tensorflow"):
+    if no_mod := ctx.lines_matching(_NO_PYWRAP):
         scores.add("python-unsupported", 64, no_mod)
 
 
