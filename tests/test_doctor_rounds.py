@@ -1963,3 +1963,17 @@ def test_tf1s_windows_words_for_the_native_module_are_an_import_failure(line, no
     found = rule_ids(around(noise, [line], []), platform="windows")
     assert found[:3] == ["python-unsupported", "missing-cuda-runtime", "cuda-version-mismatch"]
     assert "cpu-no-avx" not in found
+
+
+@SETTINGS
+@given(st.text(max_size=40), st.sampled_from(["linux", "windows"]))
+def test_a_protos_folder_reaches_the_shell_only_as_plain_path_words(folder, platform):
+    """The folder goes into a command unquoted (its *.proto glob must expand): any value the
+    rule could pass, hostile or not, is either plain path words there or left out."""
+    ctx = FixContext(platform=platform, tf_version=None, detail={"protos": folder})
+    step = make_finding("protos-not-compiled", "x", ctx).steps[-1]
+    if step.command is None:
+        return
+    assert re.fullmatch(r"[A-Za-z_][\w/.-]*", folder, re.ASCII) and ".." not in folder
+    words = step.command.replace("'dir /b ", "").replace("')", "").split()
+    assert all(re.fullmatch(r"[\w/\\.%*=()-]+", word, re.ASCII) for word in words), step.command

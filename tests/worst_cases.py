@@ -280,8 +280,8 @@ def module_patterns() -> list[re.Pattern]:
     found += [sig.pattern for sig in explain._SIGNATURES]
     found += [noise.pattern for noise in KNOWN]
     found += [re.compile(p, re.IGNORECASE) for _, p in explain._PIP_FAILURES]
-    found += [re.compile(p) for _, p in context._PLATFORM_HINTS]
-    found += [re.compile(p) for p, _, _ in context._TF_LOG_ERAS]
+    found += [p for _, p in context._PLATFORM_HINTS]
+    found += [p for p, _, _ in context._TF_LOG_ERAS]
     return list(dict.fromkeys(found))
 
 

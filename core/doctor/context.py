@@ -19,7 +19,8 @@ from core.wsl.paths import is_wsl_spec
 if TYPE_CHECKING:
     from core.interpreters.probe import ProbeResult
 
-_PLATFORM_HINTS: tuple[tuple[str, str], ...] = (
+_PLATFORM_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rx, re.ASCII)) for name, rx in (
     ("wsl", r"/usr/lib/wsl/|microsoft-standard-WSL|\bWSL2?\b|/mnt/[a-z]/"),
     # A drive as \b[A-Za-z]:\\ or :/ (not :[\\/]): a pattern whose parts all hold a word is
     # searched only where the text holds one (core.doctor.linesearch).
@@ -27,7 +28,7 @@ _PLATFORM_HINTS: tuple[tuple[str, str], ...] = (
                 r"\bwin_amd64\b|%PATH%"),
     ("macos", r"\.dylib\b|\bdarwin\b|\bmacOS\b|/Users/\w+/"),
     ("linux", r"\.so(?:\.\d+)*\b|/home/\w|/usr/(?:local|lib)/|/opt/|lib/python\d|linux_x86_64"),
-)
+))
 
 _TF_VERSION = re.compile(
     r"\btensorflow(?:[-_](?:gpu|cpu|intel))?(?:==|-|\s+|\s*version:?\s*)v?(\d+\.\d+(?:\.\d+)?)\b",
@@ -36,7 +37,8 @@ _TF_VERSION = re.compile(
 _TF_DUNDER_VERSION = re.compile(r"tf\.__version__\)?\s*'?(\d+\.\d+\.\d+)", re.ASCII)
 # Where TF's own log lines come from changed across releases: a rough floor/ceiling when the
 # version is not printed.
-_TF_LOG_ERAS: tuple[tuple[str, Version, Version], ...] = (
+_TF_LOG_ERAS: tuple[tuple[re.Pattern[str], Version, Version], ...] = tuple(
+    (re.compile(rx, re.ASCII), low, high) for rx, low, high in (
     (r"external/local_(?:xla|tsl)/|\bxla/tsl/", (2, 15), (2, 99)),
     (r"tensorflow/tsl/", (2, 12), (2, 14)),
     # 2.11 moved stream_executor under compiler/xla (tensorflow/tensorflow#58859, a 2.11 log).
@@ -44,7 +46,7 @@ _TF_LOG_ERAS: tuple[tuple[str, Version, Version], ...] = (
     (r"tensorflow/stream_executor/", (1, 13), (2, 10)),
     (r"tensorflow_core[\\/]", (1, 15), (2, 1)),
     (r"tf_jenkins", (0, 12), (1, 15)),
-)
+))
 _PYTHON_VERSION = (
     re.compile(r"[\\/]Python(\d)(\d{1,2})(?:-32)?[\\/]", re.IGNORECASE | re.ASCII),
     re.compile(r"[\\/]python(\d)\.(\d{1,2})[\\/]", re.ASCII),
@@ -162,9 +164,7 @@ def read_context(text: str, *, platform: str | None = None,
 def _tf_era_in(found: TextIndex) -> tuple[Version, Version] | None:
     """The releases whose log paths the text shows, when it prints no version: the first era
     in :data:`_TF_LOG_ERAS` (newest first) wins."""
-    return next(((low, high) for rx, low, high in _TF_LOG_ERAS if found.search(re.compile(rx,
-                                                                                          re.ASCII))),
-                None)
+    return next(((low, high) for rx, low, high in _TF_LOG_ERAS if found.search(rx)), None)
 
 
 def _python_in(found: TextIndex) -> Version | None:
@@ -208,7 +208,7 @@ def _driver_in(found: TextIndex) -> tuple[Version | None, Version | None]:
 
 def _guess_platform(found: TextIndex) -> str | None:
     for name, rx in _PLATFORM_HINTS:
-        if found.search(re.compile(rx, re.ASCII)):
+        if found.search(rx):
             return name
     return None
 

@@ -666,9 +666,11 @@ def _activation_rules(ctx: TextContext, scores: Scores, evidence: list[str]) -> 
 
 # TensorFlow's native import failed: the loader's words, TF's, a person's, or Node's for
 # tfjs-node's binding (which loads TensorFlow's C library, tensorflow.dll / libtensorflow.so).
+# TF 1.0-1.2's own words on Windows once the native module's DLLs failed to load.
+_NO_PYWRAP = re.compile(r"No module named '?_?pywrap_tensorflow", re.ASCII)
 _IMPORT_FAILED = re.compile(
     r"DLL load failed|Failed to load the native TensorFlow runtime|tfjs_binding\.node|"
-    + then("ImportError", "_pywrap_tensorflow") + "|No module named '?_?pywrap_tensorflow|"
+    + then("ImportError", "_pywrap_tensorflow") + "|" + _NO_PYWRAP.pattern + "|"
     r"(?:not able to|unable to|can'?t|cannot|could ?n[o']?t|fail(?:s|ed)? to) import tensorflow",
     re.IGNORECASE | re.ASCII)
 
@@ -678,9 +680,6 @@ _IMPORT_FAILED = re.compile(
 # person's ("GLIBCXX_3.4.26 not found").
 _OLD_RUNTIME = re.compile(r"(?<![\w.])[`'‘\"]?((GLIBC|GLIBCXX|CXXABI)_\d+(?:\.\d+)*)[`'’\"]?"
                           r"\s+(?:was\s+|is\s+)?not found", re.ASCII)
-
-
-_NO_PYWRAP = re.compile(r"No module named '?_?pywrap_tensorflow", re.ASCII)
 
 
 def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
@@ -713,9 +712,8 @@ def _import_failure_rules(ctx: TextContext, scores: Scores) -> None:
                    title=finding_title("mixed-tf-packages.procedure"))
         scores.add("native-runtime-load-failed", 68, lines)
     elif no_mod := ctx.lines_matching(_NO_PYWRAP, 1):
-        # TF 1.0-1.2's own words on Windows once the native module's DLLs failed to load:
-        # builds from before AVX (1.6), so a GPU build's CUDA or cuDNN DLLs, or a Python it has
-        # no build for (below) (dev c1263, c1264, c1282).
+        # TF 1.0-1.2's words alone: builds from before AVX (1.6), so a GPU build's CUDA or
+        # cuDNN DLLs, or a Python it has no build for (below) (dev c1263, c1264, c1282).
         scores.add("missing-cuda-runtime", 63, no_mod)
         scores.add("cuda-version-mismatch", 62, no_mod)
     elif not scores.has("os-too-old"):  # the system's age explains it (_os_rules)
