@@ -823,6 +823,9 @@ CATALOGUE: dict[str, Message] = {
         "files (protoc not run, or too old)",
         "项目的 protocol buffer 模块（*_pb2.py）没有从它的 .proto 文件生成（没有运行 protoc，"
         "或 protoc 太旧）"),
+    "finding.api-removed": Message(
+        "The code was written for an older release: it uses a name the installed one removed",
+        "这段代码是为旧版本编写的：它使用了已安装版本已移除的名称"),
     "finding.tf-too-old": Message(
         "The installed TensorFlow is older than this code (or saved model) needs",
         "已安装的 TensorFlow 比这段代码（或保存的模型）所需的旧"),
@@ -869,6 +872,9 @@ CATALOGUE: dict[str, Message] = {
     "finding.protos-not-compiled.module": Message(
         "{module} was not generated: the project's .proto files were not compiled with protoc",
         "{module} 没有生成：项目的 .proto 文件没有用 protoc 编译"),
+    "finding.api-removed.name": Message(
+        "{name} was removed in {package} {release}: the code was written for an older release",
+        "{name} 已在 {package} {release} 中移除：这段代码是为旧版本编写的"),
     "finding.tf-too-old.name": Message(
         "TensorFlow {tf} has no {name}: the code was written for a newer release",
         "TensorFlow {tf} 没有 {name}：这段代码是为更新的版本编写的"),
@@ -1464,6 +1470,17 @@ CATALOGUE: dict[str, Message] = {
         "--python_out=.).",
         "按项目安装说明用 protoc 编译它的 .proto 文件（Object Detection API：在 models/research "
         "中运行 protoc object_detection/protos/*.proto --python_out=.）。"),
+    "fix.api-removed-instead": Message(
+        "Change the code: in place of {name}, use {instead}.",
+        "修改代码：用 {instead} 代替 {name}。"),
+    "fix.api-removed-pin": Message(
+        "Or keep the code as it is and install the last release that has {name}:",
+        "或者保持代码不变，安装仍含有 {name} 的最后一个版本："),
+    "fix.api-removed-find": Message(
+        "The package's release notes say what replaced the name; or install the release the "
+        "code was written for (its requirements.txt or README names it).",
+        "该包的发布说明会写明用什么代替了这个名称；或者安装这段代码所针对的版本（见其 "
+        "requirements.txt 或 README）。"),
     "fix.tf-version-check": Message(
         "See which TensorFlow this Python imports:", "查看此 Python 导入的是哪个 TensorFlow："),
     "fix.tf-too-old-upgrade": Message(
@@ -1679,6 +1696,13 @@ CATALOGUE: dict[str, Message] = {
         "have): upgrade pip, then install again:",
         "这个 pip 太旧，无法安装 wheel（它去找 wheel 里没有的 setup.py）："
         "请先升级 pip，再重新安装："),
+    "fix.pip-upgrade-tags": Message(
+        "This pip is too old for the wheels TensorFlow publishes (their manylinux2010 and "
+        "manylinux2014 tags need pip 19 or later, macOS 11 tags pip 20.3): it sees no version "
+        "of TensorFlow, or only old ones. Upgrade pip, then install again:",
+        "这个 pip 太旧，认不出 TensorFlow 发布的 wheel（manylinux2010 和 manylinux2014 标签需要 "
+        "pip 19 或更高，macOS 11 标签需要 pip 20.3）：它找不到 TensorFlow 的任何版本，或只能找到旧"
+        "版本。请先升级 pip，再重新安装："),
     "fix.dependency.pin.h5py": Message(
         "h5py 3 returns text where the HDF5 loading of Keras before 2.4 (and TensorFlow before "
         "2.4) expects bytes: keep h5py below 3:",

@@ -39,7 +39,6 @@ API_MISMATCHES = st.sampled_from([
     "AttributeError: 'Adam' object has no attribute 'get_updates'",
     "TypeError: Layer.__init__() got an unexpected keyword argument 'trainable_weights'",
     "ImportError: cannot import name 'ImageDataGenerator' from 'keras.preprocessing.image'",
-    "ModuleNotFoundError: No module named 'keras.wrappers.scikit_learn'",
     "ValueError: Unrecognized keyword arguments passed to LSTM: {'time_major': False}",
     "TypeError: Could not locate class 'Functional'. Make sure custom classes are decorated",
     "AttributeError: module 'keras.backend' has no attribute 'get_session'",

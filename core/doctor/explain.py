@@ -27,6 +27,7 @@ from core.doctor.packages import KNOWN_DEPENDENCIES, distribution, missing_modul
 from core.doctor.prose import prose_rules
 from core.doctor.protos import protos_rules
 from core.doctor.reasons import fact_rules, tf_too_old
+from core.doctor.removed import removed_api, removed_api_rules
 from core.doctor.scores import MAX_EVIDENCE as MAX_EVIDENCE  # re-exported: the limit is read here
 from core.doctor.scores import Scores
 from core.doctor.wording import GUESS_TITLE, shipped_model
@@ -450,6 +451,7 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     _memory_words_rules(ctx, scores)
     missing_module_rules(ctx, scores)
     protos_rules(ctx, scores)
+    removed_api_rules(ctx, scores)
     _shadowed_rules(ctx, scores)
     _install_rules(ctx, scores)
     _dependency_rules(ctx, scores)
@@ -1072,8 +1074,8 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
             scores.add("tf1-api-on-tf2", 95, line, removed=[module],
                        title=finding_title("tf1-api-on-tf2.removed-module", module=module))
     for line, name in _tf_attributes_missing(ctx):
-        if name in ("estimator", "contrib", "examples"):
-            continue
+        if name in ("estimator", "contrib", "examples") or removed_api("tensorflow", name):
+            continue  # their own findings (keras3's estimator, TF 1's contrib, api-removed)
         if name in _EVERY_TF:
             # Every release has it: the package that imported is not a whole TensorFlow (an
             # uninstall of a second distribution took shared files, or leftovers of another).
@@ -1197,20 +1199,55 @@ _PIP_ERROR = re.compile(r"^ERROR: |^error: |Could not install packages|"
                         re.MULTILINE | re.ASCII)
 
 
-# pip's own version, as its upgrade notice or `pip --version` prints it.
-_PIP_VERSION = re.compile(r"You are using pip version (\d+)\.|^pip (\d+)\.\d+(?:\.\d+)? from ",
-                          re.MULTILINE | re.ASCII)
+# pip's own version, as its upgrade notice, `pip --version` or `pip -v` prints it.
+_PIP_VERSION = re.compile(r"You are using pip version (\d+)\.|"
+                          r"^(?:Using )?pip (\d+)\.\d+(?:\.\d+)? from ", re.MULTILINE | re.ASCII)
+_TF_NOT_FOUND = re.compile(r"No matching distribution found for (?:tensorflow|tf-nightly)|"
+                           r"Could not find a version that satisfies the requirement "
+                           r"(?:tensorflow|tf-nightly)", re.ASCII)
+_FROM_VERSIONS = re.compile(r"\(from versions: ([\w.,\s]{1,4000})\)", re.ASCII)
+# A wheel for macOS 11 or later that this Mac's pip refuses: pip before 20.3 calls Big Sur
+# "10.16" and knows no macosx_11 tag (an arm64 wheel on an Intel Mac is the architecture).
+_MACOS11_WHEEL = re.compile(r"macosx_(?:1[1-9]|[2-9]\d)_\d+_(?:x86_64|universal2|intel)\.whl is "
+                            r"not a supported wheel", re.ASCII)
 
 
 def _old_pip_rule(ctx: TextContext, scores: Scores) -> None:
-    """pip before 19 cannot install the manylinux2010 wheels of TensorFlow 2.1+ (or 2014 ones of
-    2.x later): it finds no version of TensorFlow for a Python that has them."""
+    """pip before 19 cannot install the manylinux2010 wheels of TensorFlow 1.15 and later (nor
+    the 2014 ones after): it finds no version of TensorFlow for a Python that has them, or
+    lists only the manylinux1 ones (1.14 and 2.0's betas at most, dev c917; a pip 19+ the text
+    states rules that out). pip before 20.3 knows no macOS 11 tag."""
+    lines = ctx.lines_matching(_TF_NOT_FOUND, 1)
     m = ctx.whole().search(_PIP_VERSION)
-    if m and int(m.group(1) or m.group(2)) < 19 and (
-            lines := ctx.lines_matching(r"No matching distribution found for (?:tensorflow|"
-                                        r"tf-nightly)|Could not find a version that satisfies "
-                                        r"the requirement (?:tensorflow|tf-nightly)", 1)):
-        scores.add("pip-install-failed", 94, [*lines, m.group(0)], why="old-pip")
+    pip = int(m.group(1) or m.group(2)) if m else None
+    if lines and m and pip is not None and pip < 19:
+        scores.add("pip-install-failed", 94, [*lines, m.group(0)], why="old-pip-tags")
+    elif lines and pip is None and _manylinux1_only(ctx):
+        scores.add("pip-install-failed", 94, lines, why="old-pip-tags")
+    elif refused := ctx.lines_matching(_MACOS11_WHEEL, 1):
+        scores.add("pip-install-failed", 88, refused, why="old-pip-tags")
+
+
+# The version a requirement asks at least: "tensorflow<2.2,>=2.1", "tensorflow-gpu==1.15.0".
+_ASKED_AT_LEAST = re.compile(r"requirement (?:tensorflow|tf-nightly)[\w-]*\S*?(?:==|>=|~=)\s*"
+                             r"(\d+\.\d+)", re.ASCII)
+
+
+def _manylinux1_only(ctx: TextContext) -> bool:
+    """Asked for TF 1.15+, pip lists only what manylinux1 wheels were left: up to 1.13 or 1.14
+    (Python 3.7 has no older ones), or 2.0's alphas and betas, never 1.15 or 2.0 itself. A list
+    that stops there because the thread is that old asks for an older release (dev c940)."""
+    for line in ctx.lines_matching(_FROM_VERSIONS, 2):
+        m, asked = _FROM_VERSIONS.search(line), _ASKED_AT_LEAST.search(line)
+        if not m or not asked or kb.minor_of(kb.parse_version(asked.group(1)) or ()) < (1, 15):
+            continue
+        words = [w.strip() for w in m.group(1).split(",")]
+        every = [kb.minor_of(v) for v in map(kb.parse_version, words) if v]
+        finals = [kb.minor_of(kb.parse_version(w) or ()) for w in words
+                  if re.fullmatch(r"\d+(?:\.\d+)+", w, re.ASCII)]
+        if finals and (1, 13) <= max(finals) < (1, 15) and max(every) <= (2, 0):
+            return True
+    return False
 
 
 def _install_rules(ctx: TextContext, scores: Scores) -> None:

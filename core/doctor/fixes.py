@@ -112,6 +112,7 @@ _CATALOG: dict[str, Severity] = {
     "tf-too-old": "error",
     "module-not-installed": "error",
     "protos-not-compiled": "error",
+    "api-removed": "error",
     "no-windows-build": "error",
     "script-not-parsed": "warning",
     "pip-install-failed": "error",
@@ -754,8 +755,9 @@ def _pip_failed(ctx: FixContext) -> list[FixStep]:
                 _step(_said("pip-wheel-download"))]
     if why == "build":
         return [_step(_said("pip-build"))]
-    if why == "old-pip":
-        return [_program(ctx, _said("pip-upgrade"), _pip(ctx, "install", "--upgrade", "pip"))]
+    if why in ("old-pip", "old-pip-tags"):
+        said = _said("pip-upgrade" if why == "old-pip" else "pip-upgrade-tags")
+        return [_program(ctx, said, _pip(ctx, "install", "--upgrade", "pip"))]
     if why == "access":
         return [_step(_said("pip-access"),
                         "python -m pip install --user PACKAGE", _here(ctx))]
@@ -864,6 +866,17 @@ def _protos_not_compiled(ctx: FixContext) -> list[FixStep]:
     return [*steps, _step(text, f"protoc {folder}/*.proto --python_out=.", "bash")]
 
 
+def _api_removed(ctx: FixContext) -> list[FixStep]:
+    row = kb.removed_apis().get(ctx.detail.get("api") or "")
+    if row is None:
+        return [_step(_said("api-removed-find"))]
+    steps = [_step(_said("api-removed-instead", name=row.shown, instead=row.instead))]
+    if row.pin:
+        steps.append(_program(ctx, _said("api-removed-pin", name=row.shown),
+                              _pip(ctx, "install", row.pin)))
+    return steps
+
+
 def _no_windows_build(ctx: FixContext) -> list[FixStep]:
     steps = []
     package, last = ctx.detail.get("package"), ctx.detail.get("last")
@@ -915,6 +928,7 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "tf-too-old": _tf_too_old,
     "module-not-installed": _module_not_installed,
     "protos-not-compiled": _protos_not_compiled,
+    "api-removed": _api_removed,
     "no-windows-build": _no_windows_build,
     "port-in-use": _port,
     "conda-env-not-activated": _conda_env,

@@ -433,3 +433,26 @@ def windows_cuda_has_build(cuda: str) -> bool:
     return any(
         (parse_version(r.cuda) or (0,))[0] == version[0] for r in build_configs()
         if r.os == "windows" and r.variant == "gpu" and r.status == "listed" and r.cuda)
+
+
+@dataclass(frozen=True)
+class RemovedApi:
+    """A name a release removed or moved (``removed_apis.csv``): code written for an older one."""
+
+    api: str  # dotted, as TensorDeck spells it: "tensorflow.mul", "keras.Model.predict_classes"
+    package: str  # the distribution that removed it
+    removed_in: str
+    instead: str  # what the code uses now
+    pin: str  # the requirement that keeps the old release, or ""
+
+    @property
+    def shown(self) -> str:
+        """The name as code spells it: TensorFlow's as ``tf.``."""
+        return "tf" + self.api.removeprefix("tensorflow") if self.api.startswith(
+            "tensorflow.") else self.api
+
+
+@cache
+def removed_apis() -> dict[str, RemovedApi]:
+    return {r["api"]: RemovedApi(r["api"], r["package"], r["removed_in"], r["instead"], r["pin"])
+            for r in _rows("removed_apis.csv")}

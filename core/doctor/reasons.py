@@ -18,6 +18,7 @@ from core.doctor import kb
 from core.doctor.context import TextContext
 from core.doctor.facts import COMPANION, Facts, then
 from core.doctor.fixes import finding_title
+from core.doctor.removed import removed_api
 from core.doctor.scores import Scores
 
 # TensorFlow's internal modules: a name missing there is code written for another TF (standalone
@@ -235,6 +236,8 @@ def _missing_name_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
         module = (m.group(2) or "") if m else "-"
         if module.split(".")[0] == "keras" and _keras3_beside_tf(ctx, facts):
             continue  # a name Keras 3 dropped: :func:`_keras3_rules`
+        if m and module and removed_api(module, m.group(1)):
+            continue  # a name a release removed: api-removed
         if tf1_code and m and (asked := _asked_of_tensorflow(ctx, m.group(1), module)):
             tf_too_old(ctx, scores, line, asked)
         elif module.split(".")[0] in ("", *_TF_OR_KERAS):
@@ -249,7 +252,10 @@ def _missing_attribute_rules(ctx: TextContext, facts: Facts, scores: Scores) -> 
     companion_frame = _companion_raised(facts)
     tf1_code = _tf1_code(ctx, facts)
     for line in ctx.lines_matching(_TF_ATTRIBUTE, 2):
-        if tf1_code and (m := _TF_ATTRIBUTE.search(line)):
+        m = _TF_ATTRIBUTE.search(line)
+        if m and removed_api(m.group(1), m.group(2)):
+            continue  # a name a release removed: api-removed
+        if tf1_code and m:
             tf_too_old(ctx, scores, line, f"{m.group(1)}.{m.group(2)}")
         elif keras_frame or companion_frame or _INTERNAL_ATTRIBUTE.search(line):
             title = ("mixed-tf-packages.keras" if keras_frame else
