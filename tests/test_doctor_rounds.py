@@ -1976,3 +1976,67 @@ def test_a_protos_folder_reaches_the_shell_only_as_plain_path_words(folder, plat
     assert re.fullmatch(r"[A-Za-z_][\w/.-]*", folder, re.ASCII) and ".." not in folder
     words = step.command.replace("'dir /b ", "").replace("')", "").split()
     assert all(re.fullmatch(r"[\w/\\.%*=()-]+", word, re.ASCII) for word in words), step.command
+
+
+# --- issue 21, twenty-fourth round (pip-CUDA Linux users; old code on new releases): dev facts -
+
+@SETTINGS
+@given(st.sampled_from(["", "E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call "
+                            "to cuInit: UNKNOWN ERROR (34)",
+                        "failed call to cuInit: CUDA_ERROR_STUB_LIBRARY: the stub library"]),
+       st.sampled_from(["mv-inference-5f7d446b77-kmsxn", "gpu-node-1"]), NOISE)
+def test_tfs_no_kernel_driver_diagnostic_is_no_driver(cuinit, host, noise):
+    """c1307 (and c208, c255, c1306): "kernel driver does not appear to be running" is no NVIDIA
+    kernel module on the host (or a container given no GPU), with or without the stub libcuda's
+    error 34 before it."""
+    said = ("I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:156] kernel driver does not "
+            f"appear to be running on this host ({host})")
+    assert rule_ids(around(noise, [line for line in (cuinit, said) if line], []))[0] == (
+        "no-nvidia-driver")
+
+
+@SETTINGS
+@given(st.sampled_from(['"Invalid GPU Compute Capability"', "invalid gpu compute capability",
+                        "Tensorflow: Invalid GPU compute capability"]), NOISE)
+def test_an_invalid_compute_capability_is_the_gpus_architecture(said, noise):
+    """c1305: a title's words for a GPU whose capability the build has no code for."""
+    assert rule_ids(around(noise, [f"Hi, i have this warning {said}"], []))[0] == (
+        "gpu-arch-unsupported")
+
+
+@SETTINGS
+@given(st.sampled_from(["/usr/lib/python3.7/site-packages", "C:\\Python38\\lib\\site-packages"]),
+       NOISE)
+def test_protobufs_missing_message_procedure_is_a_mix(site, noise):
+    """c1323: protobuf's C++ part without the _message the generated code asks: a protobuf of
+    another release than TensorBoard's or TF's generated code (the `_message` of the labelling
+    rules), not some dependency's own error."""
+    sep = "\\" if "\\" in site else "/"
+    said = (f"ImportError: cannot import name '_message' from 'google.protobuf.pyext' "
+            f"({site}{sep}google{sep}protobuf{sep}pyext{sep}__init__.py)")
+    assert rule_ids(around(noise, [said], []))[0] == "mixed-tf-packages"
+
+
+@SETTINGS
+@given(st.sampled_from(["tensorflow.compat.v2 has no attribute '__internal__'",
+                        "Attribute Error: module 'tensorflow._api.v1.compat.v2' has no attribute "
+                        "'__internal__'.",
+                        "AttributeError: module 'tensorflow.compat.v2.__internal__' has no "
+                        "attribute 'tf2'"]),
+       st.sampled_from(["1.14.0", "2.2.0", None]), NOISE)
+def test_tfs_internal_namespace_missing_is_a_mix_on_any_tf(said, tf, noise):
+    """c1325, c1326: only Keras and companions ask TF's __internal__: missing, a Keras newer
+    than the TF, also on a TF 1 (not code for a later TF), also said without "module"."""
+    assert rule_ids(around(noise, [said], []), tf_version=tf)[0] == "mixed-tf-packages"
+
+
+@SETTINGS
+@given(st.sampled_from(["config", "function", "distribute", "AUTO_REUSE", "py_function"]),
+       NOISE)
+def test_a_name_tf_gained_late_in_1x_is_a_tf_too_old_for_the_code(name, noise):
+    """c1309: "module 'tensorflow' has no attribute 'config'" where no TF 2 is stated: every TF
+    2 has the name, so this TensorFlow is older than the code (tf-too-old), not TF 1 code on TF 2.
+    A TF 2 stated that lacks it is another matter."""
+    said = f"AttributeError: module 'tensorflow' has no attribute '{name}'"
+    assert rule_ids(around(noise, [said], []))[0] == "tf-too-old"
+    assert rule_ids(around(noise, [said], []), tf_version="2.4.1")[0] != "tf-too-old"

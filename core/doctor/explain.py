@@ -83,12 +83,15 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("driver-not-loaded", 90, r"Driver Not Loaded|NVMLError_DriverNotLoaded"),
     _sig("driver-not-loaded", 88, r"kernel version \S+ does not match DSO|"
          r"Driver/library version mismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
-    _sig("driver-not-loaded", 80, r"kernel driver does not appear to be running"),
+    # TF's own diagnostic: no NVIDIA kernel module on this host (none installed, or a container
+    # given no GPU); every development case with it (c208, c255, c1306, c1307) is no driver.
+    _sig("no-nvidia-driver", 84, r"kernel driver does not appear to be running"),
     _sig("driver-not-loaded", 70, r"failed call to cuInit: (?:CUDA_ERROR_UNKNOWN|UNKNOWN ERROR)"),
-    # 303, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: only the toolkit's stub libcuda is there (a
-    # container started without the NVIDIA runtime, --gpus), no driver's.
-    _sig("no-nvidia-driver", 82, r"cuInit: (?:UNKNOWN ERROR \(303\)|"
-         r"CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)"),
+    # 303, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, and 34, CUDA_ERROR_STUB_LIBRARY: only the
+    # toolkit's stub libcuda is there (a container started without the NVIDIA runtime, --gpus),
+    # no driver's.
+    _sig("no-nvidia-driver", 82, r"cuInit: (?:UNKNOWN ERROR \((?:303|34)\)|"
+         r"CUDA_ERROR_SHARED_OBJECT_INIT_FAILED|CUDA_ERROR_STUB_LIBRARY)"),
     _sig("driver-too-old", 96, r"CUDA driver version is insufficient for CUDA runtime version|"
          r"CUDA_ERROR_INSUFFICIENT_DRIVER|cudaErrorInsufficientDriver|"
          r"NVIDIA driver on your system is too old"),
@@ -109,7 +112,9 @@ _SIGNATURES: tuple[_Signature, ...] = (
          r"CuDNN library needs to have matching major version|"
          r"CuDNN library major and minor version needs to match"),
     # A build with no code for this GPU's compute capability.
-    _sig("gpu-arch-unsupported", 93, r"minimum required (?:Cuda|compute) capability"),
+    _sig("gpu-arch-unsupported", 93, r"minimum required (?:Cuda|compute) capability|"
+         # Its words for a capability it has no code for (dev c1305, a title).
+         r"(?i:invalid GPU compute capability)"),
     _sig("gpu-arch-unsupported", 88, r"no kernel image is available for execution|"
          r"device kernel image is invalid"),
     # The same in a person's words ("AWS GPU instance isn't supported because it requires >=
@@ -211,7 +216,10 @@ _SIGNATURES: tuple[_Signature, ...] = (
                                       r"incompatible|not compatible"), "numpy-api",
          numpy="downgrade"),
     # protobuf 4 says "cannot not be created" (sic).
-    _sig("mixed-tf-packages", 88, r"Descriptors cannot (?:not )?be created directly|"
+    # protobuf's C++ part without the procedure the generated code asks (dev c1323: a system
+    # protobuf older than TensorBoard's generated code).
+    _sig("mixed-tf-packages", 88, r"cannot import name '_message' from 'google\.protobuf\.pyext'|"
+         r"Descriptors cannot (?:not )?be created directly|"
          # The workarounds protobuf prints with it, when the rest was not pasted.
          r"Downgrade the protobuf package to 3\.20|PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python",
          protobuf=True),
@@ -411,6 +419,13 @@ _EVERY_TF = frozenset({
     "Variable", "constant", "__version__", "Tensor", "float32", "int32", "matmul", "reshape",
     "zeros", "ones", "reduce_sum", "cast", "shape", "Graph", "device", "nn", "train", "math",
     "DType", "TensorShape", "convert_to_tensor", "identity", "add", "multiply",
+})
+# Top-level names TF 2 has that TF 1 gained late (1.4-1.14): missing where no TF 2 is stated,
+# the TensorFlow is older than the code (dev c883, c921, c952, c1309).
+_LATER_TF1 = frozenset({
+    "config", "function", "distribute", "AUTO_REUSE", "py_function", "numpy_function", "data",
+    "keras", "random", "io", "debugging", "autograph", "TensorSpec", "RaggedTensor", "sort",
+    "argsort",
 })
 # "Module 'tensorflow' ..." too: a title or a sentence starts with a capital.
 _NO_ATTR = re.compile(r"[Mm]odule 'tensorflow(?:\.compat\.v2)?' has no attribute '(\w+)'", re.ASCII)
@@ -1084,6 +1099,10 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
         if ctx.tf_stated_before((2, 0)):
             # TF 1 has TF 1's API: a name it lacks is one a later release brought.
             tf_too_old(ctx, scores, line, f"tf.{name}")
+            continue
+        if name in _LATER_TF1 and ctx.tf_at_least((2, 0)) is None:
+            # Below what a tensorflow that is not the package scores (its source tree, a file).
+            tf_too_old(ctx, scores, line, f"tf.{name}", score=80)
             continue
         known = name in _TF1_ONLY
         scores.add("tf1-api-on-tf2", 93 if known else 55, line,

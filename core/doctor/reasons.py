@@ -27,6 +27,11 @@ _INTERNAL_ATTRIBUTE = re.compile(
     r"module '(tensorflow(?:_core)?(?:\.python|\._api\.v1|\.compat\.v2\.__internal__|"
     r"\.__internal__)[\w.]*)' has no attribute '\w+'", re.ASCII)
 _TF_ATTRIBUTE = re.compile(r"[Mm]odule '(tensorflow[\w.]*)' has no attribute '(\w+)'", re.ASCII)
+# TensorFlow's __internal__ namespace, which only Keras and companions ask for (never user code,
+# so never a TF too old for the code), also in a title's words without "module" or quotes
+# ("tensorflow.compat.v2 has no attribute '__internal__'", dev c1325, c1326).
+_INTERNAL_NAME = re.compile(r"\btensorflow[\w.]*'? has no attribute '?__internal__\b|"
+                            r"\btensorflow[\w.]*\.__internal__[\w.]*'? has no attribute", re.ASCII)
 # A name missing from TensorFlow or Keras at import: files of two installs mixed, or a Keras of
 # another release ("cannot import name 'abs'", "... 'tf_utils'").
 _CANNOT_IMPORT = re.compile(r"cannot import name '?(\w+)'?(?: from '([\w.]+)')?", re.ASCII)
@@ -251,13 +256,14 @@ def _missing_attribute_rules(ctx: TextContext, facts: Facts, scores: Scores) -> 
     keras_frame = facts.raising_package in ("keras", "tf_keras")
     companion_frame = _companion_raised(facts)
     tf1_code = _tf1_code(ctx, facts)
-    for line in ctx.lines_matching(_TF_ATTRIBUTE, 2):
+    for line in ctx.lines_matching(_TF_ATTRIBUTE, 2) + ctx.lines_matching(_INTERNAL_NAME, 1):
         m = _TF_ATTRIBUTE.search(line)
         if m and removed_api(m.group(1), m.group(2)):
             continue  # a name a release removed: api-removed
-        if tf1_code and m:
+        internal = bool(_INTERNAL_NAME.search(line))
+        if tf1_code and m and not internal:
             tf_too_old(ctx, scores, line, f"{m.group(1)}.{m.group(2)}")
-        elif keras_frame or companion_frame or _INTERNAL_ATTRIBUTE.search(line):
+        elif keras_frame or companion_frame or internal or _INTERNAL_ATTRIBUTE.search(line):
             title = ("mixed-tf-packages.keras" if keras_frame else
                      "mixed-tf-packages.companion" if companion_frame else None)
             scores.add("mixed-tf-packages", 95, line,
@@ -278,12 +284,12 @@ def _asked_of_tensorflow(ctx: TextContext, name: str, module: str) -> str | None
     return f"{quoted[0].split()[1]}.{name}" if not module and quoted else None
 
 
-def tf_too_old(ctx: TextContext, scores: Scores, line: str, name: str) -> None:
+def tf_too_old(ctx: TextContext, scores: Scores, line: str, name: str, score: int = 90) -> None:
     """A name of TensorFlow that a TF 1 the text states lacks: TF 1 has TF 1's API, so what it
     lacks came in a later release."""
     name = "tf" + name.removeprefix("tensorflow") if name.startswith("tensorflow") else name
-    scores.add("tf-too-old", 90, line, title=finding_title("tf-too-old.name", tf=ctx.tf_text(),
-                                                            name=name))
+    scores.add("tf-too-old", score, line, title=finding_title("tf-too-old.name",
+                                                               tf=ctx.tf_text(), name=name))
 
 
 def _companion_raised(facts: Facts) -> bool:
