@@ -14,9 +14,13 @@ from core.doctor.context import read_context
 from core.doctor.facts import read_facts
 
 DOCTOR = Path(__file__).resolve().parent.parent / "core" / "doctor"
-#: The modules whose patterns read the pasted text. Not wording.py (its model's tokens are
-#: Unicode words on purpose), depwalk.py or scriptscan.py (binaries, Python source).
-TEXT_MODULES = ("context", "explain", "facts", "fixes", "kb", "packages", "prose", "reasons")
+#: The modules whose patterns do not read the pasted text: wording.py (its model's tokens are
+#: Unicode words on purpose), depwalk.py and scriptscan.py (binaries, Python source),
+#: machine.py and wsl_checks.py (tools' own output on this machine), linesearch.py (it compiles
+#: the callers' patterns again with their own flags). Every other module of the doctor does, a
+#: new one included.
+NOT_TEXT = frozenset({"wording", "depwalk", "scriptscan", "machine", "wsl_checks", "linesearch"})
+TEXT_MODULES = tuple(sorted(p.stem for p in DOCTOR.glob("*.py") if p.stem not in NOT_TEXT))
 #: re's functions, and the position of their flags argument.
 FLAGS_AT = {"compile": 1, "search": 2, "match": 2, "fullmatch": 2, "finditer": 2,
             "findall": 2, "split": 3, "sub": 4, "subn": 4}
