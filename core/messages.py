@@ -875,6 +875,10 @@ CATALOGUE: dict[str, Message] = {
     "finding.api-removed.name": Message(
         "{name} was removed in {package} {release}: the code was written for an older release",
         "{name} 已在 {package} {release} 中移除：这段代码是为旧版本编写的"),
+    "finding.api-removed.lr-ignored": Message(
+        "The optimizer ignores lr: TensorFlow 2.11's optimizers take learning_rate, so the model "
+        "trains at the default rate",
+        "优化器忽略了 lr：TensorFlow 2.11 的优化器使用 learning_rate，模型会以默认学习率训练"),
     "finding.tf-too-old.name": Message(
         "TensorFlow {tf} has no {name}: the code was written for a newer release",
         "TensorFlow {tf} 没有 {name}：这段代码是为更新的版本编写的"),

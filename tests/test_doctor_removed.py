@@ -107,6 +107,23 @@ def test_the_new_optimizers_refusing_decay_is_code_for_the_old_ones(noise, optim
     assert first.id == "api-removed" and "tensorflow<2.11" in first.fix
 
 
+@SETTINGS
+@given(NOISE, st.sampled_from(["SGD", "Adam", "Adagrad"]))
+def test_the_new_optimizers_ignoring_lr_is_said_below_any_error(noise, optimizer):
+    """TF 2.11's optimizers take lr but ignore it, warning (tensorflow/tensorflow#58831): the
+    model trains at the default rate. A warning: an error the text shows comes first; TF
+    2.3-2.10's own deprecation warning (lr still works there) is nothing."""
+    said = (f"WARNING:absl:`lr` is deprecated in Keras optimizer, please use `learning_rate` or "
+            f"use the legacy optimizer, e.g.,tf.keras.optimizers.legacy.{optimizer}.")
+    assert rule_ids(around(noise, [said], []))[0] == "api-removed"
+    oom = ("ResourceExhaustedError: OOM when allocating tensor with shape[64,224,224,3] on "
+           "/job:localhost/replica:0/task:0/device:GPU:0")
+    assert rule_ids(around(noise, [said, oom], []))[:2] == ["gpu-out-of-memory", "api-removed"]
+    old = ("/usr/lib/python3/dist-packages/keras/optimizer_v2/optimizer_v2.py:356: UserWarning: "
+           "The `lr` argument is deprecated, use `learning_rate` instead.")
+    assert "api-removed" not in rule_ids(around(noise, [old], []))
+
+
 def test_every_row_is_complete_and_cited():
     rows = list(kb.removed_apis().values())
     assert len({r.api for r in rows}) == len(rows)

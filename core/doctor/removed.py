@@ -20,8 +20,12 @@ _MODULE_ATTRIBUTE = re.compile(r"[Mm]odule '([\w.]+)' has no attribute '(\w+)'",
 _OBJECT_ATTRIBUTE = re.compile(r"'(\w+)' object has no attribute '(\w+)'", re.ASCII)
 _CANNOT_IMPORT = re.compile(r"cannot import name '?(\w+)'?(?: from '?([\w.]+)'?)?", re.ASCII)
 _NO_MODULE = re.compile(r"No module named '?([\w.]+)'?", re.ASCII)
-# TF 2.11's new optimizers refuse the old ones' decay argument, and say so.
+# TF 2.11's new optimizers refuse the old ones' decay argument, and say so; they take lr but
+# ignore it, with a warning (tensorflow/tensorflow#58831: the model then trains at the default
+# rate). TF 2.3-2.10's own warning ("The `lr` argument is deprecated") is harmless: not this.
 _DECAY = re.compile(r"\bdecay is deprecated in the new Keras optimizer", re.ASCII)
+_LR_IGNORED = re.compile(r"\blr`? is deprecated(?: in Keras optimizer)?, please use "
+                         r"`?learning_rate", re.ASCII)
 # Where Keras lives: standalone, inside TF (public and private paths), tf-keras.
 _KERAS = re.compile(r"(?:tensorflow\.(?:python\.)?keras|tf_keras|keras\.api\._v[12]\.keras|"
                     r"tensorflow\.keras\.api\._v[12]\.keras)(?=\.|$)", re.ASCII)
@@ -100,6 +104,14 @@ def _removed_names(ctx: TextContext) -> list[tuple[str, kb.RemovedApi]]:
     return found
 
 
+def _lr_ignored(ctx: TextContext, scores: Scores) -> None:
+    """A warning, not an error: any error the text shows outranks it."""
+    if lines := ctx.lines_matching(_LR_IGNORED, 1):
+        row = kb.removed_apis()["keras.optimizers.Optimizer(lr=...)"]
+        scores.add("api-removed", 60, lines, api=row.api,
+                   title=finding_title("api-removed.lr-ignored"))
+
+
 def _still_there(ctx: TextContext, row: kb.RemovedApi) -> bool:
     """The TensorFlow the text states predates the removal: the name failed for another reason."""
     removed = kb.parse_version(row.removed_in)
@@ -108,6 +120,7 @@ def _still_there(ctx: TextContext, row: kb.RemovedApi) -> bool:
 
 def removed_api_rules(ctx: TextContext, scores: Scores) -> None:
     """Score ``api-removed`` for the first removed name the text shows (see the docstring)."""
+    _lr_ignored(ctx, scores)
     for line, row in _removed_names(ctx):
         if _still_there(ctx, row):
             continue
