@@ -826,6 +826,9 @@ CATALOGUE: dict[str, Message] = {
     "finding.api-removed": Message(
         "The code was written for an older release: it uses a name the installed one removed",
         "这段代码是为旧版本编写的：它使用了已安装版本已移除的名称"),
+    "finding.addon-ops-not-loaded": Message(
+        "The model uses ops of an add-on library that this program has not imported",
+        "模型使用了某个附加库的算子，而这个程序没有导入该库"),
     "finding.tf-too-old": Message(
         "The installed TensorFlow is older than this code (or saved model) needs",
         "已安装的 TensorFlow 比这段代码（或保存的模型）所需的旧"),
@@ -879,6 +882,9 @@ CATALOGUE: dict[str, Message] = {
         "The optimizer ignores lr: TensorFlow 2.11's optimizers take learning_rate, so the model "
         "trains at the default rate",
         "优化器忽略了 lr：TensorFlow 2.11 的优化器使用 learning_rate，模型会以默认学习率训练"),
+    "finding.addon-ops-not-loaded.op": Message(
+        "{op} is an op of {package}, which this program has not imported (or not installed)",
+        "{op} 是 {package} 的算子，而这个程序没有导入（或没有安装）它"),
     "finding.tf-too-old.name": Message(
         "TensorFlow {tf} has no {name}: the code was written for a newer release",
         "TensorFlow {tf} 没有 {name}：这段代码是为更新的版本编写的"),
@@ -1485,6 +1491,16 @@ CATALOGUE: dict[str, Message] = {
         "code was written for (its requirements.txt or README names it).",
         "该包的发布说明会写明用什么代替了这个名称；或者安装这段代码所针对的版本（见其 "
         "requirements.txt 或 README）。"),
+    "fix.addon-import": Message(
+        "Import {module} in the program before it loads the model (import {module}): the "
+        "library registers its ops when it is imported, and a SavedModel or TF Hub model that "
+        "uses them cannot load without it.",
+        "在程序加载模型之前导入 {module}（import {module}）：该库在被导入时注册它的算子，使用这些"
+        "算子的 SavedModel 或 TF Hub 模型没有它就无法加载。"),
+    "fix.addon-install": Message(
+        "If {package} is not installed in this Python, install the release made for this "
+        "TensorFlow:",
+        "如果这个 Python 中没有安装 {package}，请安装为这个 TensorFlow 构建的版本："),
     "fix.tf-version-check": Message(
         "See which TensorFlow this Python imports:", "查看此 Python 导入的是哪个 TensorFlow："),
     "fix.tf-too-old-upgrade": Message(

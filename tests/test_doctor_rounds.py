@@ -2040,3 +2040,23 @@ def test_a_name_tf_gained_late_in_1x_is_a_tf_too_old_for_the_code(name, noise):
     said = f"AttributeError: module 'tensorflow' has no attribute '{name}'"
     assert rule_ids(around(noise, [said], []))[0] == "tf-too-old"
     assert rule_ids(around(noise, [said], []), tf_version="2.4.1")[0] != "tf-too-old"
+
+
+@SETTINGS
+@given(st.sampled_from([("CaseFoldUTF8", "tensorflow-text"), ("RegexSplitWithOffsets",
+                                                              "tensorflow-text"),
+                        ("SentencepieceOp", "tensorflow-text"),
+                        ("Addons>ImageProjectiveTransformV3", "tensorflow-addons")]),
+       st.sampled_from(["Op type not registered '{op}' in binary running on host. Make sure the "
+                        "Op and Kernel are registered in the binary running in this process.",
+                        "ValueError: No op named {op} in defined operations."]),
+       st.sampled_from(["2.15.0", "2.8.1", None]), NOISE)
+def test_an_add_ons_op_not_registered_is_the_add_on_not_imported(op, said, tf, noise):
+    """c1243: TF Hub's BERT preprocessing uses tensorflow_text's ops, registered only when the
+    library is imported: import it (installing the release made for this TF), not a TF too old
+    for the model (which TF's own missing ops are)."""
+    name, package = op
+    [first, *_] = explain(around(noise, [said.format(op=name)], []), tf_version=tf)
+    assert first.id == "addon-ops-not-loaded" and package in first.fix, first
+    pinned = package == "tensorflow-text" and tf is not None
+    assert (f"{package}=={tf.rsplit('.', 1)[0]}.*" in first.fix) if pinned else True

@@ -23,7 +23,13 @@ from core.doctor.capture import bounded_text
 from core.doctor.context import EXCEPTION_LINE, TextContext, read_context
 from core.doctor.facts import MAX_LIBRARIES, Facts, library_stem, read_facts, then
 from core.doctor.fixes import FixContext, finding_title, make_finding
-from core.doctor.packages import KNOWN_DEPENDENCIES, distribution, missing_module_rules
+from core.doctor.packages import (
+    ADD_ON_OPS,
+    KNOWN_DEPENDENCIES,
+    add_on_ops_rules,
+    distribution,
+    missing_module_rules,
+)
 from core.doctor.prose import prose_rules
 from core.doctor.protos import protos_rules
 from core.doctor.reasons import fact_rules, tf_too_old
@@ -49,9 +55,6 @@ class _Signature:
 _NEEDS = (r"\brequir(?:es?|ed|ing)\b|\bminimum\b|>=|\bat least\b|\bnot supported\b|"
           r"\bunsupported\b|\btoo (?:old|low)\b")
 _OLDER = _NEEDS + r"|\bnot new enough\b|\b(?:newer|older)\b"
-# Ops of TensorFlow's add-on libraries, registered only once the library is imported
-# (tensorflow_text's CaseFoldUTF8, TensorFlow Addons' "Addons>..."): not TF's own ops.
-_ADD_ON_OPS = r"(?:CaseFold|Normalize|RegexSplit|\w*Wordpiece|\w*Tokeni[sz]e|Sentencepiece|\w*>)"
 
 
 def _sig(fid: str, score: int, pattern: str, variant: str | None = None,
@@ -130,8 +133,8 @@ _SIGNATURES: tuple[_Signature, ...] = (
     _sig("missing-cudnn", 82, r"DNN library is not found|Unable to load cuDNN DSO"),
     # An op the graph or SavedModel uses that this TensorFlow does not have: a newer TF made it
     # ("No op named LeakyRelu in defined operations" under TF 1.12: dev c1203).
-    _sig("tf-too-old", 70, r"No op named (?!" + _ADD_ON_OPS + r")\w+ in defined operations|"
-         r"Op type not registered '(?!" + _ADD_ON_OPS + r")"),
+    _sig("tf-too-old", 70, r"No op named (?!" + ADD_ON_OPS + r")\w+ in defined operations|"
+         r"Op type not registered '(?!" + ADD_ON_OPS + r")"),
     # cuDNN not there is a missing library's line; "DNN library is not found" without one is a
     # cuDNN that loaded and would not start: another version than the build's (dev c1190, c1192).
     _sig("cuda-version-mismatch", 84, r"DNN library is not found"),
@@ -465,6 +468,7 @@ def explain(text: str, *, platform: str | None = None, tf_version: str | None = 
     _host_memory_rules(ctx, scores)
     _memory_words_rules(ctx, scores)
     missing_module_rules(ctx, scores)
+    add_on_ops_rules(ctx, scores)
     protos_rules(ctx, scores)
     removed_api_rules(ctx, scores)
     _shadowed_rules(ctx, scores)

@@ -113,6 +113,7 @@ _CATALOG: dict[str, Severity] = {
     "module-not-installed": "error",
     "protos-not-compiled": "error",
     "api-removed": "error",
+    "addon-ops-not-loaded": "error",
     "no-windows-build": "error",
     "script-not-parsed": "warning",
     "pip-install-failed": "error",
@@ -877,6 +878,17 @@ def _api_removed(ctx: FixContext) -> list[FixStep]:
     return steps
 
 
+def _addon_ops_not_loaded(ctx: FixContext) -> list[FixStep]:
+    module = ctx.detail.get("module") or "tensorflow_text"
+    package = ctx.detail.get("package") or "tensorflow-text"
+    # tensorflow-text's releases follow TensorFlow's (2.15 for 2.15); Addons' do not.
+    pin = (f"{package}=={ctx.tf_version[0]}.{ctx.tf_version[1]}.*"
+           if package == "tensorflow-text" and ctx.tf_version and len(ctx.tf_version) > 1
+           else package)
+    return [_step(_said("addon-import", module=module)),
+            _program(ctx, _said("addon-install", package=package), _pip(ctx, "install", pin))]
+
+
 def _no_windows_build(ctx: FixContext) -> list[FixStep]:
     steps = []
     package, last = ctx.detail.get("package"), ctx.detail.get("last")
@@ -929,6 +941,7 @@ _STEPS: dict[str, Callable[[FixContext], list[FixStep]]] = {
     "module-not-installed": _module_not_installed,
     "protos-not-compiled": _protos_not_compiled,
     "api-removed": _api_removed,
+    "addon-ops-not-loaded": _addon_ops_not_loaded,
     "no-windows-build": _no_windows_build,
     "port-in-use": _port,
     "conda-env-not-activated": _conda_env,

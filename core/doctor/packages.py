@@ -35,6 +35,14 @@ _NO_MODULE = re.compile(r"No module named (?:'([A-Za-z][\w.]*\w)'|([A-Za-z]\w*)(
 _OTHER_RULES = re.compile(r"tensorflow|tf_keras|keras$|keras\.|_?pywrap", re.IGNORECASE | re.ASCII)
 
 
+# Ops of TensorFlow's add-on libraries, registered only once the library is imported
+# (tensorflow_text's CaseFoldUTF8, its SentencePiece and WordPiece tokenizers, TensorFlow
+# Addons' "Addons>..."): not TF's own ops.
+ADD_ON_OPS = r"(?:CaseFold|Normalize|RegexSplit|\w*Wordpiece|\w*Tokeni[sz]e|Sentencepiece|\w*>)"
+_ADD_ON_OP = re.compile(r"(?:Op type not registered '|No op named )(" + ADD_ON_OPS + r"[\w>]*)",
+                        re.ASCII)
+
+
 def distribution(module: str) -> str:
     """The PyPI package that provides ``module`` ("google.protobuf" -> "protobuf")."""
     top = module.split(".")[0]
@@ -67,3 +75,16 @@ def missing_module_rules(ctx: TextContext, scores: Scores) -> None:
                        title=finding_title("module-not-installed.named", module=module,
                                            package=package))
             return
+
+
+def add_on_ops_rules(ctx: TextContext, scores: Scores) -> None:
+    """A model that uses an add-on's ops in a program that has not imported the add-on (TF Hub's
+    BERT preprocessing and tensorflow_text, dev c1243): its ops are registered on import."""
+    for line in ctx.lines_matching(_ADD_ON_OP, 1):
+        if m := _ADD_ON_OP.search(line):
+            addons = m.group(1).startswith("Addons>")
+            module = "tensorflow_addons" if addons else "tensorflow_text"
+            scores.add("addon-ops-not-loaded", 90, line, module=module,
+                       package=distribution(module),
+                       title=finding_title("addon-ops-not-loaded.op", op=m.group(1),
+                                           package=distribution(module)))
