@@ -2060,3 +2060,41 @@ def test_an_add_ons_op_not_registered_is_the_add_on_not_imported(op, said, tf, n
     assert first.id == "addon-ops-not-loaded" and package in first.fix, first
     pinned = package == "tensorflow-text" and tf is not None
     assert (f"{package}=={tf.rsplit('.', 1)[0]}.*" in first.fix) if pinned else True
+
+
+# --- issue 21, twenty-fifth round (IDE and notebook users; a driver or GPU changed): dev facts -
+
+@SETTINGS
+@given(st.sampled_from(["tensorpack.utils.nvml.NvmlException: NVML_ERROR_LIB_RM_VERSION_"
+                        "MISMATCH", "pynvml.NVMLError_LibRmVersionMismatch: "
+                        "NVML_ERROR_LIB_RM_VERSION_MISMATCH"]), NOISE)
+def test_nvmls_library_and_module_mismatch_is_a_driver_not_loaded(said, noise):
+    """c1346: NVML's name for a driver library whose kernel module is another version (an update
+    without a reboot)."""
+    assert rule_ids(around(noise, [said], []))[0] == "driver-not-loaded"
+
+
+@SETTINGS
+@given(st.sampled_from(["- Nvidia Drivers: 390.116", "NVIDIA driver version is 390.87",
+                        "nvidia driver: 384.130"]), NOISE)
+def test_a_driver_version_in_words_older_than_the_builds_cuda_needs_is_too_old(said, noise):
+    """c1345: "Nvidia Drivers: 390.116" with TF 1.13 (CUDA 10.0, which needs 410.48 on Linux):
+    the driver is too old for the build; a package name ("nvidia-driver-430") is no version."""
+    lines = [said, "- TF version: v1.13.1-0-g6612da8951 (installed using pip3)", "- Cuda: 10.0",
+             "If I do so it freezes completely my pc."]
+    assert rule_ids(around(noise, lines, []), platform="linux", tf_version="1.13.1")[0] == (
+        "driver-too-old")
+    package = ["sudo apt install nvidia-driver-390", *lines[1:]]
+    assert "driver-too-old" not in rule_ids(around(noise, package, []), platform="linux",
+                                            tf_version="1.13.1")
+
+
+@SETTINGS
+@given(st.sampled_from(["RTX 4090", "RTX 3080", "A100"]), st.sampled_from(["2.3", "1.14.0"]),
+       NOISE)
+def test_a_gpu_newer_than_any_cuda_the_build_knows_outranks_the_cuda_said(gpu, tf, noise):
+    """c1352: an RTX 4090 with TF 2.3 and nvidia-smi's CUDA 12.1: no CUDA installed beside that
+    TF runs on the card (no TF before 2.4 was built with CUDA 11): the build, not the CUDA."""
+    lines = ["- Ubuntu 20.04.", f"- {gpu} is only working  CUDA Version: 12.1.",
+             "- Python version: 3.8", f"- TensorFlow=={tf}."]
+    assert rule_ids(around(noise, lines, []), tf_version=tf)[0] == "gpu-arch-unsupported"

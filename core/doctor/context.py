@@ -61,7 +61,11 @@ _CUDA_INSTALL = re.compile(
     r"CUDA[\\/]v(\d+\.\d+)|cuda-(\d+\.\d+)|CUDA_PATH_V(\d+)_(\d+)|(/usr/local/cuda)\b",
     re.IGNORECASE | re.ASCII)
 _LD_PATH = re.compile(r"LD_LIBRARY_PATH:\s*(\S*)", re.ASCII)
-_DRIVER = re.compile(r"Driver Version:\s*([\d.]+)|kernel reported version is:\s*([\d.]+)", re.ASCII)
+_DRIVER = re.compile(r"Driver Version:\s*([\d.]+)|kernel reported version is:\s*([\d.]+)|"
+                     # In a person's words: "Nvidia Drivers: 390.116", "nvidia driver version is
+                     # 418.67" (a version with its dot: "nvidia-driver-430" is a package).
+                     r"(?i:\bnvidia[ -]?drivers?(?: version)?(?: is)?\s*[:=]?\s*)(\d{3}\.\d{2,3}"
+                     r"(?:\.\d{1,3})?)\b", re.ASCII)
 _DRIVER_CUDA = re.compile(r"CUDA Version:\s*([\d.]+)", re.ASCII)
 
 
@@ -202,7 +206,7 @@ def _driver_in(found: TextIndex) -> tuple[Version | None, Version | None]:
     """The driver's version and the newest CUDA it supports, as nvidia-smi or TF print them."""
     drv = found.search(_DRIVER)
     dcuda = found.search(_DRIVER_CUDA)
-    return (parse_version(drv.group(1) or drv.group(2)) if drv else None,
+    return (parse_version(drv.group(1) or drv.group(2) or drv.group(3)) if drv else None,
             parse_version(dcuda.group(1)) if dcuda else None)
 
 

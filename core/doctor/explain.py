@@ -85,7 +85,9 @@ _SIGNATURES: tuple[_Signature, ...] = (
          "no-device"),
     _sig("driver-not-loaded", 90, r"Driver Not Loaded|NVMLError_DriverNotLoaded"),
     _sig("driver-not-loaded", 88, r"kernel version \S+ does not match DSO|"
-         r"Driver/library version mismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+         r"Driver/library version mismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH|"
+         # NVML's name for it (dev c1346: the user-space library and the loaded module differ).
+         r"NVML_ERROR_LIB_RM_VERSION_MISMATCH"),
     # TF's own diagnostic: no NVIDIA kernel module on this host (none installed, or a container
     # given no GPU); every development case with it (c208, c255, c1306, c1307) is no driver.
     _sig("no-nvidia-driver", 84, r"kernel driver does not appear to be running"),

@@ -355,9 +355,11 @@ def _driver_report_rules(facts: Facts, scores: Scores) -> None:
 
 def _new_gpu_old_build_rules(ctx: TextContext, scores: Scores) -> None:
     """An Ampere or later GPU (RTX 30/40/50, A100, H100 ...) needs CUDA 11, which no TensorFlow
-    before 2.4 was built with: there is no code for it in the build."""
+    before 2.4 was built with: there is no code for it in the build. Above a CUDA the text says
+    is not the build's (dev c1352: an RTX 4090 with TF 2.3 and CUDA 12.1): no CUDA installed
+    beside that TF would run on this GPU."""
     if ctx.tf_at_least((2, 4)) is False and (lines := ctx.lines_matching(_AMPERE_OR_LATER, 1)):
-        scores.add("gpu-arch-unsupported", 84, lines)
+        scores.add("gpu-arch-unsupported", 93, lines)
 
 
 def _gpu_arch_rules(facts: Facts, scores: Scores) -> None:
