@@ -36,8 +36,7 @@ def _said_missing(row: kb.RemovedApi, form: int, keras_home: str) -> list[str]:
         return [f"AttributeError: '{owner}' object has no attribute '{name}'"]
     if module.startswith("keras"):
         module = keras_home + module.removeprefix("keras")
-    is_module = row.api in ("keras.wrappers", "sklearn.cross_validation", "sklearn.grid_search",
-                            "tensorflow.nn.seq2seq", "sklearn.externals.joblib")
+    is_module = row.kind == "module"
     forms = [f"AttributeError: module '{module}' has no attribute '{name}'",
              f"ImportError: cannot import name '{name}' from '{module}' (/x/{module}.py)",
              f"ModuleNotFoundError: No module named '{module}.{name}'"]
@@ -124,11 +123,25 @@ def test_the_new_optimizers_ignoring_lr_is_said_below_any_error(noise, optimizer
     assert "api-removed" not in rule_ids(around(noise, [old], []))
 
 
+@SETTINGS
+@given(st.sampled_from(["concatenate", "add", "Concatenate"]), st.booleans(), NOISE)
+def test_a_removed_name_covers_nothing_under_it(name, module_missing, noise):
+    """Keras 1's function keras.layers.merge is not Keras 2's module of that name: a name
+    missing from that module, or the module missing, is not the Keras 1 function's removal. A
+    removed module covers what is under it (keras.wrappers.scikit_learn)."""
+    said = ("ModuleNotFoundError: No module named 'keras.layers.merge'" if module_missing else
+            f"ImportError: cannot import name '{name}' from 'keras.layers.merge' (/x/merge.py)")
+    assert "api-removed" not in rule_ids(around(noise, [said], []))
+    under = "ImportError: cannot import name 'KerasClassifier' from 'keras.wrappers.scikit_learn'"
+    assert rule_ids(around(noise, [under], []))[0] == "api-removed"
+
+
 def test_every_row_is_complete_and_cited():
     rows = list(kb.removed_apis().values())
     assert len({r.api for r in rows}) == len(rows)
     for row in rows:
         assert row.instead and kb.parse_version(row.removed_in), row
+        assert row.kind in ("module", "name", "argument"), row
         assert re.fullmatch(r"[\w.-]+<[\d.]+", row.pin) if row.pin else row.package == "tensorflow"
     with kb.resource("kb", "removed_apis.csv").open(encoding="utf-8") as f:
         assert all(line.rstrip().rsplit(",", 1)[-1] for line in f), "a row without its source"

@@ -440,6 +440,7 @@ class RemovedApi:
     """A name a release removed or moved (``removed_apis.csv``): code written for an older one."""
 
     api: str  # dotted, as TensorDeck spells it: "tensorflow.mul", "keras.Model.predict_classes"
+    kind: str  # module | name | argument: only a module's row covers the names under it
     package: str  # the distribution that removed it
     removed_in: str
     instead: str  # what the code uses now
@@ -454,5 +455,5 @@ class RemovedApi:
 
 @cache
 def removed_apis() -> dict[str, RemovedApi]:
-    return {r["api"]: RemovedApi(r["api"], r["package"], r["removed_in"], r["instead"], r["pin"])
-            for r in _rows("removed_apis.csv")}
+    return {r["api"]: RemovedApi(r["api"], r["kind"], r["package"], r["removed_in"], r["instead"],
+                                 r["pin"]) for r in _rows("removed_apis.csv")}

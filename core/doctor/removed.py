@@ -48,11 +48,14 @@ def canonical(module: str) -> str:
 
 
 def _known(api: str) -> kb.RemovedApi | None:
-    """The table's row for ``api`` or for a module above it ("keras.wrappers.scikit_learn.x")."""
+    """The table's row for ``api``, or for a removed module above it
+    ("keras.wrappers.scikit_learn.KerasClassifier"); a removed name covers nothing under it
+    (Keras 1's function ``keras.layers.merge`` is not Keras 2's module of that name)."""
     table = kb.removed_apis()
     parts = api.split(".")
-    return next((table[name] for i in range(len(parts), 1, -1)
-                 if (name := ".".join(parts[:i])) in table), None)
+    rows = ((i, table.get(".".join(parts[:i]))) for i in range(len(parts), 1, -1))
+    return next((row for i, row in rows if row and (i == len(parts) or row.kind == "module")),
+                None)
 
 
 def removed_api(module: str, name: str) -> kb.RemovedApi | None:
@@ -91,8 +94,10 @@ def _import_rows(ctx: TextContext) -> list[tuple[str, kb.RemovedApi | None]]:
         if m := _CANNOT_IMPORT.search(line):
             name, module = m.groups()
             rows.append((line, removed_api(module, name) if module else _by_last_name(ctx, name)))
-    rows += [(line, _known(canonical(m.group(1)))) for line in ctx.lines_matching(_NO_MODULE, 4)
-             if (m := _NO_MODULE.search(line))]
+    for line in ctx.lines_matching(_NO_MODULE, 4):
+        if (m := _NO_MODULE.search(line)) and (row := _known(canonical(m.group(1)))):
+            # A module missing is a removed module's, never a removed function's of its name.
+            rows.append((line, row if row.kind == "module" else None))
     return rows
 
 
