@@ -881,10 +881,10 @@ def _api_removed(ctx: FixContext) -> list[FixStep]:
 def _addon_ops_not_loaded(ctx: FixContext) -> list[FixStep]:
     module = ctx.detail.get("module") or "tensorflow_text"
     package = ctx.detail.get("package") or "tensorflow-text"
-    # tensorflow-text's releases follow TensorFlow's (2.15 for 2.15); Addons' do not.
-    pin = (f"{package}=={ctx.tf_version[0]}.{ctx.tf_version[1]}.*"
-           if package == "tensorflow-text" and ctx.tf_version and len(ctx.tf_version) > 1
-           else package)
+    # tensorflow-text's releases follow TensorFlow 2's (2.15 for 2.15); Addons' do not.
+    tf = ctx.tf_version
+    pin = (f"{package}=={tf[0]}.{tf[1]}.*"
+           if package == "tensorflow-text" and tf and len(tf) > 1 and tf[0] == 2 else package)
     return [_step(_said("addon-import", module=module)),
             _program(ctx, _said("addon-install", package=package), _pip(ctx, "install", pin))]
 
