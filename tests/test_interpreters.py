@@ -24,7 +24,12 @@ from core.interpreters.discover import (
     user_interpreters,
 )
 from core.interpreters.layout import env_layout
-from core.interpreters.probe import cached_probe, describe_exit, probe_interpreter
+from core.interpreters.probe import (
+    cached_probe,
+    describe_exit,
+    os_error_text,
+    probe_interpreter,
+)
 
 MAIN_PYTHON = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "python")
 NO_VENV = ("needs the venv module, which the Windows lane's embeddable CPython lacks"
@@ -431,3 +436,14 @@ def test_probe_timings_against_bare_python():
     print(f"\npython -c pass {bare:.3f} s; metadata probe {meta:.3f} s; "
           f"python -c 'import tensorflow' {bare_tf:.2f} s; "
           f"import probe {full.import_seconds:.2f} s")
+
+
+def test_a_program_that_does_not_start_is_told_with_windows_error_number():
+    """Windows' CreateProcess failures are known by their number (WinError 1359, "Internal
+    error", which Wine raises under load): the reason keeps it beside the words; elsewhere there
+    is no such number and the words stand alone."""
+    exc = OSError(22, "Internal error", None, 1359)
+    expected = "Internal error, WinError 1359" if sys.platform == "win32" else "Internal error"
+    assert os_error_text(exc) == expected
+    assert os_error_text(FileNotFoundError(2, "No such file or directory")) == (
+        "No such file or directory")

@@ -264,6 +264,14 @@ def _starter(python: str) -> _Here | _InWsl:
     return _Here(python)
 
 
+def os_error_text(exc: OSError) -> str:
+    """The system's words for why a program did not start, with Windows' error number, which its
+    documentation and searches know it by ("Internal error, WinError 1359")."""
+    text = exc.strerror or str(exc)
+    winerror = getattr(exc, "winerror", None)
+    return f"{text}, WinError {winerror}" if winerror else text
+
+
 def probe_interpreter(
     python: str, *, import_tf: bool = True, timeout: float = 120.0
 ) -> ProbeResult:
@@ -280,7 +288,7 @@ def probe_interpreter(
         meta = _run_child(*starter.command({}, meta_timeout),
                           _child_source("child_metadata.py"), meta_timeout)
     except OSError as exc:
-        result.run_error = exc.strerror or str(exc)
+        result.run_error = os_error_text(exc)
         result.error = f"cannot run {python}: {exc}"
         return result
     result.metadata_seconds = meta.seconds
