@@ -11,6 +11,7 @@ its time is what merely touching the input costs.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import tempfile
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.doctor import context, explain, wording, wsl_checks
+from core.doctor import context, explain, wording
 from core.metrics import MetricsTail, ProgressParser
 from core.output import MAX_LINE_CHARS, LineSplitter, plain, visible
 from core.tfnoise import KNOWN, classify
@@ -258,6 +259,9 @@ CASES: tuple[Case, ...] = (
     Case("explain: blanks after 'tf.__version__'",
          lambda size: "tf.__version__" + " " * size + "x", _explained,
          lambda text, ids: _equal(ids, ["no-error-found"]), str.splitlines),
+    Case("explain: blanks after 'nvidia driver'",
+         lambda size: "nvidia driver" + " " * size + "x", _explained,
+         lambda text, ids: _equal(ids, ["no-error-found"]), str.splitlines),
 )
 
 
@@ -274,7 +278,10 @@ def module_patterns() -> list[re.Pattern]:
     from core import metrics, output
 
     found: list[re.Pattern] = []
-    for module in (explain, context, metrics, output, distros, paths, wsl_checks, wording):
+    # Every module of the doctor (a new one included), and the other parsers of untrusted text.
+    doctor = [importlib.import_module(f"core.doctor.{p.stem}")
+              for p in sorted(Path(context.__file__).parent.glob("*.py"))]
+    for module in (*doctor, metrics, output, distros, paths):
         for value in vars(module).values():
             found += _patterns_in(value)
     found += [sig.pattern for sig in explain._SIGNATURES]

@@ -64,8 +64,9 @@ _LD_PATH = re.compile(r"LD_LIBRARY_PATH:\s*(\S*)", re.ASCII)
 _DRIVER = re.compile(r"Driver Version:\s*([\d.]+)|kernel reported version is:\s*([\d.]+)|"
                      # In a person's words: "Nvidia Drivers: 390.116", "nvidia driver version is
                      # 418.67" (a version with its dot: "nvidia-driver-430" is a package).
-                     r"(?i:\bnvidia[ -]?drivers?(?: version)?(?: is)?\s*[:=]?\s*)(\d{3}\.\d{2,3}"
-                     r"(?:\.\d{1,3})?)\b", re.ASCII)
+                     # One blank run before the version: "\s*[:=]?\s*" splits a run in n ways.
+                     r"(?i:\bnvidia[ -]?drivers?(?: version)?(?: is)?\s*(?:[:=]\s*)?)"
+                     r"(\d{3}\.\d{2,3}(?:\.\d{1,3})?)\b", re.ASCII)
 _DRIVER_CUDA = re.compile(r"CUDA Version:\s*([\d.]+)", re.ASCII)
 
 

@@ -154,7 +154,7 @@ def finding_ids() -> tuple[str, ...]:
 
 # --- quoting --------------------------------------------------------------------------------
 
-_POSIX_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=,-]+\Z", re.ASCII)
+_POSIX_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+=,-]+", re.ASCII)
 _POSIX_DOUBLE_QUOTED_SPECIAL = re.compile(r'[$`"\\!]', re.ASCII)  # ! : bash history expansion
 _PORT = re.compile(r"\d{1,5}\Z", re.ASCII)
 #: A Debian package name (Debian Policy 5.6.1): such a name is one shell word as it is.
@@ -179,7 +179,7 @@ def shell_word(value: str, kind: str) -> str:
     if control_character(value):
         raise UnsafeValue(f"{value!r} holds a control character")
     if kind == "posix" and not _POSIX_DOUBLE_QUOTED_SPECIAL.search(value):
-        return value if _POSIX_PLAIN.match(value) else f'"{value}"'
+        return value if _POSIX_PLAIN.fullmatch(value) else f'"{value}"'
     return quote(value, kind)  # type: ignore[arg-type]
 
 
