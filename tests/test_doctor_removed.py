@@ -4,6 +4,7 @@ Python says a name is missing, and the facts that rule each out."""
 
 from __future__ import annotations
 
+import csv
 import re
 
 from hypothesis import given
@@ -143,8 +144,8 @@ def test_every_row_is_complete_and_cited():
         assert row.instead and kb.parse_version(row.removed_in), row
         assert row.kind in ("module", "name", "argument"), row
         assert re.fullmatch(r"[\w.-]+<[\d.]+", row.pin) if row.pin else row.package == "tensorflow"
-    with kb.resource("kb", "removed_apis.csv").open(encoding="utf-8") as f:
-        assert all(line.rstrip().rsplit(",", 1)[-1] for line in f), "a row without its source"
+    with kb.resource("kb", "removed_apis.csv").open(newline="", encoding="utf-8") as f:
+        assert all(row["source"].strip() for row in csv.DictReader(f)), "a row without a source"
 
 
 # --- pip too old for TensorFlow's wheel tags --------------------------------------------------

@@ -256,7 +256,8 @@ def _missing_attribute_rules(ctx: TextContext, facts: Facts, scores: Scores) -> 
     keras_frame = facts.raising_package in ("keras", "tf_keras")
     companion_frame = _companion_raised(facts)
     tf1_code = _tf1_code(ctx, facts)
-    for line in ctx.lines_matching(_TF_ATTRIBUTE, 2) + ctx.lines_matching(_INTERNAL_NAME, 1):
+    lines = ctx.lines_matching(_TF_ATTRIBUTE, 2) + ctx.lines_matching(_INTERNAL_NAME, 1)
+    for line in dict.fromkeys(lines):  # a line both patterns match is read once
         m = _TF_ATTRIBUTE.search(line)
         if m and removed_api(m.group(1), m.group(2)):
             continue  # a name a release removed: api-removed
