@@ -2099,3 +2099,42 @@ def test_a_gpu_newer_than_any_cuda_the_build_knows_outranks_the_cuda_said(gpu, t
     lines = ["- Ubuntu 20.04.", f"- {gpu} is only working  CUDA Version: 12.1.",
              "- Python version: 3.8", f"- TensorFlow=={tf}."]
     assert rule_ids(around(noise, lines, []), tf_version=tf)[0] == "gpu-arch-unsupported"
+
+
+# --- issue 21, twenty-sixth round (the GPU stack; packages): dev facts --------------------------
+
+CUDA10_SAID = ["cudatoolkit=10.0", "cudatoolkit==10.1", "CUDA 10.1, cuDNN 7.6",
+               "Successfully opened dynamic library libcublas.so.10",
+               "Successfully opened dynamic library cudart64_101.dll"]
+CUDA11_SAID = ["cudatoolkit=11.2", "CUDA 11.2, cuDNN 8.1",
+               "Successfully opened dynamic library libcublas.so.11",
+               "Successfully opened dynamic library cudart64_110.dll"]
+
+
+@SETTINGS
+@given(st.sampled_from(["RTX3070", "RTX 3090", "RTX 4060", "A100"]),
+       st.sampled_from(CUDA10_SAID), st.sampled_from(CUDA11_SAID),
+       st.sampled_from(["failed to run cuBLAS routine: CUBLAS_STATUS_EXECUTION_FAILED",
+                        "failed to run cuBLAS routine: CUBLAS_STATUS_NOT_SUPPORTED"]), NOISE)
+def test_a_new_gpu_under_a_cuda_10_build_is_unsupported_however_cuda_10_is_said(
+        gpu, cuda10, cuda11, failure, noise):
+    """c1374: an RTX 3070 with tensorflow-gpu 1.13-1.15 and "cudatoolkit=10.0" (conda's spec):
+    CUDA 10 has no code for an Ampere or later GPU, whichever way the text says CUDA 10 (a
+    version, a library of it opened) and whatever TF version it does not state; with CUDA 11
+    said instead, the build has that code and the GPU is not the cause."""
+    lines = [failure, f"still won't work on my {gpu}.", cuda10]
+    assert rule_ids(around(noise, lines, []))[0] == "gpu-arch-unsupported"
+    assert "gpu-arch-unsupported" not in rule_ids(around(noise, [*lines[:2], cuda11], []))
+
+
+@SETTINGS
+@given(st.sampled_from(["tensorflow-gpu=1.13.1", "tensorflow=1.15.0", "tensorflow-gpu==1.14.0",
+                        "tensorflow-gpu=1.13.1/1.14.0/1.15.0"]), NOISE)
+def test_condas_spec_states_the_tensorflow_version(spec, noise):
+    """c1374: conda's "tensorflow-gpu=1.13.1" (one "=") states the release as pip's "==" does:
+    an Ampere GPU beside it is the build's missing code for the card."""
+    lines = ["failed to run cuBLAS routine: CUBLAS_STATUS_EXECUTION_FAILED",
+             "still won't work on my RTX3070.", f"Already tried on {spec} ."]
+    assert read_context(around(noise, lines, [])).tf_at_least((2, 4)) is False
+    assert rule_ids(around(noise, lines, []))[0] == "gpu-arch-unsupported"
+

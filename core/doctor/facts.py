@@ -52,10 +52,10 @@ _HAVE_BEFORE = re.compile(r"(?<!n't )(?<!not )\b(?:have|'ve got|got)\s+"
                           r"(?:(?:only|installed|the)\s+)*$", re.IGNORECASE | re.ASCII)
 _LIBRARY_KINDS = frozenset({"cuda", "cudnn", "driver", "msvc", "zlib"})
 # What joins a component's name to its version: "CUDA 10.0", "cuda-9.2", "CUDA8.0", "CUDA v11.2",
-# "cudatoolkit   11.3.1" (conda list), "cuda version: 11.4", "the cuda version of my laptop is
-# 12.1", "cuda版本是10.1", "cuda:8.0". One optional part between two blank runs, never two \s*
-# side by side.
-_JOIN = (r"(?:[ _\-]?(?:toolkit\s*)?|\s*(?:version|版本)(?:\s+(?:of (?:my|the) \w+ )?is|"
+# "cudatoolkit   11.3.1" (conda list), "cudatoolkit=10.0" (conda's spec), "cuda version: 11.4",
+# "the cuda version of my laptop is 12.1", "cuda版本是10.1", "cuda:8.0". One optional part
+# between two blank runs, never two \s* side by side.
+_JOIN = (r"(?:[ _\-]?(?:toolkit(?:==?|\s*))?|\s*(?:version|版本)(?:\s+(?:of (?:my|the) \w+ )?is|"
          r"\s*[:：]|是|为)?\s*|[ \t]*[:：=][ \t]*)v?")
 # A major.minor (a patch may follow: "10.1.243"), or a major alone ("CUDA 12"), never the
 # start of a longer number or name ("cuda11x", "cudnn64_7").

@@ -134,7 +134,7 @@ def fact_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     _shadowed_gpu_package_rules(ctx, facts, scores)
     _driver_report_rules(facts, scores)
     _gpu_arch_rules(facts, scores)
-    _new_gpu_old_build_rules(ctx, scores)
+    _new_gpu_old_build_rules(ctx, facts, scores)
     _windows_rules(ctx, facts, scores)
     _memory_rules(ctx, scores)
     _cpu_rules(facts, scores)
@@ -354,13 +354,23 @@ def _driver_report_rules(facts: Facts, scores: Scores) -> None:
             + ".".join(map(str, facts.kernel_version))])
 
 
-def _new_gpu_old_build_rules(ctx: TextContext, scores: Scores) -> None:
+def _new_gpu_old_build_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     """An Ampere or later GPU (RTX 30/40/50, A100, H100 ...) needs CUDA 11, which no TensorFlow
     before 2.4 was built with: there is no code for it in the build. Above a CUDA the text says
     is not the build's (dev c1352: an RTX 4090 with TF 2.3 and CUDA 12.1): no CUDA installed
-    beside that TF would run on this GPU."""
-    if ctx.tf_at_least((2, 4)) is False and (lines := ctx.lines_matching(_AMPERE_OR_LATER, 1)):
+    beside that TF would run on this GPU. The build's CUDA stated another way says the same: a
+    CUDA 10 the text names ("cudatoolkit=10.0", dev c1374), or CUDA 10's libraries opened."""
+    if (lines := ctx.lines_matching(_AMPERE_OR_LATER, 1)) and (
+            ctx.tf_at_least((2, 4)) is False or _cuda_before_11(facts)):
         scores.add("gpu-arch-unsupported", 93, lines)
+
+
+def _cuda_before_11(facts: Facts) -> bool:
+    """Every CUDA the text states, or names a library of, is older than 11 (and it names one)."""
+    labels = [*facts.cuda_stated, *(label for name in facts.libraries_named
+                                    for label in kb.library_info(name).cuda_versions)]
+    majors = [int(label.split(".")[0]) for label in labels]  # "10.1", "11.x", "12"
+    return bool(majors) and max(majors) < 11
 
 
 def _gpu_arch_rules(facts: Facts, scores: Scores) -> None:
