@@ -126,29 +126,50 @@ _NO_GPU_PRINTED = re.compile(
 # A GPU in words or by its model ("my RTX 3060", "GTX 1080 Ti").
 _A_GPU = (r"(?:\bGPU|\b[GR]TX ?\d{3,4}(?!\d)|\bgraphics card|"
           r"\bvideo card)")
-# The same in TensorFlow's log lines or a person's words.
-_NO_GPU_SAID = re.compile(
+# The same in what TensorFlow and code print.
+_NO_GPU_PRINTED_SAID = re.compile(
     r"Skipping registering GPU devices|GPU will not be used|"
     + then(r"\bGPU", r"Available:?\s*0\b|(?:[:=]|\?:?)\s*(?:\[\]|False\b)") + "|"
+    r"Default GPU Device:?[ \t]*(?:None)?[ \t]*$|"
+    r"\bbuilt with CUDA\W{0,3}\s*False\b|"
+    + then(r"list_physical_devices\(['\"]GPU['\"]\)|is_gpu_available\(\)",
+           r"\[\]|\bempty\b|\bFalse\b|\bnothing\b") + "|"
+    # "Num GPUs: 0", "Number of GPUs = 0".
+    r"\b(?:Num|Number of) GPUs?\b[ \t]*[:=][ \t]*0\b", re.IGNORECASE | re.ASCII)
+# In a person's words. (Four patterns, not one: every alternative of a pattern is tried at every
+# character of the lines its needles select.)
+_NO_GPU_WORDS = re.compile(
     # "available" as typed too ("avalable", "avaliable").
-    + then(_A_GPU, r"\bnot (?:found|detected|av[a-z]{3,5}ble|visible|used|recogni[sz]ed|"
-                     r"being used|utili[sz]ed)|(?:could|can)(?:not|'t| not) (?:be )?"
-                     r"(?:found|detected|utili[sz]ed?|used?|seen?|find)|"
-                     r"isn'?t (?:found|detected|used|available)") + "|"
-    r"\bno GPUs?\b|(?:can'?t|can ?not) (?:utili[sz]e|use|see|find|list|detect) "
+    then(_A_GPU, r"\b(?:not|isn'?t|is ?n[o']?t being) (?:found|detected|av[a-z]{3,5}ble|"
+                 r"visible|used|recogni[sz]ed|being used|utili[sz]ed|listed|shown|"
+                 r"showing(?: up)?|show(?:n|ing)? up|accessible|identified)|"
+                 r"(?:could|can)(?:not|'t| not) (?:be )?"
+                 r"(?:found|detected|utili[sz]ed?|used?|seen?|find)") + "|"
+    r"\bno GPUs?\b|(?:can'?t|can ?not|could ?n[o']?t) (?:utili[sz]e|use|see|find|list|detect|"
+    r"access|identify|recogni[sz]e) "
     r"(?:the |my |a |any )?(?:NVIDIA )?GPU|can only (?:find|see|detect|use|list) (?:the )?CPU|"
     r"(?:not|n't|never) (?:detect\w*|see\w*|find\w*|recogni[sz]\w*|utili[sz]\w*|us(?:es?|ed|ing)) "
     r"(?:the |my |a |any )?(?:NVIDIA )?" + _A_GPU + "|"
     + r"\bGPU (?:usage|utili[sz]ation|load) (?:is |stays? |remains? )?(?:at )?0 ?%|"
     r"\bonly (?:the )?CPU (?:is |gets |was )?(?:being )?(?:used|utili[sz]ed|detected|listed)|"
-    r"Default GPU Device:?[ \t]*(?:None)?[ \t]*$|"
-    r"\bbuilt with CUDA\W{0,3}\s*False\b|"
     + then(_A_GPU, r"\bnot working|\bdoes ?n[o']?t work|\bis ?n[o']?t working") + "|"
     r"\b(?:make|get|force)\b[^\n]{0,40}\bus(?:e|ing) (?:the |my |a )?GPU|"
-    r"\bhow (?:do I |can I |to )?(?:use|enable) (?:the |my |a )?GPU|"
-    + then(r"list_physical_devices\(['\"]GPU['\"]\)|is_gpu_available\(\)",
-           r"\[\]|\bempty\b|\bFalse\b") + "|"
-    r"only (?:on|uses?|runs? on) (?:the )?CPU|runs? only on (?:the )?CPU", re.IGNORECASE | re.ASCII)
+    r"\bhow (?:do I |can I |to )?(?:use|enable) (?:the |my |a )?GPU", re.IGNORECASE | re.ASCII)
+# The CPU doing the work instead: "only uses the CPU", "but it runs on cpu", "still running on
+# the CPU instead of the GPU", "falls back to CPU".
+_CPU_INSTEAD = re.compile(
+    r"only (?:on|uses?|runs? on) (?:the )?CPU|runs? only on (?:the )?CPU|"
+    r"\b(?:still|but(?: it)?) (?:runs?|running|trains?|training|works?) on (?:the )?CPU\b|"
+    r"\b(?:falls?|fell|falling) back (?:on|to) (?:the )?CPU\b|\bCPU instead of (?:the )?GPU",
+    re.IGNORECASE | re.ASCII)
+# In Chinese: "检测不到GPU" (cannot detect), "无法使用GPU" (cannot use), "GPU不可用" (not usable),
+# "只能使用CPU" (can only use the CPU), "没有调用GPU" (the GPU is not called).
+_NO_GPU_ZH = re.compile(
+    r"(?:检测不到|识别不到|找不到|无法(?:使用|调用|识别|检测到?)|不能(?:使用|调用|识别)|没有(?:使用|调用|用)|"
+    r"未(?:使用|调用|识别)|用不了|用不上)[^\n]{0,12}GPU|"
+    r"GPU[^\n]{0,12}(?:不可用|用不了|没有被?(?:使用|调用|识别)|无法(?:使用|调用|识别)|未被(?:使用|调用|识别)|"
+    r"检测不到|识别不到)|只(?:能|会)?(?:使用|用|跑|调用)了?CPU", re.IGNORECASE | re.ASCII)
+_NO_GPU_SAID = (_NO_GPU_PRINTED_SAID, _NO_GPU_WORDS, _CPU_INSTEAD, _NO_GPU_ZH)
 # A question for the GPUs, and an answer that it is empty on a line of its own, in words ("This
 # piece of code returns an empty array", "I get an empty list") or printed ("[]"): one search
 # each (every alternative holds "empty" or "[]", the needles), counted only where the text
@@ -168,6 +189,10 @@ _EMPTY_ANSWER = re.compile(
     r"^[ \t]*\[\][ \t\r]*$", re.IGNORECASE | re.MULTILINE | re.ASCII)
 # is_gpu_available()'s "False" printed alone on a later line (after TF's log).
 _FALSE_ALONE = re.compile(r"^False$", re.ASCII)
+# The count of the GPU list, "print(len(tf.config.list_physical_devices('GPU')))", then "0".
+_GPU_COUNT = re.compile(r"len\(\s*(?:tf\.config\.(?:experimental\.)?)?list_physical_devices\(",
+                        re.ASCII)
+_ZERO_ALONE = re.compile(r"^0$", re.ASCII)
 # TensorFlow's version in the words and tools :mod:`core.doctor.context` does not read: "TF
 # 2.12", "tf2.10", "tf version: 2.13", "tensorflow (2.15.0)", pip show's "Name: tensorflow" then
 # "Version: 2.15.0".
@@ -444,16 +469,27 @@ def _spanning_lines(ctx: TextContext, rx: re.Pattern, limit: int) -> list[str]:
             if ln.strip()][:limit]
 
 
+def _gpu_query_answer(ctx: TextContext) -> list[str]:
+    """The answer to a GPU query, on another line than the query: told in words, or
+    ``is_gpu_available()``'s "False" (dev c875), or the list's length "0", printed alone."""
+    lines = ctx.lines_matching(_EMPTY_ANSWER, MAX_NO_GPU_LINES)
+    if not lines and "is_gpu_available(" in ctx.text:
+        lines = ctx.lines_matching(_FALSE_ALONE, 1)
+    if not lines and ctx.whole().search(_GPU_COUNT):
+        lines = ctx.lines_matching(_ZERO_ALONE, 1)
+    return lines
+
+
 def _no_gpu_lines(ctx: TextContext) -> list[str]:
     """Lines that show no GPU: a pattern that may span lines (a prompt and its answer), or a
     device list that holds only the CPU (``device_lib.list_local_devices()`` too)."""
     lines = _spanning_lines(ctx, _NO_GPU_PRINTED, MAX_NO_GPU_LINES)
-    lines += ctx.lines_matching(_NO_GPU_SAID, MAX_NO_GPU_LINES - len(lines))
+    for rx in _NO_GPU_SAID:
+        if len(lines) < MAX_NO_GPU_LINES:
+            lines += [ln for ln in ctx.lines_matching(rx, MAX_NO_GPU_LINES - len(lines))
+                      if ln not in lines]
     if not lines and ctx.whole().search(_GPU_QUERY):
-        # The answer to a GPU query, told in words on another line than the query.
-        lines = ctx.lines_matching(_EMPTY_ANSWER, MAX_NO_GPU_LINES)
-        if not lines and "is_gpu_available(" in ctx.text:
-            lines = ctx.lines_matching(_FALSE_ALONE, 1)  # dev c875
+        lines = _gpu_query_answer(ctx)
     if lines or "device:GPU" in ctx.text:
         return lines
     return [ln for ln in ctx.lines if ("physical_device:CPU" in ln or 'name: "/device:CPU' in ln)
