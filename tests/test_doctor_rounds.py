@@ -2170,3 +2170,41 @@ def test_a_gpu_that_works_or_is_wanted_is_no_no_gpu_fact(said, noise):
     """Words about a GPU that is there (its memory, its speed, a count of 1) state no missing
     GPU."""
     assert not facts_of(around(noise, said.split("\n"), [])).no_gpu
+
+
+@SETTINGS
+@given(st.sampled_from(reasons._LATER_KERAS_CLASSES),
+       st.sampled_from(["ValueError: Unknown layer: {}", "ValueError: Unknown layer: '{}'. Please "
+                        "ensure you are using a `keras.utils.custom_object_scope`",
+                        "ValueError: Unknown layer:{}"]),
+       st.sampled_from(["2.2.0", "2.3.1", None]), NOISE)
+def test_a_built_in_class_the_loading_keras_lacks_is_a_model_from_a_newer_release(
+        name, said, tf, noise):
+    """c526's "Unknown layer: Functional" (a TF 2.3+ model under an older TF), as a class: any
+    built-in class tf.keras gained after 2.0, said in any Keras's words, means the model was
+    saved by a newer release than the one loading it."""
+    assert rule_ids(around(noise, [said.format(name)], []), tf_version=tf)[0] == "tf-too-old"
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(reasons._KERAS2_ONLY_CLASSES)), st.booleans(), NOISE)
+def test_keras2s_op_records_unknown_to_keras3_are_keras3s(name, by_path, noise):
+    """Keras 3 dropped the op records a tf.keras 2 functional model saves (TFOpLambda,
+    SlicingOpLambda): under Keras 3, told by its legacy loader's path or a TF 2.16+, such a
+    model is Keras 3's break, not an old TF."""
+    frame = ('  File "/usr/local/lib/python3.10/dist-packages/keras/src/legacy/saving/'
+             'serialization.py", line 495, in deserialize_keras_object')
+    lines = [frame, f"ValueError: Unknown layer: '{name}'."] if by_path else [
+        f"ValueError: Unknown layer: '{name}'."]
+    tf = None if by_path else "2.17.0"
+    assert rule_ids(around(noise, lines, []), tf_version=tf)[0] == (
+        "keras3-strategy-unsupported")
+
+
+@SETTINGS
+@given(st.sampled_from(["BatchNorm", "KerasLayer", "CustomScaleLayer", "Functionality",
+                        "MyNormalization"]), NOISE)
+def test_a_class_keras_never_had_is_no_sign_of_an_old_release(name, noise):
+    """A project's own class (or TF Hub's) unknown to Keras needs custom_objects: no release of
+    TensorFlow has it, so the release is not the cause."""
+    assert "tf-too-old" not in rule_ids(around(noise, [f"ValueError: Unknown layer: {name}"], []))

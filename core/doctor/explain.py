@@ -260,8 +260,6 @@ _SIGNATURES: tuple[_Signature, ...] = (
     # by Keras 3 (TF 2.16+), or the other way round.
     _sig("keras3-strategy-unsupported", 80, r"Could not locate class '(?:Model|Functional|"
          r"Sequential|InputLayer)'\. Make sure custom classes are decorated", "mixed-keras"),
-    # A model saved by TF 2.3+ (its models' class is "Functional"), loaded by an older one.
-    _sig("tf-too-old", 86, r"Unknown layer:? '?Functional\b", "saved-model"),
     # The other way: code for Keras 3 (its own modules) on a Keras 2.
     _sig("mixed-tf-packages", 84, r"No module named 'keras\.src\.(?:legacy|ops|trainers|tree)\b",
          "keras"),

@@ -135,6 +135,7 @@ def fact_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     _driver_report_rules(facts, scores)
     _gpu_arch_rules(facts, scores)
     _new_gpu_old_build_rules(ctx, facts, scores)
+    _unknown_layer_rules(ctx, facts, scores)
     _windows_rules(ctx, facts, scores)
     _memory_rules(ctx, scores)
     _cpu_rules(facts, scores)
@@ -445,6 +446,40 @@ def _keras3_runs(ctx: TextContext, facts: Facts) -> list[str]:
     if facts.raising_package == "keras" and ctx.tf_at_least((2, 16)):
         return [f"TensorFlow {ctx.tf_text()}: its Keras is Keras 3"]
     return []
+
+
+# Built-in classes tf.keras gained after 2.0, by the name a saved model's config gives them:
+# models (Functional, TF 2.3+), the ops a functional model records (TFOpLambda, SlicingOpLambda),
+# attention, the preprocessing layers (experimental from 2.1-2.3, core in 2.6) and later layers.
+# A Keras that does not know one was released before it: the model was saved by a newer one.
+_LATER_KERAS_CLASSES = (
+    "Functional", "TFOpLambda", "SlicingOpLambda", "MultiHeadAttention", "EinsumDense",
+    "TextVectorization", "Normalization", "Discretization", "CategoryEncoding", "Hashing",
+    "IntegerLookup", "StringLookup", "RandomFlip", "RandomRotation", "RandomZoom",
+    "RandomTranslation", "RandomContrast", "RandomCrop", "RandomHeight", "RandomWidth",
+    "RandomBrightness", "Rescaling", "Resizing", "CenterCrop", "UnitNormalization",
+    "GroupNormalization", "HashedCrossing", "SpectralNormalization", "ConvLSTM1D", "ConvLSTM3D",
+    "Conv1DTranspose")
+_UNKNOWN_LATER_CLASS = re.compile(
+    r"Unknown (?:layer|object|config):? ?'?(" + "|".join(_LATER_KERAS_CLASSES) + r")\b",
+    re.ASCII)
+# Keras 2's op records, which Keras 3 (TF 2.16+) dropped: a model saved by tf.keras 2 whose
+# graph holds TF ops does not load there.
+_KERAS2_ONLY_CLASSES = frozenset({"TFOpLambda", "SlicingOpLambda"})
+
+
+def _unknown_layer_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
+    """A saved model names a built-in class the Keras loading it does not know: saved by a
+    newer release (dev c526: "Unknown layer: Functional" under TF 2.2), or, for the op records
+    Keras 3 dropped, saved by Keras 2 and loaded by Keras 3."""
+    for line in ctx.lines_matching(_UNKNOWN_LATER_CLASS, 1):
+        m = _UNKNOWN_LATER_CLASS.search(line)
+        if m and m.group(1) in _KERAS2_ONLY_CLASSES and (
+                _keras3_beside_tf(ctx, facts) or ctx.tf_at_least((2, 16))):
+            scores.add("keras3-strategy-unsupported", 88, [*_keras3_runs(ctx, facts)[:1], line],
+                       title=finding_title("keras3-strategy-unsupported.keras3-runs"))
+        else:
+            scores.add("tf-too-old", 86, line, title=finding_title("tf-too-old.saved-model"))
 
 
 def _keras3_beside_tf(ctx: TextContext, facts: Facts) -> bool:
