@@ -260,6 +260,9 @@ _SIGNATURES: tuple[_Signature, ...] = (
     # by Keras 3 (TF 2.16+), or the other way round.
     _sig("keras3-strategy-unsupported", 80, r"Could not locate class '(?:Model|Functional|"
          r"Sequential|InputLayer)'\. Make sure custom classes are decorated", "mixed-keras"),
+    # A graph made by a newer TF, run by an older one whose op lacks an attribute the newer one
+    # added (Conv2D's 'dilations' in TF 1.5, dev c1443).
+    _sig("tf-too-old", 88, r"NodeDef mentions attr '\w+' not in Op<", "saved-model"),
     # The other way: code for Keras 3 (its own modules) on a Keras 2.
     _sig("mixed-tf-packages", 84, r"No module named 'keras\.src\.(?:legacy|ops|trainers|tree)\b",
          "keras"),
@@ -1093,6 +1096,12 @@ def _tf1_rules(ctx: TextContext, scores: Scores) -> None:
             scores.add("tf1-api-on-tf2", 95, line, removed=[module],
                        title=finding_title("tf1-api-on-tf2.removed-module", module=module))
     for line, name in _tf_attributes_missing(ctx):
+        if "." in name:
+            # A name under a module TF has ("tf.contrib.tpu.InputPipelineConfig", Python 2's
+            # words, dev c1430): on a TF 1 the text states, one a later 1.x brought.
+            if ctx.tf_stated_before((2, 0)):
+                tf_too_old(ctx, scores, line, f"tf.{name}")
+            continue
         if name in ("estimator", "contrib", "examples") or removed_api("tensorflow", name):
             continue  # their own findings (keras3's estimator, TF 1's contrib, api-removed)
         if name in _EVERY_TF:
@@ -1140,9 +1149,12 @@ def _tf_attributes_missing(ctx: TextContext) -> list[tuple[str, str]]:
     found = [(line, m.group(1)) for line in ctx.lines_matching(_NO_ATTR, len(ctx.lines))
              if (m := _NO_ATTR.search(line))]
     for line in ctx.lines_matching(_PY2_NO_ATTR, 2):
-        m = _PY2_NO_ATTR.search(line)
-        if m and ctx.lines_matching(rf"\btf\.{m.group(1)}\b", 1):
-            found.append((line, m.group(1)))
+        if not (m := _PY2_NO_ATTR.search(line)):
+            continue
+        asked = rf"\btf\.((?:\w+\.)*){m.group(1)}\b"
+        if code := ctx.lines_matching(asked, 1):
+            path = re.search(asked, code[0], re.ASCII)
+            found.append((line, (path.group(1) if path else "") + m.group(1)))
     return found
 
 
@@ -1378,11 +1390,22 @@ _TF_INFO = re.compile(r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:[\d.]+: )?I (?:tensorflow|
                       re.ASCII)
 
 
+def _contradicted(ctx: TextContext, fid: str) -> bool:
+    """A cause the facts stated rule out, which words alone may still point at: TF 2 breaking
+    TF 1 code under a TF 1 the text states (dev c1430), or native Windows' missing GPU build
+    on another platform or a release that has one."""
+    if fid == "tf1-api-on-tf2":
+        return ctx.tf_stated_before((2, 0))
+    if fid == "tf-windows-gpu-unsupported":
+        return ctx.platform in ("linux", "wsl", "macos") or ctx.tf_at_least((2, 11)) is False
+    return False
+
+
 def _last_resort(ctx: TextContext, scores: Scores) -> None:
     """No rule matched: quote the lines that matter, or say that there is no error; first,
     the cause the output's words point at when the wording model is sure of one."""
     guess = shipped_model().guess("\n".join(ctx.lines), ctx.lines)
-    if guess:
+    if guess and not _contradicted(ctx, guess.fid):
         scores.add(guess.fid, 2, guess.lines,
                    title=Text.of(GUESS_TITLE, cause=finding_title(guess.fid)))
     decisive = ctx.lines_matching(_DECISIVE, len(ctx.lines))

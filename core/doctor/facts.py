@@ -45,6 +45,9 @@ _MISSING_WORDS = re.compile(
     r"do(?:es)?n'?t load|not load|no such file|missing|\brequires?\b|"
     # The loader on a file that is there but is no library (empty, cut, not ELF).
     r"file too short|invalid ELF header|"
+    # Python's ImportError names a library only when the loader could not load it; a title
+    # shortens "ImportError: libcublas.so.8.0: cannot open shared object file" so (dev c1424).
+    r"\bImportError\b|"
     # "TF is looking for cudart64_101.dll", "it searches for libcudnn.so.7": wanted, not there.
     r"\blook(?:s|ed|ing)? for|\bsearch(?:es|ed|ing)? for", re.IGNORECASE | re.ASCII)
 # A person saying a library named next is there: "I have libcudart.7.5.dylib", "we've got only".
@@ -86,6 +89,9 @@ _CUDA_CUDNN_FIELD = re.compile(
     r"(?:[ \t]*(?:/|,|\band\b|&|\+)[ \t]*v?(\d\.\d{1,2}(?!\d)|\d(?![\w.])))?",
                                re.IGNORECASE | re.ASCII)
 _FIELD_BEFORE = re.compile(r"\bcuda\s*/\s*$", re.IGNORECASE | re.ASCII)
+# A version said not to be there: "I have CUDA 10 installed, not CUDA 9" (dev c1413).
+_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bother than)\s*$",
+                         re.IGNORECASE | re.ASCII)
 _NUMBER_THEN_NAME = re.compile(
     r"(?<![\w.])(\d{1,2}\.\d{1,2})(?!\d)(?:\.\d+)*[ \t]?(cudnn|cuda)(?!\w|\s*(?:[-_:v]\s*)?\d)",
     re.IGNORECASE | re.ASCII)
@@ -379,6 +385,8 @@ def _versions_stated(ctx: TextContext, rx: re.Pattern) -> tuple[set[str], set[st
             before, after = line[max(0, m.start() - 40):m.start()], line[m.end():m.end() + 24]
             if _FIELD_BEFORE.search(before):
                 continue  # "CUDA/cuDNN version: 10.0": the template's CUDA, read number first
+            if _NOT_BEFORE.search(before):
+                continue
             said = wanted if _WANTED_BEFORE.search(before) or _WANTED_AFTER.match(after) else had
             said.add(next(g for g in m.groups() if g))
     return had, wanted

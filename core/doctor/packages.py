@@ -27,9 +27,12 @@ KNOWN_DEPENDENCIES = frozenset({
 })
 
 # Python 3 quotes the whole name ("No module named 'google.protobuf'"); Python 2 names the
-# last part alone, unquoted ("No module named protobuf").
-_NO_MODULE = re.compile(r"No module named (?:'([A-Za-z][\w.]*\w)'|([A-Za-z]\w*)(?![\w.']))",
+# last part alone, unquoted ("No module named protobuf"), or the whole dotted path when its
+# top-level package is missing ("No module named tensorpack.dataflow").
+_NO_MODULE = re.compile(r"No module named (?:'([A-Za-z][\w.]*\w)'|([A-Za-z][\w.]*\w)(?![\w.']))",
                         re.ASCII)
+# TensorFlow's own subpackages, which Python 2 names relative to it.
+_TF_SUBPACKAGES = frozenset({"core", "python", "contrib", "compiler", "lite", "tools", "_api"})
 # Modules the doctor's other rules read: TensorFlow and Keras (tf-not-installed, a mix of
 # releases, Keras 3), TF's native module (its import failing).
 _OTHER_RULES = re.compile(r"tensorflow|tf_keras|keras$|keras\.|_?pywrap", re.IGNORECASE | re.ASCII)
@@ -49,7 +52,7 @@ def distribution(module: str) -> str:
     return _DISTRIBUTIONS.get(module, _DISTRIBUTIONS.get(top, top.replace("_", "-")))
 
 
-def _not_installed(match: re.Match) -> str | None:
+def _not_installed(ctx: TextContext, match: re.Match) -> str | None:
     """The module a "No module named" says is not installed at all: a top-level module (a
     missing submodule of an installed package is an API of another release), protobuf's, or
     under Python 2 (which names only the last part) a dependency the doctor knows."""
@@ -59,6 +62,13 @@ def _not_installed(match: re.Match) -> str | None:
         return None
     if quoted:
         return name if "." not in name or name.startswith("google.protobuf") else None
+    if "." in name:
+        # Python 2: the top-level package is missing (dev c1444), unless the name is relative
+        # to the package importing it: TF's own subpackages (c625, Python in TF's source tree:
+        # "No module named core.framework.graph_pb2"), or one the code asks for inside another.
+        top = name.split(".")[0]
+        inside = ctx.lines_matching(r"\w\." + re.escape(name) + r"\b", 1)
+        return None if inside or top in _TF_SUBPACKAGES else top
     return name if name in KNOWN_DEPENDENCIES or name in _DISTRIBUTIONS else None
 
 
@@ -66,7 +76,7 @@ def missing_module_rules(ctx: TextContext, scores: Scores) -> None:
     """A module no installed package provides. Surer when it is the output's last error (what
     failed), not a line among others (a CUDA library's warning before it is not the cause)."""
     for m in filter(None, map(_NO_MODULE.search, ctx.lines_matching(_NO_MODULE, 2))):
-        module, line = _not_installed(m), m.string
+        module, line = _not_installed(ctx, m), m.string
         # "No module named 'keras' and 'tensorflow'": TensorFlow's absence (another rule's).
         if module and "tensorflow" not in line[m.end():m.end() + 30].lower():
             package = distribution(module)
