@@ -2279,3 +2279,19 @@ def test_a_guess_the_stated_release_rules_out_is_not_said(tf, monkeypatch):
                       "tf.placeholder tf.contrib feed_dict variable scope again"])
     assert [f.id for f in explain(text) if is_guess(f)] == ["tf1-api-on-tf2"]  # words alone
     assert "tf1-api-on-tf2" not in rule_ids(text, tf_version=tf)
+
+
+@SETTINGS
+@given(st.sampled_from(["RTX2070", "RTX 2080 Ti", "GTX 1660", "Tesla T4"]),
+       st.sampled_from([("CUDA 9.0", None), ("cudatoolkit=9.0", None),
+                        ("Successfully opened CUDA library libcublas.so.9.0 locally", None),
+                        ("cudNN 7.1.4", "1.11"), ("", "1.12.0")]), NOISE)
+def test_a_turing_gpu_under_a_cuda_9_build_is_unsupported(gpu, said_tf, noise):
+    """c1425: an RTX 2070 with tensorflow-gpu 1.11 and CUDA 9.0: Turing's code came with CUDA
+    10 (TF 1.13), however the older build is said; with CUDA 10 said, the card is not the
+    cause."""
+    said, tf = said_tf
+    lines = [f"i have bought a {gpu}", said, "but training does not start"]
+    assert rule_ids(around(noise, lines, []), tf_version=tf)[0] == "gpu-arch-unsupported"
+    assert "gpu-arch-unsupported" not in rule_ids(
+        around(noise, [lines[0], "CUDA 10.0, cuDNN 7.4", lines[2]], []), tf_version="1.13.1")

@@ -108,6 +108,13 @@ _CUDNN_INIT_FAILED = re.compile(r"Failed to get convolution algorithm|Could not 
 _AMPERE_OR_LATER = re.compile(r"\b(?:RTX\s?(?:30|40|50)\d0|RTX\s?[345]0 series|"
                               r"[AH]100|A(?:10|30|40|6000)|L40S?|RTX A\d{4})\b",
                               re.IGNORECASE | re.ASCII)
+# Turing (sm_75): RTX 20 series, GTX 16 series, Titan RTX, Quadro RTX, T4: CUDA 10's.
+_TURING = re.compile(r"\b(?:RTX\s?20[5-8]0|RTX\s?20 series|GTX\s?16[5-6]0|Titan RTX|Quadro RTX|"
+                     r"Tesla T4)\b", re.IGNORECASE | re.ASCII)
+# GPU generations with the first CUDA that has code for them and the first TensorFlow built with
+# that CUDA (TF 1.13: CUDA 10.0; TF 2.4: CUDA 11.0).
+_NEW_GPUS: tuple[tuple[re.Pattern[str], int, tuple[int, int]], ...] = (
+    (_TURING, 10, (1, 13)), (_AMPERE_OR_LATER, 11, (2, 4)))
 # conda's "UnsatisfiableError: The following specifications were found to be in conflict:",
 # then "  - python 3.6*", "  - tensorflow 0.12.0rc0*".
 _CONDA_CONFLICT = re.compile(r"UnsatisfiableError|found to be in conflict|found conflicts",
@@ -357,21 +364,26 @@ def _driver_report_rules(facts: Facts, scores: Scores) -> None:
 
 def _new_gpu_old_build_rules(ctx: TextContext, facts: Facts, scores: Scores) -> None:
     """An Ampere or later GPU (RTX 30/40/50, A100, H100 ...) needs CUDA 11, which no TensorFlow
-    before 2.4 was built with: there is no code for it in the build. Above a CUDA the text says
-    is not the build's (dev c1352: an RTX 4090 with TF 2.3 and CUDA 12.1): no CUDA installed
-    beside that TF would run on this GPU. The build's CUDA stated another way says the same: a
-    CUDA 10 the text names ("cudatoolkit=10.0", dev c1374), or CUDA 10's libraries opened."""
-    if (lines := ctx.lines_matching(_AMPERE_OR_LATER, 1)) and (
-            ctx.tf_at_least((2, 4)) is False or _cuda_before_11(facts)):
-        scores.add("gpu-arch-unsupported", 93, lines)
+    before 2.4 was built with: there is no code for it in the build; a Turing one (RTX 20, GTX
+    16, T4) CUDA 10, which came with TF 1.13 (dev c1425: an RTX 2070 with TF 1.11 and CUDA 9.0).
+    Above a CUDA the text says is not the build's (dev c1352: an RTX 4090 with TF 2.3 and CUDA
+    12.1): no CUDA installed beside that TF would run on this GPU. The build's CUDA stated
+    another way says the same: an older CUDA the text names ("cudatoolkit=10.0", dev c1374), or
+    its libraries opened."""
+    for gpu, cuda, first_tf in _NEW_GPUS:
+        if (lines := ctx.lines_matching(gpu, 1)) and (
+                ctx.tf_at_least(first_tf) is False or _cuda_before(facts, cuda)):
+            scores.add("gpu-arch-unsupported", 93, lines)
+            return
 
 
-def _cuda_before_11(facts: Facts) -> bool:
-    """Every CUDA the text states, or names a library of, is older than 11 (and it names one)."""
+def _cuda_before(facts: Facts, major: int) -> bool:
+    """Every CUDA the text states, or names a library of, is older than ``major`` (and it names
+    one)."""
     labels = [*facts.cuda_stated, *(label for name in facts.libraries_named
                                     for label in kb.library_info(name).cuda_versions)]
     majors = [int(label.split(".")[0]) for label in labels]  # "10.1", "11.x", "12"
-    return bool(majors) and max(majors) < 11
+    return bool(majors) and max(majors) < major
 
 
 def _gpu_arch_rules(facts: Facts, scores: Scores) -> None:
