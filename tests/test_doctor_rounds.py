@@ -2295,3 +2295,29 @@ def test_a_turing_gpu_under_a_cuda_9_build_is_unsupported(gpu, said_tf, noise):
     assert rule_ids(around(noise, lines, []), tf_version=tf)[0] == "gpu-arch-unsupported"
     assert "gpu-arch-unsupported" not in rule_ids(
         around(noise, [lines[0], "CUDA 10.0, cuDNN 7.4", lines[2]], []), tf_version="1.13.1")
+
+
+# --- issue 21, twenty-eighth round (representative: Windows users; Chinese threads): dev facts -
+
+@SETTINGS
+@given(st.sampled_from([("tensorflow-gpu1.13", (1, 13)), ("tensorflow2.0", (2, 0)),
+                        ("tensorflow1.15.0", (1, 15)), ("TensorFlow 2.3", (2, 3))]),
+       st.sampled_from(["3060的显卡", "RTX 3060", "3080 GPU", "3070 Ti graphics card"]), NOISE)
+def test_a_version_run_into_its_name_and_a_bare_model_number_are_read(tf_said, gpu, noise):
+    """c1465: "CUDA 10.0+tensorflow-gpu1.13+py3.6 3060的显卡" (an RTX 3060 under TF 1.13's CUDA
+    10): the release written against the package's name, and the card by its model number
+    before a word for a card, are the facts an Ampere card under a CUDA 10 build needs."""
+    said, version = tf_said
+    text = around(noise, [f"我的环境是：CUDA 10.0+{said}+py3.6 {gpu}",
+                          "InternalError: Blas SGEMM launch failed : m=294, n=6, k=3"], [])
+    assert read_context(text).tf_version[:2] == version
+    assert rule_ids(text)[0] == "gpu-arch-unsupported"
+
+
+@SETTINGS
+@given(st.sampled_from(["listening on port 3060", "3060 images in the set", "batch 4050 of 9000",
+                        "step 3080/5000"]), NOISE)
+def test_a_bare_number_without_a_word_for_a_card_is_no_gpu(said, noise):
+    """Only a word for the card after it makes "3060" a GPU's model number."""
+    lines = ["CUDA 10.0", said, "InternalError: Blas SGEMM launch failed : m=294, n=6, k=3"]
+    assert "gpu-arch-unsupported" not in rule_ids(around(noise, lines, []))

@@ -31,9 +31,9 @@ _PLATFORM_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 ))
 
 # pip's "tensorflow==2.1", conda's "tensorflow-gpu=1.13.1", "tensorflow 2.10",
-# "TensorFlow version: 2.3".
+# "TensorFlow version: 2.3", and run together: "tensorflow2.0", "tensorflow-gpu1.13" (dev c1465).
 _TF_VERSION = re.compile(
-    r"\btensorflow(?:[-_](?:gpu|cpu|intel))?(?:==?|-|\s+|\s*version:?\s*)v?(\d+\.\d+(?:\.\d+)?)\b",
+    r"\btensorflow(?:[-_](?:gpu|cpu|intel))?(?:==?|-|\s+|\s*version:?\s*)?v?(\d+\.\d+(?:\.\d+)?)\b",
     re.IGNORECASE | re.ASCII)
 # ``\s*`` spans the line break too (``\s*\n?\s*`` would split a blank run in n ways).
 _TF_DUNDER_VERSION = re.compile(r"tf\.__version__\)?\s*'?(\d+\.\d+\.\d+)", re.ASCII)

@@ -106,7 +106,11 @@ _CUDNN_INIT_FAILED = re.compile(r"Failed to get convolution algorithm|Could not 
                                 r"handle|CUDNN_STATUS_(?:INTERNAL_ERROR|NOT_INITIALIZED)", re.ASCII)
 # GPUs of compute capability 8.0 and later, by name ("显卡是RTX3090" too: re.ASCII's \b).
 _AMPERE_OR_LATER = re.compile(r"\b(?:RTX\s?(?:30|40|50)\d0|RTX\s?[345]0 series|"
-                              r"[AH]100|A(?:10|30|40|6000)|L40S?|RTX A\d{4})\b",
+                              r"[AH]100|A(?:10|30|40|6000)|L40S?|RTX A\d{4})\b|"
+                              # The model number alone before a word for the card: "3060的显卡"
+                              # (dev c1465), "3080 GPU".
+                              r"\b(?:30|40|50)[5-9]0(?:\s?Ti)?(?=\s?的?(?:显卡|GPU\b|graphics card|"
+                              r"video card))",
                               re.IGNORECASE | re.ASCII)
 # Turing (sm_75): RTX 20 series, GTX 16 series, Titan RTX, Quadro RTX, T4: CUDA 10's.
 _TURING = re.compile(r"\b(?:RTX\s?20[5-8]0|RTX\s?20 series|GTX\s?16[5-6]0|Titan RTX|Quadro RTX|"
