@@ -1149,13 +1149,25 @@ def _tf_attributes_missing(ctx: TextContext) -> list[tuple[str, str]]:
     found = [(line, m.group(1)) for line in ctx.lines_matching(_NO_ATTR, len(ctx.lines))
              if (m := _NO_ATTR.search(line))]
     for line in ctx.lines_matching(_PY2_NO_ATTR, 2):
-        if not (m := _PY2_NO_ATTR.search(line)):
-            continue
-        asked = rf"\btf\.((?:\w+\.)*){m.group(1)}\b"
-        if code := ctx.lines_matching(asked, 1):
-            path = re.search(asked, code[0], re.ASCII)
-            found.append((line, (path.group(1) if path else "") + m.group(1)))
+        if (m := _PY2_NO_ATTR.search(line)) and (path := _tf_path_to(ctx, m.group(1))):
+            found.append((line, path))
     return found
+
+
+# A dotted name under ``tf`` in code: "tf.contrib.tpu.InputPipelineConfig". Each expression is
+# read once, whole (no part of it is tried again), so the search is linear in the line.
+_TF_DOTTED = re.compile(r"\btf((?:\.\w+)+)", re.ASCII)
+
+
+def _tf_path_to(ctx: TextContext, name: str) -> str | None:
+    """The path under ``tf`` that the quoted code asks ``name`` at ("Session", or
+    "contrib.tpu.InputPipelineConfig"), or None when no code line asks for it under ``tf``."""
+    for code in ctx.lines_matching(rf"\b{re.escape(name)}\b", 3):
+        for m in _TF_DOTTED.finditer(code):
+            parts = m.group(1)[1:].split(".")
+            if name in parts:
+                return ".".join(parts[:parts.index(name) + 1])
+    return None
 
 
 # --- a tensorflow that is not the installed package -------------------------------------------
