@@ -221,7 +221,10 @@ _KERAS3 = re.compile(
     r"\bkeras[\\/.]src[\\/.](?:backend[\\/.](?:tensorflow|common|jax|torch)\b|"
     # Folders Keras 2 has nothing of, and folders where it has a module of that name
     # (callbacks.py: "keras.src.losses.mse" is a Keras 2 function too, so paths only).
-    r"(?:trainers|ops|tree|dtype_policies|quantizers|distribution|legacy)(?:[\\/]|\.(?!py\b))|"
+    r"(?:trainers|ops|tree|dtype_policies|quantizers|distribution)(?:[\\/]|\.(?!py\b))|"
+    # Keras 3's legacy loaders, by their files only: "No module named keras.src.legacy..."
+    # is Keras 3's module missing, so a Keras 2 runs.
+    r"(?<=[\\/])legacy[\\/]|"
     r"(?<=[\\/])(?:callbacks|losses|activations|constraints|regularizers|random)[\\/]|"
     r"models[\\/.](?:functional|model|sequential)\b|layers[\\/.]layer\b|"
     r"optimizers[\\/.]base_optimizer\b)|"
