@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,10 +117,19 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
+# One parse at a time in this process: CPython 3.11 keeps the AST constructor's recursion depth in
+# state all threads share, so two threads parsing at once (the window checks a job in the
+# background, twice when clicked twice) can fail with "SystemError: AST constructor recursion
+# depth mismatch" (python/cpython#106905; seen in CI).
+_PARSING = threading.Lock()
+
+
 def read_script_use(source: str, filename: str = "<script>") -> ScriptUse:
     """Parse ``source``; raises SyntaxError for code Python 3 cannot read."""
     visitor = _Visitor()
-    visitor.visit(ast.parse(source, filename=filename))
+    with _PARSING:
+        tree = ast.parse(source, filename=filename)
+    visitor.visit(tree)
     return visitor.use
 
 
