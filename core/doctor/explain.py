@@ -26,6 +26,7 @@ from core.doctor.fixes import FixContext, finding_title, make_finding
 from core.doctor.packages import (
     ADD_ON_OPS,
     KNOWN_DEPENDENCIES,
+    TF_PACKAGE_PARTS,
     add_on_ops_rules,
     distribution,
     missing_module_rules,
@@ -1178,10 +1179,6 @@ _SOURCE_TREE = re.compile(r"should not try to import tensorflow from its source 
 # Python's, when a script named tensorflow.py imports itself instead of the package.
 _CIRCULAR = re.compile(r"partially initialized module 'tensorflow\b", re.ASCII)
 _FRAME_FILE = re.compile(r"File \"([^\"\n]{1,400}\.py)\", line \d+", re.ASCII)
-# The folders of TensorFlow's own package (tensorflow/<one of these>/...), and its __init__
-# (module names: a file name in a string reads as a file the frozen app must ship).
-_TF_PACKAGE_PARTS = frozenset({"__init__", "python", "core", "contrib", "keras", "compiler",
-                               "lite", "tools", "_api"})
 # Where an installed TensorFlow lives, a Bazel run's and TF 1's `setup.py develop` build too.
 _INSTALLED = ("site-packages", "dist-packages", "runfiles", ".egg", "_python_build")
 
@@ -1194,7 +1191,7 @@ def _shadowing_frame(path: str) -> bool:
         return False
     parts = path.split("/")
     return parts[-1] == "tensorflow.py" or any(
-        name == "tensorflow" and following.removesuffix(".py") in _TF_PACKAGE_PARTS
+        name == "tensorflow" and following.removesuffix(".py") in TF_PACKAGE_PARTS
         for name, following in itertools.pairwise(parts))
 
 

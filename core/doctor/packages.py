@@ -31,8 +31,11 @@ KNOWN_DEPENDENCIES = frozenset({
 # top-level package is missing ("No module named tensorpack.dataflow").
 _NO_MODULE = re.compile(r"No module named (?:'([A-Za-z][\w.]*\w)'|([A-Za-z][\w.]*\w)(?![\w.']))",
                         re.ASCII)
-# TensorFlow's own subpackages, which Python 2 names relative to it.
-_TF_SUBPACKAGES = frozenset({"core", "python", "contrib", "compiler", "lite", "tools", "_api"})
+# The folders of TensorFlow's own package (tensorflow/<one of these>/...) and its __init__
+# (module names: a file name in a string reads as a file the frozen app must ship): a traceback
+# frame in TF's source tree, and the names Python 2 gives relative to TF ("core.framework").
+TF_PACKAGE_PARTS = frozenset({"__init__", "python", "core", "contrib", "keras", "compiler",
+                              "lite", "tools", "_api"})
 # Modules the doctor's other rules read: TensorFlow and Keras (tf-not-installed, a mix of
 # releases, Keras 3), TF's native module (its import failing).
 _OTHER_RULES = re.compile(r"tensorflow|tf_keras|keras$|keras\.|_?pywrap", re.IGNORECASE | re.ASCII)
@@ -68,7 +71,7 @@ def _not_installed(ctx: TextContext, match: re.Match) -> str | None:
         # "No module named core.framework.graph_pb2"), or one the code asks for inside another.
         top = name.split(".")[0]
         inside = ctx.lines_matching(r"\w\." + re.escape(name) + r"\b", 1)
-        return None if inside or top in _TF_SUBPACKAGES else top
+        return None if inside or top in TF_PACKAGE_PARTS else top
     return name if name in KNOWN_DEPENDENCIES or name in _DISTRIBUTIONS else None
 
 
